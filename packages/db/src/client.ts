@@ -1,0 +1,94 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+/** Called for every notification; `onConnect` runs on each (re)connection of the listener. */
+export interface ListenHandlers {
+  onNotify: (payload: string) => void;
+  onConnect: () => void;
+}
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: "postgres" | "pglite";
+  /** The connection URL (postgres only). */
+  url?: string;
+  /** Subscribes to a NOTIFY channel. Returns a function that unsubscribes. */
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
+  /** Runs a raw SQL string (migrations, tests, admin tasks). */
+  execute(sqlText: string): Promise<void>;
+  close(): Promise<void>;
+  /** Present for pglite: the embedded instance (one process owns it). */
+  pglite?: PGlite;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://... ; when absent an embedded PGlite is opened in `dataDir`. */
+  databaseUrl?: string;
+  /** Folder of the embedded database; `memory://` keeps it in memory (tests). */
+  dataDir?: string;
+  /** Connection pool size for Postgres. */
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  return openPglite(options.dataDir ?? "./data");
+}
+
+function openPostgres(url: string, poolSize: number): DatabaseHandle {
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+  });
+  const db = drizzlePostgres(client, { schema }) as unknown as Database;
+  return {
+    db,
+    kind: "postgres",
+    url,
+    async listen(channel, handlers) {
+      const subscription = await client.listen(channel, handlers.onNotify, handlers.onConnect);
+      return () => subscription.unlisten();
+    },
+    async execute(sqlText) {
+      await client.unsafe(sqlText);
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  let location = dataDir;
+  if (!dataDir.startsWith("memory://")) {
+    mkdirSync(dataDir, { recursive: true });
+    location = join(dataDir, "pgdata");
+  }
+  const pglite = await PGlite.create(location);
+  const db = drizzlePglite(pglite, { schema }) as unknown as Database;
+  return {
+    db,
+    kind: "pglite",
+    pglite,
+    async listen(channel, handlers) {
+      const unsubscribe = await pglite.listen(channel, handlers.onNotify);
+      handlers.onConnect();
+      return unsubscribe;
+    },
+    async execute(sqlText) {
+      await pglite.exec(sqlText);
+    },
+    async close() {
+      await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from "./client";
+export * from "./migrate";
+export * from "./notify";
+export * from "./schema";

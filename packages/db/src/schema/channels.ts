@@ -1,0 +1,42 @@
+import { sql } from "drizzle-orm";
+import { bigserial, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+export const channelTypes = ["openai-compatible"] as const;
+export type ChannelType = (typeof channelTypes)[number];
+
+/** Per-channel settings that are not worth a column each (timeouts, headers, preset quirks). */
+export interface ChannelConfig {
+  connectTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+/** An upstream: one base URL and key serving a set of models. */
+export const channels = pgTable("channels", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  name: text("name").notNull(),
+  type: text("type").notNull().default("openai-compatible"),
+  baseUrl: text("base_url").notNull(),
+  /** Upstream API key, AES-256-GCM encrypted with the key derived from TOLLGATE_SECRET (`v1:` + base64). */
+  apiKeyEncrypted: text("api_key_encrypted").notNull(),
+  /** Public model ids this channel serves. */
+  models: text("models").array().notNull().default(sql`'{}'::text[]`),
+  /** Public model id -> upstream model id, for models the upstream names differently. */
+  modelMapping: jsonb("model_mapping").$type<Record<string, string>>().notNull().default({}),
+  /** Groups whose tokens may use this channel. */
+  groups: text("groups").array().notNull().default(sql`'{default}'::text[]`),
+  /** Higher tiers are tried first. */
+  priority: integer("priority").notNull().default(0),
+  /** Relative share of traffic within a priority tier. */
+  weight: integer("weight").notNull().default(1),
+  /** `auto_disabled` is set by the gateway when the upstream rejects the key. */
+  status: text("status", { enum: ["enabled", "disabled", "auto_disabled"] }).notNull().default("enabled"),
+  statusReason: text("status_reason"),
+  config: jsonb("config").$type<ChannelConfig>().notNull().default({}),
+  lastTestAt: timestamp("last_test_at", { withTimezone: true }),
+  lastTestLatencyMs: integer("last_test_latency_ms"),
+  lastTestError: text("last_test_error"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,6 @@
+export * from "./channels";
+export * from "./models";
+export * from "./request-logs";
+export * from "./settings";
+export * from "./tokens";
+export * from "./users";

@@ -1,0 +1,41 @@
+import { bigint, bigserial, boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+/** One row per /v1 call that reached accounting; written behind in batches by the gateways. */
+export const requestLogs = pgTable(
+  "request_logs",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    requestId: text("request_id").notNull(),
+    /** No foreign keys: logs outlive deleted tokens, users and channels. */
+    userId: bigint("user_id", { mode: "number" }),
+    tokenId: bigint("token_id", { mode: "number" }),
+    tokenName: text("token_name"),
+    endpoint: text("endpoint").notNull(),
+    model: text("model").notNull(),
+    upstreamModel: text("upstream_model"),
+    channelId: bigint("channel_id", { mode: "number" }),
+    /** Every channel tried, in order (failover). */
+    channelsTried: bigint("channels_tried", { mode: "number" }).array(),
+    promptTokens: integer("prompt_tokens").notNull().default(0),
+    completionTokens: integer("completion_tokens").notNull().default(0),
+    cachedTokens: integer("cached_tokens").notNull().default(0),
+    /** True when counts come from the local tokenizer because the upstream sent no usage. */
+    usageEstimated: boolean("usage_estimated").notNull().default(false),
+    /** Micro-USD charged. */
+    cost: bigint("cost", { mode: "number" }).notNull().default(0),
+    /** HTTP status returned to the client (499 when the client went away). */
+    status: integer("status").notNull(),
+    errorCode: text("error_code"),
+    latencyMs: integer("latency_ms").notNull(),
+    /** Time to the first byte of the answer (first chunk for streams). */
+    firstTokenMs: integer("first_token_ms"),
+    clientIp: text("client_ip"),
+    stream: boolean("stream").notNull().default(false),
+  },
+  (table) => [
+    index("request_logs_created_idx").on(table.createdAt.desc(), table.id.desc()),
+    index("request_logs_token_idx").on(table.tokenId, table.createdAt.desc()),
+    index("request_logs_user_idx").on(table.userId, table.createdAt.desc()),
+  ],
+);

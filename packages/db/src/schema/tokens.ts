@@ -1,0 +1,35 @@
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { users } from "./users";
+
+export const tokens = pgTable(
+  "tokens",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: bigint("user_id", { mode: "number" }).notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** Hex SHA-256 of the full secret (`sk-...`); the secret itself is never stored. */
+    keyHash: text("key_hash").notNull().unique(),
+    /** What the console shows, e.g. `sk-abcd…wxyz`. */
+    keyPrefix: text("key_prefix").notNull(),
+    status: text("status", { enum: ["enabled", "disabled"] }).notNull().default("enabled"),
+    /** Routing group; null means the owner's group. */
+    group: text("group"),
+    /** Null means the token never expires. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** Total spend allowed in micro-USD; null means unlimited. */
+    quotaLimit: bigint("quota_limit", { mode: "number" }),
+    /** Spend so far in micro-USD, written behind by the gateways. */
+    usedQuota: bigint("used_quota", { mode: "number" }).notNull().default(0),
+    /** Models this token may call; empty means every model its group can reach. */
+    allowedModels: text("allowed_models").array().notNull().default(sql`'{}'::text[]`),
+    /** Source IPs or CIDR ranges (v4 or v6); empty means any source. */
+    allowedIps: text("allowed_ips").array().notNull().default(sql`'{}'::text[]`),
+    /** Requests per minute; null means no per-token limit. */
+    rpmLimit: integer("rpm_limit"),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("tokens_user_idx").on(table.userId)],
+);

@@ -1,0 +1,34 @@
+import { bigint, bigserial, boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+export const users = pgTable("users", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  name: text("name").notNull().unique(),
+  /** argon2id hash from Bun.password; null for users who never log in to the console (service accounts). */
+  passwordHash: text("password_hash"),
+  role: text("role", { enum: ["admin", "user"] }).notNull().default("user"),
+  /** Routing group: a token without its own group uses its owner's. */
+  group: text("group").notNull().default("default"),
+  /** Prepaid balance in micro-USD (1 USD = 1,000,000); spending lowers it. Ignored when balanceUnlimited. */
+  balance: bigint("balance", { mode: "number" }).notNull().default(0),
+  balanceUnlimited: boolean("balance_unlimited").notNull().default(false),
+  status: text("status", { enum: ["enabled", "disabled"] }).notNull().default("enabled"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Every change of a user's balance that is not spending: top-ups, refunds, manual corrections. */
+export const balanceLogs = pgTable(
+  "balance_logs",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: bigint("user_id", { mode: "number" }).notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** Signed amount in micro-USD. */
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    reason: text("reason").notNull().default(""),
+    /** Who made the change (user id of an admin), null for the CLI. */
+    actorId: bigint("actor_id", { mode: "number" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("balance_logs_user_idx").on(table.userId, table.createdAt.desc())],
+);
+

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Runs on a machine that has only Node and npm: installs Bun through the npm package `bun` into
+// .tools/ when no Bun is on PATH, installs the workspace dependencies, then hands over to Bun.
+// Usage: node scripts/bootstrap.mjs <start|test|...bun script name> [args...]
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bunVersion = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies.bun;
+const localBun = join(root, ".tools", "node_modules", ".bin", process.platform === "win32" ? "bun.exe" : "bun");
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function findBun() {
+  if (existsSync(localBun)) return localBun;
+  const probe = spawnSync("bun", ["--version"], { stdio: "ignore" });
+  if (probe.status === 0) return "bun";
+  console.error(`[tollgate] Bun not found: installing bun@${bunVersion} from npm into .tools/ ...`);
+  const status = run("npm", ["install", "--prefix", ".tools", "--no-audit", "--no-fund", "--loglevel=error", `bun@${bunVersion}`]);
+  if (status !== 0 || !existsSync(localBun)) {
+    console.error("[tollgate] could not install Bun through npm");
+    process.exit(status || 1);
+  }
+  return localBun;
+}
+
+const [task = "start", ...rest] = process.argv.slice(2);
+const bun = findBun();
+const env = { ...process.env, PATH: `${dirname(localBun)}:${process.env.PATH ?? ""}` };
+
+// `bun install` is a no-op in a fraction of a second when nothing changed, so it always runs: a pull
+// that changed dependencies never leaves a stale node_modules behind.
+const installArgs = ["install", "--silent"];
+if (process.env.CI && existsSync(join(root, "bun.lock"))) installArgs.push("--frozen-lockfile");
+const installStatus = run(bun, installArgs, { env });
+if (installStatus !== 0) process.exit(installStatus);
+
+const args = task === "test" ? ["test", ...rest] : ["run", task, ...rest];
+process.exit(run(bun, args, { env }));
