@@ -2,3 +2,4 @@ export * from "./client";
 export * from "./migrate";
 export * from "./notify";
 export * from "./schema";
+export * from "./embedded-secret";

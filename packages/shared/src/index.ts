@@ -1,0 +1,3 @@
+export * from "./money";
+export * from "./secret-box";
+export * from "./token-key";

@@ -1,0 +1,24 @@
+/** Token secrets: `sk-` + 48 base62 characters (~285 bits). Only the SHA-256 hex and a display prefix are stored. */
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const SECRET_LENGTH = 48;
+
+export function generateTokenSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(SECRET_LENGTH * 2));
+  let body = "";
+  for (const byte of bytes) {
+    // Rejection sampling keeps every character equally likely (248 = 4 * 62).
+    if (byte < 248) body += ALPHABET[byte % 62];
+    if (body.length === SECRET_LENGTH) break;
+  }
+  if (body.length < SECRET_LENGTH) return generateTokenSecret();
+  return `sk-${body}`;
+}
+
+export function hashTokenSecret(secret: string): string {
+  return new Bun.CryptoHasher("sha256").update(secret).digest("hex");
+}
+
+/** `sk-abcd…wxyz`: enough to tell keys apart in a list, not enough to use one. */
+export function displayPrefix(secret: string): string {
+  return `${secret.slice(0, 7)}…${secret.slice(-4)}`;
+}
