@@ -1,0 +1,61 @@
+/**
+ * Local token counts for upstreams that report no usage (some vLLM/Ollama set-ups, streams cut short).
+ * gpt-tokenizer (o200k_base) is loaded on first use only: most upstreams report usage, and the
+ * vocabulary costs memory and start-up time.
+ */
+type Counter = (text: string) => number;
+let counter: Counter | null = null;
+let loading: Promise<Counter> | null = null;
+
+export function loadTokenizer(): Promise<Counter> {
+  if (counter) return Promise.resolve(counter);
+  loading ??= import("gpt-tokenizer").then((module) => {
+    counter = (text: string) => (text ? module.countTokens(text) : 0);
+    return counter;
+  });
+  return loading;
+}
+
+/** Per-message overhead of the chat format (role and separators), as OpenAI's cookbook counts it. */
+const TOKENS_PER_MESSAGE = 3;
+const TOKENS_PER_REPLY = 3;
+
+export function textOfContent(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const part of content) {
+    if (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string") {
+      text += (part as { text: string }).text;
+    }
+  }
+  return text;
+}
+
+export async function countPromptTokens(body: Record<string, unknown>): Promise<number> {
+  const count = await loadTokenizer();
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  let total = TOKENS_PER_REPLY;
+  for (const message of messages as Array<Record<string, unknown>>) {
+    total += TOKENS_PER_MESSAGE + count(String(message?.role ?? "")) + count(textOfContent(message?.content));
+    if (message?.tool_calls) total += count(JSON.stringify(message.tool_calls));
+    if (typeof message?.name === "string") total += 1 + count(message.name);
+  }
+  if (body.tools) total += count(JSON.stringify(body.tools));
+  return total;
+}
+
+export async function countInputTokens(input: unknown): Promise<number> {
+  const count = await loadTokenizer();
+  if (typeof input === "string") return count(input);
+  if (Array.isArray(input)) {
+    let total = 0;
+    for (const item of input) total += typeof item === "string" ? count(item) : Array.isArray(item) ? item.length : 0;
+    return total;
+  }
+  return 0;
+}
+
+export async function countTextTokens(text: string): Promise<number> {
+  return (await loadTokenizer())(text);
+}

@@ -1,0 +1,182 @@
+import { type Database, requestLogs } from "@tollgate/db";
+import { type SQL, sql } from "drizzle-orm";
+
+export type RequestLogRow = typeof requestLogs.$inferInsert;
+
+/** What one finished request leaves to write: its log row and what it cost whom. */
+export interface UsageRecord {
+  log: RequestLogRow;
+  tokenId: number;
+  userId: number;
+  cost: number;
+}
+
+export interface UsageWriterOptions {
+  intervalMs: number;
+  /** Log rows kept while the database is unreachable; spend deltas are aggregated and never dropped. */
+  maxBufferedLogs: number;
+  /** Called after a commit with the new database values, so caches and the ledger move together. */
+  onWritten: (written: {
+    tokenDeltas: Map<number, number>;
+    userDeltas: Map<number, number>;
+    tokenTotals: Map<number, number>;
+    userBalances: Map<number, number>;
+  }) => void;
+  log: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+const ROWS_PER_INSERT = 500;
+
+function rowsOf(result: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
+  return ((result as { rows?: Array<Record<string, unknown>> }).rows ?? []) as Array<Record<string, unknown>>;
+}
+
+function valuesList(deltas: Map<number, number>): SQL {
+  return sql.join(
+    [...deltas].map(([id, amount]) => sql`(${id}::bigint, ${amount}::bigint)`),
+    sql`, `,
+  );
+}
+
+/**
+ * Write-behind of request logs, token spend and user balances: requests only append to memory; a timer
+ * writes everything in one transaction per batch. On failure nothing is lost: the batch is put back and
+ * retried with back-off. stop() writes what is left (SIGTERM/SIGINT).
+ */
+export class UsageWriter {
+  private logs: RequestLogRow[] = [];
+  private tokenDeltas = new Map<number, number>();
+  private userDeltas = new Map<number, number>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private flushing: Promise<void> | null = null;
+  private failures = 0;
+  droppedLogs = 0;
+  writtenLogs = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: UsageWriterOptions,
+  ) {}
+
+  record(record: UsageRecord): void {
+    if (this.logs.length >= this.options.maxBufferedLogs) {
+      this.logs.shift();
+      this.droppedLogs++;
+      if (this.droppedLogs === 1 || this.droppedLogs % 1000 === 0) {
+        this.options.log("usage buffer full: oldest request logs dropped (spend is kept)", { dropped: this.droppedLogs });
+      }
+    }
+    this.logs.push(record.log);
+    if (record.cost !== 0) {
+      this.tokenDeltas.set(record.tokenId, (this.tokenDeltas.get(record.tokenId) ?? 0) + record.cost);
+      this.userDeltas.set(record.userId, (this.userDeltas.get(record.userId) ?? 0) + record.cost);
+    }
+  }
+
+  get queueDepth(): number {
+    return this.logs.length;
+  }
+
+  start(): void {
+    this.schedule(this.options.intervalMs);
+  }
+
+  /** Writes everything buffered now; concurrent callers share one write. */
+  flush(): Promise<void> {
+    this.flushing ??= this.writeBatch().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  /** Stops the timer and writes what is left, retrying for up to `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const deadline = Date.now() + graceMs;
+    while (this.hasWork()) {
+      try {
+        await this.flush();
+      } catch {
+        if (Date.now() > deadline) {
+          this.options.log("usage could not be written before shutdown", { logs: this.logs.length });
+          return;
+        }
+        await Bun.sleep(200);
+      }
+    }
+  }
+
+  private hasWork(): boolean {
+    return this.logs.length > 0 || this.tokenDeltas.size > 0 || this.userDeltas.size > 0;
+  }
+
+  private schedule(delay: number): void {
+    this.timer = setTimeout(async () => {
+      try {
+        if (this.hasWork()) await this.flush();
+        this.failures = 0;
+      } catch (error) {
+        this.failures++;
+        this.options.log("usage write failed; will retry", { error: String(error), attempt: this.failures });
+      }
+      if (this.timer) {
+        const backoff = Math.min(30_000, this.options.intervalMs * 2 ** Math.min(this.failures, 5));
+        this.schedule(this.failures > 0 ? backoff : this.options.intervalMs);
+      }
+    }, delay);
+    this.timer.unref?.();
+  }
+
+  private async writeBatch(): Promise<void> {
+    if (!this.hasWork()) return;
+    const logs = this.logs;
+    const tokenDeltas = this.tokenDeltas;
+    const userDeltas = this.userDeltas;
+    this.logs = [];
+    this.tokenDeltas = new Map();
+    this.userDeltas = new Map();
+    const tokenTotals = new Map<number, number>();
+    const userBalances = new Map<number, number>();
+    try {
+      await this.db.transaction(async (transaction) => {
+        for (let index = 0; index < logs.length; index += ROWS_PER_INSERT) {
+          await transaction.insert(requestLogs).values(logs.slice(index, index + ROWS_PER_INSERT));
+        }
+        if (tokenDeltas.size > 0) {
+          const result = await transaction.execute(sql`
+            update tokens set used_quota = tokens.used_quota + d.amount, last_used_at = now()
+            from (values ${valuesList(tokenDeltas)}) as d(id, amount)
+            where tokens.id = d.id
+            returning tokens.id, tokens.used_quota`);
+          for (const row of rowsOf(result)) tokenTotals.set(Number(row.id), Number(row.used_quota));
+        }
+        if (userDeltas.size > 0) {
+          const result = await transaction.execute(sql`
+            update users set balance = users.balance - d.amount
+            from (values ${valuesList(userDeltas)}) as d(id, amount)
+            where users.id = d.id
+            returning users.id, users.balance`);
+          for (const row of rowsOf(result)) userBalances.set(Number(row.id), Number(row.balance));
+        }
+      });
+    } catch (error) {
+      this.putBack(logs, tokenDeltas, userDeltas);
+      throw error;
+    }
+    this.writtenLogs += logs.length;
+    this.options.onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances });
+  }
+
+  private putBack(logs: RequestLogRow[], tokenDeltas: Map<number, number>, userDeltas: Map<number, number>): void {
+    this.logs = logs.concat(this.logs);
+    const overflow = this.logs.length - this.options.maxBufferedLogs;
+    if (overflow > 0) {
+      this.logs.splice(0, overflow);
+      this.droppedLogs += overflow;
+    }
+    for (const [id, amount] of tokenDeltas) this.tokenDeltas.set(id, (this.tokenDeltas.get(id) ?? 0) + amount);
+    for (const [id, amount] of userDeltas) this.userDeltas.set(id, (this.userDeltas.get(id) ?? 0) + amount);
+  }
+}

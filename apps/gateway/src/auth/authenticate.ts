@@ -1,0 +1,42 @@
+import { hashTokenSecret } from "@tollgate/shared";
+import { errors } from "../errors";
+import type { GatewayServices } from "../gateway-services";
+import type { CachedToken, CachedUser } from "./cached-records";
+
+export interface Caller {
+  token: CachedToken;
+  user: CachedUser;
+  /** The routing group: the token's own, else its owner's. */
+  group: string;
+}
+
+/** Bearer key, or the Anthropic-style x-api-key header some clients send. */
+export function readApiKey(request: Request): string | null {
+  const authorization = request.headers.get("authorization");
+  if (authorization) {
+    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+    return match ? (match[1] as string).trim() : null;
+  }
+  return request.headers.get("x-api-key")?.trim() || null;
+}
+
+/**
+ * Key -> token and owner from memory (a miss loads once), then every rule that does not need the body:
+ * status, expiry, owner status, IP allow-list. Throws the GatewayError to answer with.
+ */
+export async function authenticate(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Caller> {
+  const key = readApiKey(request);
+  if (!key) throw errors.missingKey();
+  if (!key.startsWith("sk-") || key.length > 256) throw errors.invalidKey();
+  const tokenResult = services.tokens.get(hashTokenSecret(key));
+  const token = tokenResult instanceof Promise ? await tokenResult : tokenResult;
+  if (!token) throw errors.invalidKey();
+  if (!token.enabled) throw errors.disabledKey();
+  if (token.expiresAt !== null && token.expiresAt <= Date.now()) throw errors.expiredKey();
+  const userResult = services.users.get(token.userId);
+  const user = userResult instanceof Promise ? await userResult : userResult;
+  if (!user) throw errors.invalidKey();
+  if (!user.enabled) throw errors.disabledUser();
+  if (token.ipAllowList && !token.ipAllowList.allows(clientAddress)) throw errors.ipNotAllowed();
+  return { token, user, group: token.group ?? user.group };
+}

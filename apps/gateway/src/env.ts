@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+const integer = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+const schema = z.object({
+  PORT: integer(3000),
+  HOST: z.string().default("0.0.0.0"),
+  DATABASE_URL: z.string().url().optional().or(z.literal("").transform(() => undefined)),
+  TOLLGATE_DATA_DIR: z.string().default("./data"),
+  TOLLGATE_SECRET: z.string().min(16).optional().or(z.literal("").transform(() => undefined)),
+  /** Comma-separated IPs/CIDRs whose X-Forwarded-For is believed. */
+  TRUSTED_PROXIES: z.string().default(""),
+  /** Largest request body accepted on /v1, in bytes. */
+  MAX_BODY_BYTES: integer(16 * 1024 * 1024),
+  /** How often usage, quota and request logs are written behind. */
+  USAGE_FLUSH_INTERVAL_MS: integer(1000),
+  /** Request-log rows kept in memory while the database is unreachable; quota deltas are never dropped. */
+  USAGE_BUFFER_MAX: integer(100_000),
+  /** Upstream time to response headers (non-streamed answers can take minutes). */
+  UPSTREAM_TIMEOUT_MS: integer(600_000),
+  DATABASE_POOL_SIZE: integer(10),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type GatewayEnv = z.infer<typeof schema>;
+
+/** Parses the environment once; exits with a readable message when a variable is malformed. */
+export function readGatewayEnv(source: Record<string, string | undefined> = process.env): GatewayEnv {
+  const parsed = schema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+  console.error(`tollgate: invalid environment\n${problems}`);
+  process.exit(2);
+}

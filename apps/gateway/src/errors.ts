@@ -1,0 +1,128 @@
+/** The OpenAI error envelope every /v1 error is returned in. */
+export interface ErrorEnvelope {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+export interface GatewayErrorOptions {
+  status: number;
+  code: string | null;
+  type?: string;
+  param?: string | null;
+  cause?: unknown;
+  headers?: Record<string, string>;
+}
+
+function defaultType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly code: string | null;
+  readonly type: string;
+  readonly param: string | null;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(message: string, options: GatewayErrorOptions) {
+    super(message, { cause: options.cause });
+    this.status = options.status;
+    this.code = options.code;
+    this.type = options.type ?? defaultType(options.status);
+    this.param = options.param ?? null;
+    this.headers = options.headers;
+  }
+
+  /** Worth trying another channel: the upstream, not the client, failed. */
+  get isRetryable(): boolean {
+    return this.status === 429 || this.status >= 500;
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+}
+
+export function errorResponse(error: GatewayError, extraHeaders?: Record<string, string>): Response {
+  return new Response(JSON.stringify(error.toEnvelope()), {
+    status: error.status,
+    headers: { "content-type": "application/json", ...error.headers, ...extraHeaders },
+  });
+}
+
+export const errors = {
+  missingKey: () =>
+    new GatewayError(
+      "You didn't provide an API key. Send it in the Authorization header as 'Bearer sk-...'.",
+      { status: 401, code: "missing_api_key" },
+    ),
+  invalidKey: () =>
+    new GatewayError("Incorrect API key provided. Check the key you copied from the console.", {
+      status: 401,
+      code: "invalid_api_key",
+    }),
+  disabledKey: () =>
+    new GatewayError("This API key is disabled. Enable it in the console.", { status: 401, code: "token_disabled" }),
+  expiredKey: () =>
+    new GatewayError("This API key has expired. Create a new one or extend its expiry in the console.", {
+      status: 401,
+      code: "token_expired",
+    }),
+  disabledUser: () =>
+    new GatewayError("The account that owns this API key is disabled.", { status: 401, code: "user_disabled" }),
+  ipNotAllowed: () =>
+    new GatewayError("Requests from your IP address are not allowed for this API key.", {
+      status: 403,
+      code: "ip_not_allowed",
+    }),
+  modelNotAllowed: (model: string) =>
+    new GatewayError(`This API key is not allowed to use the model '${model}'.`, {
+      status: 403,
+      code: "model_not_allowed",
+      param: "model",
+    }),
+  modelNotFound: (model: string) =>
+    new GatewayError(`The model '${model}' does not exist or you do not have access to it.`, {
+      status: 404,
+      code: "model_not_found",
+      param: "model",
+    }),
+  noChannel: (model: string) =>
+    new GatewayError(`No upstream is currently available for the model '${model}'. Try again later.`, {
+      status: 503,
+      code: "no_available_channel",
+      type: "server_error",
+    }),
+  invalidJson: (detail: string) =>
+    new GatewayError(`We could not parse the JSON body of your request: ${detail}`, {
+      status: 400,
+      code: "invalid_json",
+    }),
+  missingParameter: (param: string) =>
+    new GatewayError(`Missing required parameter: '${param}'.`, { status: 400, code: "missing_required_parameter", param }),
+  invalidParameter: (param: string, message: string) =>
+    new GatewayError(message, { status: 400, code: "invalid_value", param }),
+  bodyTooLarge: (limit: number) =>
+    new GatewayError(`Request body exceeds the limit of ${limit} bytes.`, {
+      status: 413,
+      code: "request_too_large",
+    }),
+  insufficientQuota: (reason: string) =>
+    new GatewayError(reason, { status: 429, code: "insufficient_quota", type: "insufficient_quota" }),
+  notFound: (path: string) =>
+    new GatewayError(
+      `Invalid URL (${path}). The API base address must include /v1, e.g. https://host/v1/chat/completions.`,
+      { status: 404, code: "unknown_url" },
+    ),
+  methodNotAllowed: (method: string, path: string) =>
+    new GatewayError(`Method ${method} is not allowed on ${path}.`, { status: 405, code: "method_not_allowed" }),
+  upstreamUnreachable: () =>
+    new GatewayError("The upstream provider could not be reached.", { status: 502, code: "upstream_unreachable" }),
+  upstreamTimeout: () =>
+    new GatewayError("The upstream provider did not answer in time.", { status: 504, code: "upstream_timeout" }),
+  internal: () => new GatewayError("The gateway hit an internal error.", { status: 500, code: "internal_error" }),
+};

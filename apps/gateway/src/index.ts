@@ -1,0 +1,79 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCommand } from "@tollgate/cli/run-command";
+import { migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
+import { createSecretBox } from "@tollgate/shared";
+import { createApp } from "./app";
+import { readGatewayEnv } from "./env";
+import { createGatewayServices } from "./gateway-services";
+import { createLogger } from "./logger";
+
+const env = readGatewayEnv();
+const log = createLogger(env.LOG_LEVEL);
+const embedded = !env.DATABASE_URL;
+
+const database = await openDatabase({
+  databaseUrl: env.DATABASE_URL,
+  dataDir: env.TOLLGATE_DATA_DIR,
+  poolSize: env.DATABASE_POOL_SIZE,
+});
+await migrateDatabase(database);
+const secretBox = await createSecretBox(
+  resolveEncryptionSecret({ secret: env.TOLLGATE_SECRET, databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR }),
+);
+const services = createGatewayServices({
+  database,
+  secretBox,
+  log,
+  options: {
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    trustedProxies: env.TRUSTED_PROXIES.split(",").map((entry) => entry.trim()).filter(Boolean),
+    upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
+    usageBufferMax: env.USAGE_BUFFER_MAX,
+  },
+});
+await services.start();
+
+// In embedded mode only this process may open the data folder, so the CLI forwards its commands here,
+// authenticated by a secret in a file only the owner of the data folder can read.
+const adminSecret = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+const app = createApp({
+  services,
+  adminCli: embedded ? { secret: adminSecret, run: (argv) => runCommand(argv, { db: database.db, secretBox }) } : undefined,
+});
+app.listen({
+  port: env.PORT,
+  hostname: env.HOST,
+  // A little above the limit so that the gateway, not the socket, answers with a 413 envelope.
+  maxRequestBodySize: env.MAX_BODY_BYTES + 1024 * 1024,
+  idleTimeout: 0,
+});
+const port = app.server?.port ?? env.PORT;
+const serverFile = join(env.TOLLGATE_DATA_DIR, "server.json");
+if (embedded) {
+  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, adminSecret }), { mode: 0o600 });
+}
+log("info", "tollgate gateway listening", {
+  url: `http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${port}/v1`,
+  storage: embedded ? `embedded PGlite in ${env.TOLLGATE_DATA_DIR}` : "postgres",
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log("info", "shutting down: finishing in-flight requests and writing usage", { signal });
+  if (embedded) rmSync(serverFile, { force: true });
+  const server = app.server;
+  // Stop accepting; let in-flight requests and streams finish for up to 30 s, then cut them.
+  const drained = server?.stop(false);
+  await Promise.race([drained, Bun.sleep(30_000)]);
+  await server?.stop(true);
+  await services.stop();
+  await database.close();
+  log("info", "stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

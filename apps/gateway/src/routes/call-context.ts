@@ -1,0 +1,162 @@
+import { computeCost, type TokenUsage } from "@tollgate/shared";
+import type { Reservation } from "../accounting/quota-ledger";
+import { authenticate, type Caller } from "../auth/authenticate";
+import { errors, GatewayError } from "../errors";
+import type { GatewayServices } from "../gateway-services";
+import type { PricedModel, RoutableChannel } from "../routing/channel-catalog";
+import { channelsFor, orderChannels } from "../routing/choose-channels";
+import { type JsonBody, readJsonBody } from "./read-json-body";
+
+let requestCounter = 0;
+const requestIdPrefix = Math.random().toString(36).slice(2, 8);
+
+function nextRequestId(): string {
+  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `req_${requestIdPrefix}${Date.now().toString(36)}${requestCounter.toString(36)}`;
+}
+
+function formatReset(milliseconds: number): string {
+  const seconds = Math.max(0, Math.ceil(milliseconds / 1000));
+  return seconds >= 60 ? `${Math.floor(seconds / 60)}m${seconds % 60}s` : `${seconds}s`;
+}
+
+/**
+ * One /v1 call from its first byte to its accounting: who called, what they asked, which channels may
+ * serve it, and the quota held for it. Every rule is checked here, in the order the errors are meant to
+ * surface: key (401), source IP (403), rate (429), body (413/400), model (403/404/503), quota (429).
+ */
+export class CallContext {
+  readonly requestId = nextRequestId();
+  readonly startedAt = performance.now();
+  readonly startedAtDate = new Date();
+  caller: Caller | null = null;
+  body: JsonBody | null = null;
+  model = "";
+  candidates: RoutableChannel[] = [];
+  price: PricedModel | undefined;
+  reservation: Reservation | null = null;
+  /** x-ratelimit-* headers for the answer, when the token has a limit. */
+  rateLimitHeaders: Record<string, string> = {};
+  firstByteAt: number | null = null;
+  /** Set once finish() has run: every call is accounted exactly once. */
+  finished = false;
+  channelsTried: number[] = [];
+
+  constructor(
+    readonly services: GatewayServices,
+    readonly request: Request,
+    readonly clientAddress: string | null,
+    readonly endpoint: string,
+  ) {}
+
+  /** Runs every check that does not depend on the endpoint's own fields. */
+  async admit(): Promise<void> {
+    const caller = await authenticate(this.services, this.request, this.clientAddress);
+    this.caller = caller;
+    if (caller.token.rpmLimit !== null) {
+      const decision = this.services.rateLimiter.check(caller.token.id, caller.token.rpmLimit);
+      this.rateLimitHeaders = {
+        "x-ratelimit-limit-requests": String(decision.limit),
+        "x-ratelimit-remaining-requests": String(decision.remaining),
+        "x-ratelimit-reset-requests": formatReset(decision.allowed ? decision.resetMs : decision.retryAfterMs),
+      };
+      if (!decision.allowed) {
+        throw new GatewayError(
+          `Rate limit reached for this API key: ${decision.limit} requests per minute. Retry after ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
+          {
+            status: 429,
+            code: "rate_limit_exceeded",
+            headers: { ...this.rateLimitHeaders, "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) },
+          },
+        );
+      }
+    }
+    this.body = await readJsonBody(this.request, this.services.options.maxBodyBytes);
+    const model = this.body.value.model;
+    if (model === undefined || model === null || model === "") throw errors.missingParameter("model");
+    if (typeof model !== "string") throw errors.invalidParameter("model", "'model' must be a string.");
+    this.model = model;
+  }
+
+  /** Model rules and routing; then holds the worst-case cost (prompt bound + completion bound). */
+  async route(worstCaseCompletionTokens: number): Promise<void> {
+    const caller = this.caller as Caller;
+    if (caller.token.allowedModels && !caller.token.allowedModels.has(this.model)) {
+      throw errors.modelNotAllowed(this.model);
+    }
+    const catalogResult = this.services.catalog.get();
+    const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
+    const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(this.model), caller.group);
+    if (!listedInGroup) throw errors.modelNotFound(this.model);
+    if (usable.length === 0) throw errors.noChannel(this.model);
+    this.candidates = orderChannels(usable);
+    this.price = catalog.prices.get(this.model);
+    // A prompt never has more tokens than bytes of the body that carries it, so this bound is safe.
+    const usage: TokenUsage = {
+      promptTokens: (this.body as JsonBody).bytes,
+      completionTokens: worstCaseCompletionTokens,
+      cachedTokens: 0,
+    };
+    const amount = computeCost(usage, this.price);
+    const held = this.services.ledger.reserve(caller.token, caller.user, amount);
+    if ("refused" in held) {
+      throw errors.insufficientQuota(
+        held.refused === "token"
+          ? "This API key's quota is used up or cannot cover this request. Raise its quota in the console."
+          : "Your account balance cannot cover this request. Top up in the console.",
+      );
+    }
+    this.reservation = held;
+  }
+
+  markFirstByte(): void {
+    this.firstByteAt ??= performance.now();
+  }
+
+  /** Settles the held quota against the real cost and queues the request log row. */
+  finish(outcome: {
+    status: number;
+    usage: TokenUsage | null;
+    usageEstimated?: boolean;
+    channel?: RoutableChannel | null;
+    upstreamModel?: string | null;
+    errorCode?: string | null;
+    stream?: boolean;
+  }): void {
+    const caller = this.caller;
+    if (!caller || this.finished) return;
+    this.finished = true;
+    const usage = outcome.usage ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+    const cost = computeCost(usage, this.price);
+    if (this.reservation) this.services.ledger.settle(this.reservation, cost);
+    const now = performance.now();
+    this.services.usage.record({
+      tokenId: caller.token.id,
+      userId: caller.user.id,
+      cost,
+      log: {
+        createdAt: this.startedAtDate,
+        requestId: this.requestId,
+        userId: caller.user.id,
+        tokenId: caller.token.id,
+        tokenName: caller.token.name,
+        endpoint: this.endpoint,
+        model: this.model || "",
+        upstreamModel: outcome.upstreamModel ?? null,
+        channelId: outcome.channel?.id ?? null,
+        channelsTried: this.channelsTried.length > 0 ? this.channelsTried : null,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cachedTokens: usage.cachedTokens,
+        usageEstimated: outcome.usageEstimated ?? false,
+        cost,
+        status: outcome.status,
+        errorCode: outcome.errorCode ?? null,
+        latencyMs: Math.round(now - this.startedAt),
+        firstTokenMs: this.firstByteAt === null ? null : Math.round(this.firstByteAt - this.startedAt),
+        clientIp: this.clientAddress,
+        stream: outcome.stream ?? false,
+      },
+    });
+  }
+}

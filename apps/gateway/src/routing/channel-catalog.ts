@@ -1,0 +1,125 @@
+import { type ChannelConfig, channels, type Database, modelPrices } from "@tollgate/db";
+import type { ModelPrice, SecretBox } from "@tollgate/shared";
+
+/** A channel as the router uses it, with its key decrypted once per load. */
+export interface RoutableChannel {
+  id: number;
+  name: string;
+  type: string;
+  baseUrl: string;
+  apiKey: string;
+  models: string[];
+  modelMapping: Record<string, string>;
+  groups: Set<string>;
+  priority: number;
+  weight: number;
+  enabled: boolean;
+  config: ChannelConfig;
+  createdAt: number;
+}
+
+export interface PricedModel extends ModelPrice {
+  ownedBy: string | null;
+}
+
+/** An immutable picture of every channel and price; replaced whole on any change. */
+export interface CatalogSnapshot {
+  /** Public model id -> channels listing it (enabled or not). */
+  channelsByModel: Map<string, RoutableChannel[]>;
+  prices: Map<string, PricedModel>;
+  loadedAt: number;
+}
+
+/**
+ * Channels and prices are small tables: they are loaded whole, kept in memory and reloaded when a NOTIFY
+ * says one changed. Until the reload lands, callers wait on it rather than route on a stale picture.
+ */
+export class ChannelCatalog {
+  private snapshot: CatalogSnapshot | null = null;
+  private loading: Promise<CatalogSnapshot> | null = null;
+  private generation = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly secretBox: SecretBox,
+    private readonly log: (message: string, fields?: Record<string, unknown>) => void = () => {},
+  ) {}
+
+  get(): CatalogSnapshot | Promise<CatalogSnapshot> {
+    return this.snapshot ?? this.loading ?? this.reload();
+  }
+
+  invalidate(): void {
+    this.snapshot = null;
+    this.generation++;
+    this.loading = null;
+  }
+
+  get isLoaded(): boolean {
+    return this.snapshot !== null;
+  }
+
+  private reload(): Promise<CatalogSnapshot> {
+    const startedAt = this.generation;
+    const promise = this.load().then(
+      (snapshot) => {
+        if (this.loading === promise) this.loading = null;
+        if (this.generation === startedAt) this.snapshot = snapshot;
+        return snapshot;
+      },
+      (error) => {
+        if (this.loading === promise) this.loading = null;
+        throw error;
+      },
+    );
+    this.loading = promise;
+    return promise;
+  }
+
+  private async load(): Promise<CatalogSnapshot> {
+    const [channelRows, priceRows] = await Promise.all([
+      this.db.select().from(channels),
+      this.db.select().from(modelPrices),
+    ]);
+    const channelsByModel = new Map<string, RoutableChannel[]>();
+    for (const row of channelRows) {
+      let apiKey: string;
+      try {
+        apiKey = await this.secretBox.decrypt(row.apiKeyEncrypted);
+      } catch {
+        this.log("channel key cannot be decrypted with TOLLGATE_SECRET; channel skipped", { channel: row.id });
+        continue;
+      }
+      const channel: RoutableChannel = {
+        id: row.id,
+        name: row.name,
+        type: row.type,
+        baseUrl: row.baseUrl.replace(/\/+$/, ""),
+        apiKey,
+        models: row.models,
+        modelMapping: row.modelMapping ?? {},
+        groups: new Set(row.groups),
+        priority: row.priority,
+        weight: Math.max(0, row.weight),
+        enabled: row.status === "enabled",
+        config: row.config ?? {},
+        createdAt: row.createdAt.getTime(),
+      };
+      for (const model of row.models) {
+        const list = channelsByModel.get(model);
+        if (list) list.push(channel);
+        else channelsByModel.set(model, [channel]);
+      }
+    }
+    const prices = new Map<string, PricedModel>();
+    for (const row of priceRows) {
+      prices.set(row.model, {
+        inputPrice: row.inputPrice,
+        outputPrice: row.outputPrice,
+        cachedInputPrice: row.cachedInputPrice,
+        ownedBy: row.ownedBy,
+      });
+    }
+    return { channelsByModel, prices, loadedAt: Date.now() };
+  }
+}

@@ -1,0 +1,160 @@
+import { createApp } from "@tollgate/gateway/app";
+import { createGatewayServices, type GatewayOptions, type GatewayServices } from "@tollgate/gateway/gateway-services";
+import { silentLogger } from "@tollgate/gateway/logger";
+import { channels, type DatabaseHandle, modelPrices, tokens, users } from "@tollgate/db";
+import { createSecretBox, displayPrefix, generateTokenSecret, hashTokenSecret, type SecretBox } from "@tollgate/shared";
+import { eq } from "drizzle-orm";
+
+export const TEST_SECRET = "test-secret-for-tollgate-suite";
+
+export interface SeedTokenOptions {
+  userId: number;
+  name?: string;
+  quotaLimit?: number | null;
+  allowedModels?: string[];
+  allowedIps?: string[];
+  rpmLimit?: number | null;
+  expiresAt?: Date | null;
+  status?: "enabled" | "disabled";
+  group?: string | null;
+}
+
+/** Rows written the way the CLI and console write them, for tests that need a populated database. */
+export function seeder(database: DatabaseHandle, secretBox: SecretBox) {
+  const db = database.db;
+  return {
+    async user(values: { name?: string; balance?: number; balanceUnlimited?: boolean; group?: string } = {}) {
+      const [row] = await db
+        .insert(users)
+        .values({
+          name: values.name ?? `user-${crypto.randomUUID().slice(0, 8)}`,
+          balance: values.balance ?? 0,
+          balanceUnlimited: values.balanceUnlimited ?? true,
+          group: values.group ?? "default",
+        })
+        .returning();
+      return row!;
+    },
+    async channel(values: {
+      baseUrl: string;
+      models: string[];
+      apiKey?: string;
+      name?: string;
+      modelMapping?: Record<string, string>;
+      groups?: string[];
+      priority?: number;
+      weight?: number;
+      status?: "enabled" | "disabled";
+    }) {
+      const [row] = await db
+        .insert(channels)
+        .values({
+          name: values.name ?? "fake",
+          type: "openai-compatible",
+          baseUrl: values.baseUrl,
+          apiKeyEncrypted: await secretBox.encrypt(values.apiKey ?? "sk-upstream-test-key"),
+          models: values.models,
+          modelMapping: values.modelMapping ?? {},
+          groups: values.groups ?? ["default"],
+          priority: values.priority ?? 0,
+          weight: values.weight ?? 1,
+          status: values.status ?? "enabled",
+        })
+        .returning();
+      return row!;
+    },
+    async price(model: string, inputUsdPerMillion: number, outputUsdPerMillion: number, cachedUsdPerMillion?: number) {
+      await db
+        .insert(modelPrices)
+        .values({
+          model,
+          inputPrice: Math.round(inputUsdPerMillion * 1_000_000),
+          outputPrice: Math.round(outputUsdPerMillion * 1_000_000),
+          cachedInputPrice: cachedUsdPerMillion === undefined ? null : Math.round(cachedUsdPerMillion * 1_000_000),
+        })
+        .onConflictDoNothing();
+    },
+    async token(options: SeedTokenOptions) {
+      const secret = generateTokenSecret();
+      const [row] = await db
+        .insert(tokens)
+        .values({
+          userId: options.userId,
+          name: options.name ?? "test token",
+          keyHash: hashTokenSecret(secret),
+          keyPrefix: displayPrefix(secret),
+          quotaLimit: options.quotaLimit ?? null,
+          allowedModels: options.allowedModels ?? [],
+          allowedIps: options.allowedIps ?? [],
+          rpmLimit: options.rpmLimit ?? null,
+          expiresAt: options.expiresAt ?? null,
+          status: options.status ?? "enabled",
+          group: options.group ?? null,
+        })
+        .returning();
+      return { row: row!, secret };
+    },
+    async tokenRow(id: number) {
+      const [row] = await db.select().from(tokens).where(eq(tokens.id, id));
+      return row!;
+    },
+  };
+}
+
+export interface GatewayUnderTest {
+  services: GatewayServices;
+  app: ReturnType<typeof createApp>;
+  secretBox: SecretBox;
+  /** Sends a request through app.handle() as if from `address`. */
+  handle(request: Request): Promise<Response>;
+  /** Starts listening on port 0; returns the base URL with /v1. */
+  listen(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** A gateway around an existing database, the way index.ts builds one (without the process wiring). */
+export async function startGateway(
+  database: DatabaseHandle,
+  options: Partial<GatewayOptions> & { socketAddress?: string } = {},
+): Promise<GatewayUnderTest> {
+  const secretBox = await createSecretBox(TEST_SECRET);
+  const services = createGatewayServices({
+    database,
+    secretBox,
+    log: silentLogger,
+    options: { usageFlushIntervalMs: 50, ...options },
+  });
+  await services.start();
+  const fixedAddress = options.socketAddress;
+  const app = createApp({
+    services,
+    socketAddress: fixedAddress === undefined ? undefined : () => fixedAddress,
+  });
+  let listening = false;
+  return {
+    services,
+    app,
+    secretBox,
+    handle: (request) => app.handle(request),
+    async listen() {
+      app.listen({ port: 0, hostname: "127.0.0.1", idleTimeout: 0 });
+      listening = true;
+      return `http://127.0.0.1:${app.server!.port}/v1`;
+    },
+    async stop() {
+      if (listening) await app.stop(true);
+      await services.stop();
+    },
+  };
+}
+
+/** Polls `condition` until it holds (conditions, not sleeps of a guessed length). */
+export async function waitFor<T>(condition: () => Promise<T | undefined | null | false> | T | undefined | null | false, what = "condition", limitMs = 10_000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
