@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { runCommand } from "@tollgate/cli/run-command";
+import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, startGateway, TEST_SECRET, waitFor } from "./helpers/gateway-fixture";
+
+const cliEntry = join(import.meta.dir, "..", "apps", "cli", "src", "index.ts");
+
+let database: FreshDatabase;
+let upstream: FakeOpenAIUpstream;
+let first: GatewayUnderTest;
+let seed: ReturnType<typeof seeder>;
+let userId: number;
+
+function models(gateway: GatewayUnderTest, key: string) {
+  return gateway.handle(new Request("http://gateway.test/v1/models", { headers: { authorization: `Bearer ${key}` } }));
+}
+
+function chat(gateway: GatewayUnderTest, key: string, model: string) {
+  return gateway.handle(
+    new Request("http://gateway.test/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
+    }),
+  );
+}
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  upstream = await startFakeOpenAIUpstream();
+  first = await startGateway(database.handle);
+  seed = seeder(database.handle, first.secretBox);
+  userId = (await seed.user({ name: "owner" })).id;
+  await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
+});
+
+afterAll(async () => {
+  await first?.stop();
+  await upstream?.close();
+  await database?.drop();
+});
+
+describe("cache invalidation through LISTEN/NOTIFY", () => {
+  test("a token disabled by the CLI is refused by a warm gateway", async () => {
+    const token = await seed.token({ userId });
+    expect((await models(first, token.secret)).status).toBe(200);
+    const result = await runCommand(["token", "disable", String(token.row.id)], { db: database.handle.db, secretBox: first.secretBox });
+    expect(result.exitCode).toBe(0);
+    await waitFor(async () => (await models(first, token.secret)).status === 401, "the disable to reach the cache");
+  });
+
+  test("a channel added by the CLI is routable without a restart, and disabling it is seen", async () => {
+    const token = await seed.token({ userId });
+    expect((await chat(first, token.secret, "fresh-model")).status).toBe(404);
+    const added = await runCommand(
+      ["channel", "add", "--name", "late", "--type", "openai-compatible", "--base-url", upstream.url, "--key", "sk-late", "--models", "fresh-model", "--json"],
+      { db: database.handle.db, secretBox: first.secretBox },
+    );
+    expect(added.exitCode).toBe(0);
+    await waitFor(async () => (await chat(first, token.secret, "fresh-model")).status === 200, "the new channel");
+    const channelId = JSON.parse(added.stdout).id as number;
+    await runCommand(["channel", "disable", String(channelId)], { db: database.handle.db, secretBox: first.secretBox });
+    await waitFor(async () => (await chat(first, token.secret, "fresh-model")).status === 503, "the disabled channel");
+  });
+
+  test.if(Boolean(process.env.DATABASE_URL))(
+    "a second instance on the same Postgres refuses a token after the CLI process disables it",
+    async () => {
+      const secondHandle = await database.openAnother();
+      const second = await startGateway(secondHandle);
+      try {
+        const token = await seed.token({ userId });
+        expect((await models(second, token.secret)).status).toBe(200);
+        expect((await models(first, token.secret)).status).toBe(200);
+        const cli = Bun.spawn([process.execPath, cliEntry, "token", "disable", String(token.row.id)], {
+          env: { ...process.env, DATABASE_URL: database.url, TOLLGATE_SECRET: TEST_SECRET },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        expect(await cli.exited).toBe(0);
+        await waitFor(async () => (await models(second, token.secret)).status === 401, "instance two to see the disable");
+        await waitFor(async () => (await models(first, token.secret)).status === 401, "instance one to see the disable");
+        // The cache was warm: the refusal came from the eviction, and the next load read the new status.
+        const body = (await (await models(second, token.secret)).json()) as { error: { code: string } };
+        expect(body.error.code).toBe("token_disabled");
+      } finally {
+        await second.stop();
+      }
+    },
+  );
+
+  test.if(Boolean(process.env.DATABASE_URL))("a reconnecting listener flushes every cache", async () => {
+    const token = await seed.token({ userId });
+    expect((await models(first, token.secret)).status).toBe(200);
+    expect(first.services.tokens.size).toBeGreaterThan(0);
+    // Kill the LISTEN connection from the server side; postgres.js reconnects and the gateway flushes.
+    const { sql } = await import("drizzle-orm");
+    await database.handle.db.execute(
+      sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen%'`,
+    );
+    await waitFor(() => first.services.tokens.size === 0, "the cache flush after reconnect");
+    expect((await models(first, token.secret)).status).toBe(200);
+  });
+});
