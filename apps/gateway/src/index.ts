@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand } from "@tollgate/cli/run-command";
-import { migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
+import { lockDataDirWhenFree, migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
 import { createApp } from "./app";
 import { readGatewayEnv } from "./env";
@@ -11,6 +11,22 @@ import { createLogger } from "./logger";
 const env = readGatewayEnv();
 const log = createLogger(env.LOG_LEVEL);
 const embedded = !env.DATABASE_URL;
+
+// Only one process may open an embedded data folder: wait for a CLI command that has it, refuse to share
+// it with another server.
+let dataDirLock: { release(): void } | null = null;
+if (embedded) {
+  const lock = await lockDataDirWhenFree(env.TOLLGATE_DATA_DIR, "server", { timeoutMs: 30_000, stopIfServer: true });
+  if (!("release" in lock)) {
+    console.error(
+      `tollgate: the data folder ${env.TOLLGATE_DATA_DIR} is in use by another ${lock.role === "server" ? "Tollgate server" : "CLI command"} (pid ${lock.pid}). ` +
+        "Stop it, or give this one another TOLLGATE_DATA_DIR (or a DATABASE_URL to share a database).",
+    );
+    process.exit(1);
+  }
+  dataDirLock = lock;
+  process.on("exit", () => dataDirLock?.release());
+}
 
 const database = await openDatabase({
   databaseUrl: env.DATABASE_URL,
@@ -72,6 +88,7 @@ async function shutdown(signal: string): Promise<void> {
   await server?.stop(true);
   await services.stop();
   await database.close();
+  dataDirLock?.release();
   log("info", "stopped");
   process.exit(0);
 }

@@ -3,3 +3,4 @@ export * from "./migrate";
 export * from "./notify";
 export * from "./schema";
 export * from "./embedded-secret";
+export * from "./data-dir-lock";

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { channels } from "@tollgate/db";
+import { eq } from "drizzle-orm";
+import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
+
+const UPSTREAM_KEY = "sk-upstream-0123456789abcdef";
+
+let harness: CliHarness;
+
+beforeAll(async () => {
+  harness = await createCliHarness();
+}, DATABASE_SETUP_TIMEOUT_MS);
+
+afterAll(() => harness.close());
+
+async function channelRow(id: number) {
+  const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, id));
+  if (!row) throw new Error(`no channel ${id}`);
+  return row;
+}
+
+async function addChannel(name: string, ...extra: string[]): Promise<number> {
+  const created = await harness.runJson(
+    "channel", "add", "--name", name, "--base-url", "https://upstream.example/v1", "--key", UPSTREAM_KEY,
+    "--models", "gpt-4o", ...extra,
+  );
+  return created.id as number;
+}
+
+describe("channel add", () => {
+  test("stores the key encrypted and the routing settings", async () => {
+    const result = await harness.run(
+      "channel", "add", "--name", "primary", "--type", "openai-compatible",
+      "--base-url", "https://api.example.com/v1/", "--key", UPSTREAM_KEY,
+      "--models", "gpt-4o, gpt-4o-mini,gpt-4o", "--map", "gpt-4o=gpt-4o-2024-08-06",
+      "--priority", "-3", "--weight", "7", "--group", "default,vip", "--json",
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).not.toContain(UPSTREAM_KEY);
+    const created = JSON.parse(result.stdout);
+    expect(created).toMatchObject({
+      name: "primary",
+      type: "openai-compatible",
+      baseUrl: "https://api.example.com/v1",
+      models: ["gpt-4o", "gpt-4o-mini"],
+      modelMapping: { "gpt-4o": "gpt-4o-2024-08-06" },
+      groups: ["default", "vip"],
+      priority: -3,
+      weight: 7,
+      status: "enabled",
+      keyMasked: "sk-u…cdef",
+    });
+    const row = await channelRow(created.id);
+    expect(row.apiKeyEncrypted).toStartWith("v1:");
+    expect(row.apiKeyEncrypted).not.toContain(UPSTREAM_KEY);
+    expect(await harness.context.secretBox.decrypt(row.apiKeyEncrypted)).toBe(UPSTREAM_KEY);
+    expect(row).toMatchObject({ baseUrl: "https://api.example.com/v1", priority: -3, weight: 7, groups: ["default", "vip"] });
+  });
+
+  test("defaults to the default group, priority 0 and weight 1, and prints no key", async () => {
+    const result = await harness.run(
+      "channel", "add", "--name", "plain", "--base-url", "http://127.0.0.1:8000", "--key", UPSTREAM_KEY, "--models", "llama",
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("created channel");
+    expect(result.stdout).not.toContain(UPSTREAM_KEY);
+    const id = Number(/created channel:\s+(\d+)/.exec(result.stdout)?.[1]);
+    expect(await channelRow(id)).toMatchObject({
+      type: "openai-compatible",
+      groups: ["default"],
+      priority: 0,
+      weight: 1,
+      modelMapping: {},
+      status: "enabled",
+    });
+  });
+
+  test("refuses bad arguments without writing anything or repeating the key", async () => {
+    const base = ["channel", "add", "--name", "bad", "--key", UPSTREAM_KEY, "--models", "m"];
+    const messages = [
+      await harness.expectRejected([...base, "--base-url", "ftp://example.com"], "--base-url must be an http:// or https:// URL"),
+      await harness.expectRejected([...base, "--base-url", "not a url"], "--base-url must be an http:// or https:// URL"),
+      await harness.expectRejected([...base, "--base-url", `https://user:${UPSTREAM_KEY}@example.com`], "must not contain credentials"),
+      await harness.expectRejected([...base, "--base-url", "https://example.com?key=1"], "must not have a query"),
+      await harness.expectRejected([...base], "--base-url is required"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--type", "anthropic"], "--type must be one of: openai-compatible"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--priority", "1.5"], "--priority must be an integer"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--weight", "0"], "--weight must be a positive integer"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--map", "other=up"], '--map maps "other"'),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--map", "m"], "--map must be a comma-separated list"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--group", "a,,b"], "--group must be a comma-separated list"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", `--kee=${UPSTREAM_KEY}`], "unknown flag --kee"),
+      await harness.expectRejected(["channel", "add", "--name", "bad", "--base-url", "https://x.example", "--models", "m"], "--key is required"),
+      await harness.expectRejected(["channel", "add", "--name", "bad", "--base-url", "https://x.example", "--key", UPSTREAM_KEY], "--models is required"),
+      await harness.expectRejected(["channel", "add", "--name", "bad", "--base-url", "https://x.example", "--key", UPSTREAM_KEY, "--models", "a,"], "--models must be a comma-separated list"),
+    ];
+    for (const message of messages) expect(message).not.toContain(UPSTREAM_KEY);
+  });
+});
+
+describe("channel list", () => {
+  test("shows a masked key and never the key itself", async () => {
+    await addChannel("listed");
+    const human = await harness.run("channel", "list");
+    expect(human.exitCode).toBe(0);
+    expect(human.stdout).toMatch(/^ID\s+NAME\s+STATUS/);
+    expect(human.stdout).toContain("sk-u…cdef");
+    const json = await harness.run("channel", "list", "--json");
+    for (const output of [human.stdout, json.stdout]) {
+      expect(output).not.toContain(UPSTREAM_KEY);
+      expect(output).not.toContain("v1:");
+    }
+    const listed = JSON.parse(json.stdout) as { name: string; keyMasked: string | null }[];
+    expect(listed.find((channel) => channel.name === "listed")?.keyMasked).toBe("sk-u…cdef");
+    expect(listed.map((channel) => channel.name)).toEqual(
+      (await harness.context.db.select().from(channels).orderBy(channels.id)).map((row) => row.name),
+    );
+  });
+
+  test("says so when a key cannot be decrypted with this secret", async () => {
+    const [row] = await harness.context.db
+      .insert(channels)
+      .values({ name: "foreign", baseUrl: "https://x.example", apiKeyEncrypted: "v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAA", models: ["m"] })
+      .returning({ id: channels.id });
+    const listed = await harness.runJson<{ id: number; keyMasked: string | null }[]>("channel", "list");
+    expect(listed.find((channel) => channel.id === row?.id)?.keyMasked).toBeNull();
+    expect((await harness.run("channel", "list")).stdout).toContain("(cannot decrypt)");
+  });
+});
+
+describe("channel enable, disable and delete", () => {
+  test("disable and enable change the status and the update time", async () => {
+    const id = await addChannel("toggled");
+    const before = await channelRow(id);
+    expect(await harness.runJson("channel", "disable", String(id))).toEqual({ id, name: "toggled", status: "disabled" });
+    const disabled = await channelRow(id);
+    expect(disabled.status).toBe("disabled");
+    expect(disabled.updatedAt.getTime()).toBeGreaterThan(before.updatedAt.getTime());
+    await harness.context.db.update(channels).set({ status: "auto_disabled", statusReason: "401 from upstream" }).where(eq(channels.id, id));
+    const enabled = await harness.run("channel", "enable", String(id));
+    expect(enabled).toEqual({ exitCode: 0, stdout: `channel ${id} (toggled) enabled\n`, stderr: "" });
+    expect(await channelRow(id)).toMatchObject({ status: "enabled", statusReason: null });
+  });
+
+  test("delete removes the channel", async () => {
+    const id = await addChannel("doomed");
+    expect(await harness.runJson("channel", "delete", String(id))).toEqual({ id, name: "doomed", deleted: true });
+    expect(await harness.context.db.select().from(channels).where(eq(channels.id, id))).toEqual([]);
+  });
+
+  test("unknown or malformed ids are refused", async () => {
+    for (const action of ["enable", "disable", "delete"]) {
+      await harness.expectRejected(["channel", action, "999999"], "unknown channel id 999999");
+      await harness.expectRejected(["channel", action, "abc"], "channel id must be a positive integer");
+      await harness.expectRejected(["channel", action], "missing ID");
+    }
+  });
+});

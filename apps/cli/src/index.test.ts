@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { channels, users } from "@tollgate/db";
+import { eq } from "drizzle-orm";
+import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
+import type { CommandResult } from "./command-context";
+import { runCommand } from "./run-command";
+
+const repositoryRoot = join(import.meta.dir, "..", "..", "..");
+const entryPoint = join(repositoryRoot, "apps", "cli", "src", "index.ts");
+const postgresConfigured = Boolean(process.env.DATABASE_URL);
+/** A first run on an empty data folder includes PGlite's initdb, which takes seconds. */
+const SUBPROCESS_TIMEOUT_MS = 60_000;
+
+let harness: CliHarness;
+const temporaryFolders: string[] = [];
+
+beforeAll(async () => {
+  harness = await createCliHarness();
+}, DATABASE_SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await harness.close();
+  for (const folder of temporaryFolders) rmSync(folder, { recursive: true, force: true });
+});
+
+function temporaryDataDir(): string {
+  const folder = mkdtempSync(join(tmpdir(), "tollgate-cli-"));
+  temporaryFolders.push(folder);
+  return folder;
+}
+
+async function runEntryPoint(argv: string[], environment: Record<string, string>): Promise<CommandResult> {
+  const child = Bun.spawn([process.execPath, entryPoint, ...argv], {
+    cwd: repositoryRoot,
+    // Empty values count as unset, so the parent's DATABASE_URL cannot switch the child to Postgres.
+    env: { ...process.env, DATABASE_URL: "", TOLLGATE_SECRET: "", ...environment },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { exitCode, stdout, stderr };
+}
+
+async function exitedProcessId(): Promise<number> {
+  const child = Bun.spawn([process.execPath, "--version"], { stdout: "ignore" });
+  await child.exited;
+  return child.pid;
+}
+
+describe("the admin entry point", () => {
+  test(
+    "runs on the embedded database when no server owns it",
+    async () => {
+      const dataDir = temporaryDataDir();
+      const created = await runEntryPoint(["user", "create", "--name", "x", "--json"], { TOLLGATE_DATA_DIR: dataDir });
+      expect(created.stderr).toBe("");
+      expect(created.exitCode).toBe(0);
+      expect(JSON.parse(created.stdout)).toMatchObject({ name: "x", role: "user", balance: "0.000000" });
+      expect(existsSync(join(dataDir, "secret.key"))).toBe(true);
+      expect(existsSync(join(dataDir, "pgdata"))).toBe(true);
+
+      // A server.json left by a server that is gone is ignored.
+      const stalePid = await exitedProcessId();
+      writeFileSync(join(dataDir, "server.json"), JSON.stringify({ pid: stalePid, port: 1, adminSecret: "gone" }));
+      const listed = await runEntryPoint(["user", "list", "--json"], { TOLLGATE_DATA_DIR: dataDir });
+      expect(listed.exitCode).toBe(0);
+      expect(JSON.parse(listed.stdout).map((user: { name: string }) => user.name)).toEqual(["x"]);
+
+      const rejected = await runEntryPoint(["token", "create", "--user", "x", "--name", "t", "--rpm", "0"], {
+        TOLLGATE_DATA_DIR: dataDir,
+      });
+      expect(rejected).toEqual({ exitCode: 2, stdout: "", stderr: "error: --rpm must be a positive integer\n" });
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  );
+
+  test(
+    "sends the command to the running server that owns the embedded database",
+    async () => {
+      const adminSecret = "admin-secret-for-this-test";
+      const received: string[][] = [];
+      const server = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        async fetch(request) {
+          const url = new URL(request.url);
+          if (request.method !== "POST" || url.pathname !== "/internal/admin-cli") return new Response(null, { status: 404 });
+          if (request.headers.get("authorization") !== `Bearer ${adminSecret}`) return new Response(null, { status: 401 });
+          const { argv } = (await request.json()) as { argv: string[] };
+          received.push(argv);
+          return Response.json(await runCommand(argv, harness.context));
+        },
+      });
+      try {
+        const dataDir = temporaryDataDir();
+        const serverFile = join(dataDir, "server.json");
+        writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port: server.port, adminSecret }));
+
+        const created = await runEntryPoint(["user", "create", "--name", "forwarded", "--json"], { TOLLGATE_DATA_DIR: dataDir });
+        expect(created.stderr).toBe("");
+        expect(created.exitCode).toBe(0);
+        expect(JSON.parse(created.stdout).name).toBe("forwarded");
+        expect(received).toEqual([["user", "create", "--name", "forwarded", "--json"]]);
+        expect(await harness.context.db.select().from(users).where(eq(users.name, "forwarded"))).toHaveLength(1);
+        expect(existsSync(join(dataDir, "pgdata"))).toBe(false);
+
+        const rejected = await runEntryPoint(["user", "topup", "nobody", "--amount", "1"], { TOLLGATE_DATA_DIR: dataDir });
+        expect(rejected).toEqual({ exitCode: 2, stdout: "", stderr: 'error: unknown user "nobody"\n' });
+
+        writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port: server.port, adminSecret: "wrong" }));
+        const refused = await runEntryPoint(["user", "list"], { TOLLGATE_DATA_DIR: dataDir });
+        expect(refused).toEqual({
+          exitCode: 1,
+          stdout: "",
+          stderr: "error: the server refused the admin command (HTTP 401)\n",
+        });
+        expect(received).toHaveLength(2);
+      } finally {
+        server.stop(true);
+      }
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  );
+
+  test.skipIf(!postgresConfigured)(
+    "runs on Postgres with the shared secret when DATABASE_URL is set",
+    async () => {
+      const databaseUrl = harness.database.url as string;
+      const added = await runEntryPoint(
+        ["channel", "add", "--name", "pg", "--base-url", "https://pg.example", "--key", "sk-from-a-subprocess", "--models", "m", "--json"],
+        { DATABASE_URL: databaseUrl, TOLLGATE_SECRET: "a-test-secret-of-enough-length" },
+      );
+      expect(added.stderr).toBe("");
+      expect(added.exitCode).toBe(0);
+      const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, JSON.parse(added.stdout).id));
+      expect(await harness.context.secretBox.decrypt(row?.apiKeyEncrypted as string)).toBe("sk-from-a-subprocess");
+
+      const withoutSecret = await runEntryPoint(["user", "list"], { DATABASE_URL: databaseUrl });
+      expect(withoutSecret.exitCode).toBe(1);
+      expect(withoutSecret.stdout).toBe("");
+      expect(withoutSecret.stderr).toBe(
+        "error: TOLLGATE_SECRET is required when DATABASE_URL is set (every instance must share it)\n",
+      );
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  );
+});

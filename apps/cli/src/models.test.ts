@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { modelPrices } from "@tollgate/db";
+import { eq } from "drizzle-orm";
+import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
+
+let harness: CliHarness;
+
+beforeAll(async () => {
+  harness = await createCliHarness();
+}, DATABASE_SETUP_TIMEOUT_MS);
+
+afterAll(() => harness.close());
+
+async function priceRow(model: string) {
+  const [row] = await harness.context.db.select().from(modelPrices).where(eq(modelPrices.model, model));
+  return row;
+}
+
+describe("model price", () => {
+  test("stores USD per 1M tokens as micro-USD per 1M tokens", async () => {
+    const saved = await harness.runJson("model", "price", "--model", "gpt-4o", "--input", "2.5", "--output", "10", "--cached", "1.25");
+    expect(saved).toEqual({
+      model: "gpt-4o",
+      priced: true,
+      inputUsdPer1M: "2.500000",
+      outputUsdPer1M: "10.000000",
+      cachedUsdPer1M: "1.250000",
+    });
+    expect(await priceRow("gpt-4o")).toMatchObject({ inputPrice: 2_500_000, outputPrice: 10_000_000, cachedInputPrice: 1_250_000 });
+  });
+
+  test("a second price replaces the first, and no --cached means the input price", async () => {
+    const before = await priceRow("gpt-4o");
+    const result = await harness.run("model", "price", "--model", "gpt-4o", "--input", "0.15", "--output", "0.6");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("cached input same as input");
+    const after = await priceRow("gpt-4o");
+    expect(after).toMatchObject({ inputPrice: 150_000, outputPrice: 600_000, cachedInputPrice: null });
+    expect(after?.updatedAt.getTime()).toBeGreaterThan(before?.updatedAt.getTime() ?? Number.POSITIVE_INFINITY);
+    expect(await harness.context.db.select().from(modelPrices)).toHaveLength(1);
+  });
+
+  test("refuses bad prices without writing anything", async () => {
+    await harness.expectRejected(["model", "price", "--model", "m", "--output", "1"], "--input is required");
+    await harness.expectRejected(["model", "price", "--model", "m", "--input", "1"], "--output is required");
+    await harness.expectRejected(["model", "price", "--input", "1", "--output", "1"], "--model is required");
+    await harness.expectRejected(["model", "price", "--model", "m", "--input", "1", "--output", "-2"], "--output must be a non-negative amount in USD");
+    await harness.expectRejected(["model", "price", "--model", "m", "--input", "1", "--output", "2", "--cached", "cheap"], "--cached must be");
+    await harness.expectRejected(["model", "price", "--model", "gpt-4o", "--input", "9", "--output", "NaN"], "--output");
+  });
+});
+
+describe("model list", () => {
+  test("lists served models with their prices and channels, and priced models no channel serves", async () => {
+    await harness.runJson("channel", "add", "--name", "a", "--base-url", "https://a.example", "--key", "sk-aaaaaaaaaaaa", "--models", "gpt-4o,llama");
+    const second = await harness.runJson("channel", "add", "--name", "b", "--base-url", "https://b.example", "--key", "sk-bbbbbbbbbbbb", "--models", "gpt-4o");
+    await harness.run("channel", "disable", String(second.id));
+    await harness.runJson("model", "price", "--model", "future-model", "--input", "1", "--output", "2");
+
+    const listed = await harness.runJson<unknown[]>("model", "list");
+    expect(listed).toEqual([
+      {
+        model: "future-model",
+        priced: true,
+        inputUsdPer1M: "1.000000",
+        outputUsdPer1M: "2.000000",
+        cachedUsdPer1M: null,
+        channels: [],
+      },
+      {
+        model: "gpt-4o",
+        priced: true,
+        inputUsdPer1M: "0.150000",
+        outputUsdPer1M: "0.600000",
+        cachedUsdPer1M: null,
+        channels: [
+          { id: expect.any(Number), name: "a", status: "enabled" },
+          { id: second.id, name: "b", status: "disabled" },
+        ],
+      },
+      {
+        model: "llama",
+        priced: false,
+        inputUsdPer1M: null,
+        outputUsdPer1M: null,
+        cachedUsdPer1M: null,
+        channels: [{ id: expect.any(Number), name: "a", status: "enabled" }],
+      },
+    ]);
+
+    const human = await harness.run("model", "list");
+    const lines = human.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^MODEL\s+INPUT\/1M\s+OUTPUT\/1M\s+CACHED\/1M\s+CHANNELS$/);
+    expect(lines.find((line) => line.startsWith("llama"))).toContain("unpriced");
+    expect(lines.find((line) => line.startsWith("gpt-4o"))).toContain(`b#${second.id} (disabled)`);
+    expect(lines.find((line) => line.startsWith("future-model"))).toContain("(no channel)");
+  });
+});

@@ -1,0 +1,58 @@
+import { channelCommands } from "./channels";
+import type { CommandContext, CommandHandler, CommandResult } from "./command-context";
+import { CommandError } from "./command-error";
+import { describeUnexpectedError } from "./database-errors";
+import { modelCommands } from "./models";
+import { tokenCommands } from "./tokens";
+import { isResource, type Resource, usageText } from "./usage";
+import { userCommands } from "./users";
+
+export type { CommandContext, CommandResult } from "./command-context";
+
+const commands: Record<Resource, Record<string, CommandHandler>> = {
+  user: userCommands,
+  channel: channelCommands,
+  model: modelCommands,
+  token: tokenCommands,
+};
+
+const HELP_WORDS = new Set(["help", "--help", "-h"]);
+
+function wantsHelp(argv: readonly string[]): boolean {
+  const terminator = argv.indexOf("--");
+  const flags = terminator === -1 ? argv : argv.slice(0, terminator);
+  return flags.includes("--help") || flags.includes("-h");
+}
+
+function failure(message: string, exitCode: number, stdout = ""): CommandResult {
+  return { exitCode, stdout, stderr: `error: ${message}\n` };
+}
+
+/**
+ * Runs one admin command, e.g. `["token", "create", "--user", "alice", "--name", "ci"]`, and returns what
+ * to print instead of printing it. Holds no state between calls, so the gateway can run it in-process for
+ * a CLI that cannot open the embedded database itself. Bad arguments and unknown ids give exit code 2
+ * with a one-line message and write nothing; unexpected failures give exit code 1.
+ */
+export async function runCommand(argv: string[], context: CommandContext): Promise<CommandResult> {
+  const [first, second, ...rest] = argv;
+  if (first === undefined || HELP_WORDS.has(first)) {
+    const resource = second !== undefined && isResource(second) ? second : undefined;
+    return { exitCode: 0, stdout: usageText(resource), stderr: "" };
+  }
+  if (!isResource(first)) return failure(`unknown command ${JSON.stringify(first)} (run "help" for usage)`, 2, usageText());
+  if (second === undefined || HELP_WORDS.has(second) || wantsHelp(rest)) {
+    if (second === undefined) return failure(`missing ${first} command`, 2, usageText(first));
+    return { exitCode: 0, stdout: usageText(first), stderr: "" };
+  }
+  const handler = Object.hasOwn(commands[first], second) ? commands[first][second] : undefined;
+  if (handler === undefined) {
+    return failure(`unknown command ${JSON.stringify(`${first} ${second}`)} (run "help ${first}" for usage)`, 2, usageText(first));
+  }
+  try {
+    return { exitCode: 0, stdout: await handler(rest, context), stderr: "" };
+  } catch (error) {
+    if (error instanceof CommandError) return failure(error.message, error.exitCode);
+    return failure(describeUnexpectedError(error), 1);
+  }
+}

@@ -1,0 +1,49 @@
+const header = `Usage: bun run admin -- <resource> <command> [flags]
+
+Amounts are in USD (up to 6 decimals); prices are USD per 1M tokens. Add --json to any command
+for one line of JSON (amounts as decimal USD strings). Exit codes: 0 ok, 2 bad arguments or
+unknown id, 1 other failures.
+`;
+
+const sections = {
+  user: `Users:
+  user create --name NAME [--group GROUP] [--balance USD|unlimited] [--admin] [--password PASSWORD]
+      --admin requires --password (at least 8 characters); balance defaults to 0.
+  user list
+  user topup NAME_OR_ID --amount USD [--reason TEXT]
+`,
+  channel: `Channels:
+  channel add --name NAME --base-url URL --key KEY --models a,b [--type openai-compatible]
+      [--map public=upstream[,public2=upstream2]] [--priority N] [--weight N] [--group G[,G2]]
+      Higher --priority is tried first (default 0); --weight shares traffic in a tier (default 1);
+      groups default to "default". The key is stored encrypted and never printed in full.
+  channel list
+  channel enable ID | channel disable ID | channel delete ID
+`,
+  model: `Models:
+  model price --model MODEL --input USD_PER_1M --output USD_PER_1M [--cached USD_PER_1M]
+      Sets the whole price of a model; without --cached, cached prompt tokens cost the input price.
+  model list      models served by any channel or priced, with their prices
+`,
+  token: `Tokens:
+  token create --user NAME_OR_ID --name NAME [--models a,b] [--quota USD|unlimited]
+      [--expires ISO8601|never] [--ip 1.2.3.4,10.0.0.0/8,::1,2001:db8::/32] [--group G] [--rpm N]
+      Prints the key once. Quota defaults to unlimited, expiry to never. A date alone or a time
+      without an offset is UTC.
+  token list [--user NAME_OR_ID]
+  token show ID
+  token enable ID | token disable ID | token delete ID
+`,
+} as const;
+
+export type Resource = keyof typeof sections;
+
+export function isResource(name: string): name is Resource {
+  return Object.hasOwn(sections, name);
+}
+
+/** The usage of one resource, or of everything. */
+export function usageText(resource?: Resource): string {
+  if (resource !== undefined) return `${header}\n${sections[resource]}`;
+  return `${header}\n${Object.values(sections).join("\n")}\n  help [RESOURCE]   this text\n`;
+}
