@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs on a machine that has only Node and npm: installs Bun through the npm package `bun` into
 // .tools/ when no Bun is on PATH, installs the workspace dependencies, then hands over to Bun.
-// Usage: node scripts/bootstrap.mjs <start|test|...bun script name> [args...]
+// Usage: node scripts/bootstrap.mjs <task> [args...]; tasks are listed in `tasks` below.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -41,5 +41,17 @@ if (process.env.CI && existsSync(join(root, "bun.lock"))) installArgs.push("--fr
 const installStatus = run(bun, installArgs, { env });
 if (installStatus !== 0) process.exit(installStatus);
 
-const args = task === "test" ? ["test", ...rest] : ["run", task, ...rest];
-process.exit(run(bun, args, { env }));
+// Each task runs Bun directly (not through `bun run`), so that nothing echoes the arguments: the CLI's
+// may carry an upstream key.
+const tasks = {
+  start: ["apps/gateway/src/index.ts"],
+  "start:gateway": ["apps/gateway/src/index.ts"],
+  admin: ["apps/cli/src/index.ts"],
+  test: ["test"],
+  bench: ["bench/run.ts"],
+};
+if (!(task in tasks)) {
+  console.error(`[tollgate] unknown task ${task}; one of: ${Object.keys(tasks).join(", ")}`);
+  process.exit(2);
+}
+process.exit(run(bun, [...tasks[task], ...rest], { env }));

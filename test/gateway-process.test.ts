@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrateDatabase, openDatabase, requestLogs, tokens } from "@tollgate/db";
+import { eq } from "drizzle-orm";
+import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { TEST_SECRET } from "./helpers/gateway-fixture";
+
+const root = join(import.meta.dir, "..");
+const usePostgres = Boolean(process.env.DATABASE_URL);
+
+let upstream: FakeOpenAIUpstream;
+let dataDir: string;
+let database: FreshDatabase | null = null;
+let environment: Record<string, string | undefined>;
+
+function cli(...argv: string[]) {
+  const result = Bun.spawnSync([process.execPath, join(root, "apps/cli/src/index.ts"), ...argv], { env: environment, cwd: root });
+  return { exitCode: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}
+
+/** Starts `npm start`'s gateway entry point and resolves with its base URL once it listens. */
+async function startProcess() {
+  const child = Bun.spawn([process.execPath, join(root, "apps/gateway/src/index.ts")], {
+    env: environment,
+    cwd: root,
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = child.stdout.getReader();
+  let output = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`gateway exited before listening: ${output}`);
+    output += new TextDecoder().decode(value);
+    const match = /"url":"(http:\/\/[^"]+\/v1)"/.exec(output);
+    if (match) {
+      // Keep draining stdout so the child never blocks on a full pipe.
+      void (async () => {
+        for (;;) {
+          const chunk = await reader.read();
+          if (chunk.done) return;
+          output += new TextDecoder().decode(chunk.value);
+        }
+      })();
+      return { child, baseUrl: match[1]!.replace("localhost", "127.0.0.1"), output: () => output };
+    }
+  }
+}
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAIUpstream();
+  dataDir = mkdtempSync(join(tmpdir(), "tollgate-process-"));
+  if (usePostgres) database = await freshDatabase();
+  environment = {
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    TOLLGATE_DATA_DIR: dataDir,
+    DATABASE_URL: database?.url ?? "",
+    TOLLGATE_SECRET: usePostgres ? TEST_SECRET : "",
+    // Only the shutdown flush can write the usage of this test.
+    USAGE_FLUSH_INTERVAL_MS: "600000",
+  };
+});
+
+afterAll(async () => {
+  await upstream?.close();
+  await database?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("the gateway process", () => {
+  test("serves calls set up by the CLI and writes their usage when stopped with SIGTERM", async () => {
+    const gateway = await startProcess();
+    try {
+      // In embedded mode these commands are forwarded to the running server, which owns the data folder.
+      expect(cli("user", "create", "--name", "alice").exitCode).toBe(0);
+      const channel = cli("channel", "add", "--name", "fake", "--type", "openai-compatible", "--base-url", upstream.url, "--key", "sk-fake-upstream", "--models", "gpt-4o-mini");
+      expect(channel.stderr).toBe("");
+      expect(cli("model", "price", "--model", "gpt-4o-mini", "--input", "1", "--output", "2").exitCode).toBe(0);
+      const created = cli("token", "create", "--user", "alice", "--name", "laptop", "--quota", "5", "--json");
+      expect(created.exitCode).toBe(0);
+      const { id, key } = JSON.parse(created.stdout) as { id: number; key: string };
+      expect(key).toStartWith("sk-");
+
+      upstream.enqueue({ kind: "ok", content: "hi", promptTokens: 1000, completionTokens: 500 });
+      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+
+      gateway.child.kill("SIGTERM");
+      expect(await gateway.child.exited).toBe(0);
+      expect(gateway.output()).not.toContain(key);
+      expect(gateway.output()).not.toContain("sk-fake-upstream");
+
+      const handle = usePostgres ? await openDatabase({ databaseUrl: database!.url }) : await openDatabase({ dataDir });
+      try {
+        await migrateDatabase(handle);
+        const logs = await handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, id));
+        expect(logs).toHaveLength(1);
+        // 1000 x $1/1M + 500 x $2/1M = $0.002
+        expect(logs[0]).toMatchObject({ promptTokens: 1000, completionTokens: 500, cost: 2000, status: 200 });
+        const [row] = await handle.db.select().from(tokens).where(eq(tokens.id, id));
+        expect(row!.usedQuota).toBe(2000);
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      gateway.child.kill("SIGKILL");
+    }
+  });
+});
