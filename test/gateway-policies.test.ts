@@ -156,3 +156,23 @@ describe("models list", () => {
     expect((await listModels("sk-wrong")).status).toBe(401);
   });
 });
+
+describe("client address behind proxies", () => {
+  test("X-Forwarded-For is believed only from a trusted proxy", async () => {
+    const proxied = await startGateway(database.handle, { socketAddress: "10.1.2.3", trustedProxies: ["10.0.0.0/8"] });
+    const direct = await startGateway(database.handle, { socketAddress: "10.1.2.3" });
+    try {
+      const token = await seed.token({ userId, allowedIps: ["203.0.113.50"] });
+      const request = () =>
+        new Request("http://gateway.test/v1/models", {
+          headers: { authorization: `Bearer ${token.secret}`, "x-forwarded-for": "203.0.113.50" },
+        });
+      expect((await proxied.handle(request())).status).toBe(200);
+      // Without TRUSTED_PROXIES the header is ignored and the socket address (10.1.2.3) is refused.
+      expect((await direct.handle(request())).status).toBe(403);
+    } finally {
+      await proxied.stop();
+      await direct.stop();
+    }
+  });
+});
