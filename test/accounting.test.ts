@@ -132,3 +132,26 @@ describe("accounting", () => {
     expect((await chat(token.secret, { model: "metered", max_tokens: 2500 })).status).toBe(429);
   });
 });
+
+describe("hourly rollup", () => {
+  test("the write-behind keeps usage_hourly in step with the request log", async () => {
+    const { usageHourly } = await import("@tollgate/db");
+    const token = await seed.token({ userId });
+    upstream.enqueue({ kind: "ok", promptTokens: 10, completionTokens: 20 });
+    upstream.enqueue({ kind: "ok", promptTokens: 5, completionTokens: 1 });
+    upstream.enqueue({ kind: "error", status: 400 });
+    for (let index = 0; index < 3; index++) await (await chat(token.secret, {})).text();
+    await gateway.services.usage.flush();
+    const rows = await database.handle.db.select().from(usageHourly).where(eq(usageHourly.tokenId, token.row.id));
+    expect(rows).toHaveLength(1);
+    const logs = await logsOf(token.row.id);
+    expect(rows[0]).toMatchObject({
+      requests: 3,
+      errors: 1,
+      promptTokens: 15,
+      completionTokens: 21,
+      cost: logs.reduce((sum, log) => sum + log.cost, 0),
+      model: "gpt-4o-mini",
+    });
+  });
+});

@@ -1,4 +1,4 @@
-import { type Database, requestLogs } from "@tollgate/db";
+import { type Database, requestLogs, usageHourly } from "@tollgate/db";
 import { type SQL, sql } from "drizzle-orm";
 
 export type RequestLogRow = typeof requestLogs.$inferInsert;
@@ -26,6 +26,33 @@ export interface UsageWriterOptions {
 }
 
 const ROWS_PER_INSERT = 500;
+const HOUR_MS = 3_600_000;
+
+type RollupRow = typeof usageHourly.$inferInsert;
+
+/** Sums log rows per (hour, user, token, model, channel) for the usage_hourly upsert. */
+export function rollUp(logs: readonly RequestLogRow[]): RollupRow[] {
+  const groups = new Map<string, RollupRow>();
+  for (const log of logs) {
+    if (log.userId == null || log.tokenId == null) continue;
+    const created = (log.createdAt ?? new Date()).getTime();
+    const hour = created - (created % HOUR_MS);
+    const channelId = log.channelId ?? 0;
+    const key = `${hour}|${log.userId}|${log.tokenId}|${log.model}|${channelId}`;
+    let row = groups.get(key);
+    if (!row) {
+      row = { hour: new Date(hour), userId: log.userId, tokenId: log.tokenId, model: log.model, channelId, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0 };
+      groups.set(key, row);
+    }
+    row.requests! += 1;
+    if (log.status >= 400) row.errors! += 1;
+    row.promptTokens! += log.promptTokens ?? 0;
+    row.completionTokens! += log.completionTokens ?? 0;
+    row.cachedTokens! += log.cachedTokens ?? 0;
+    row.cost! += log.cost ?? 0;
+  }
+  return [...groups.values()];
+}
 
 function rowsOf(result: unknown): Array<Record<string, unknown>> {
   if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
@@ -143,6 +170,23 @@ export class UsageWriter {
       await this.db.transaction(async (transaction) => {
         for (let index = 0; index < logs.length; index += ROWS_PER_INSERT) {
           await transaction.insert(requestLogs).values(logs.slice(index, index + ROWS_PER_INSERT));
+        }
+        const rollups = rollUp(logs);
+        for (let index = 0; index < rollups.length; index += ROWS_PER_INSERT) {
+          await transaction
+            .insert(usageHourly)
+            .values(rollups.slice(index, index + ROWS_PER_INSERT))
+            .onConflictDoUpdate({
+              target: [usageHourly.hour, usageHourly.userId, usageHourly.tokenId, usageHourly.model, usageHourly.channelId],
+              set: {
+                requests: sql`${usageHourly.requests} + excluded.requests`,
+                errors: sql`${usageHourly.errors} + excluded.errors`,
+                promptTokens: sql`${usageHourly.promptTokens} + excluded.prompt_tokens`,
+                completionTokens: sql`${usageHourly.completionTokens} + excluded.completion_tokens`,
+                cachedTokens: sql`${usageHourly.cachedTokens} + excluded.cached_tokens`,
+                cost: sql`${usageHourly.cost} + excluded.cost`,
+              },
+            });
         }
         if (tokenDeltas.size > 0) {
           const result = await transaction.execute(sql`

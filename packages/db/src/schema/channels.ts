@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigserial, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
-export const channelTypes = ["openai-compatible"] as const;
+export const channelTypes = ["openai-compatible", "anthropic", "gemini", "azure-openai"] as const;
 export type ChannelType = (typeof channelTypes)[number];
 
 /** Per-channel settings that are not worth a column each (timeouts, headers, preset quirks). */

@@ -4,3 +4,5 @@ export * from "./request-logs";
 export * from "./settings";
 export * from "./tokens";
 export * from "./users";
+export * from "./sessions";
+export * from "./usage-hourly";

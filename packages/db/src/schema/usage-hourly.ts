@@ -1,0 +1,25 @@
+import { bigint, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+
+/**
+ * Hourly rollup of request logs, upserted by the gateways' write-behind in the same transaction as the log
+ * rows, so dashboards never scan request_logs. channel_id is 0 when no channel was reached.
+ */
+export const usageHourly = pgTable(
+  "usage_hourly",
+  {
+    hour: timestamp("hour", { withTimezone: true }).notNull(),
+    userId: bigint("user_id", { mode: "number" }).notNull(),
+    tokenId: bigint("token_id", { mode: "number" }).notNull(),
+    model: text("model").notNull(),
+    channelId: bigint("channel_id", { mode: "number" }).notNull().default(0),
+    requests: integer("requests").notNull().default(0),
+    /** Requests answered with a status of 400 or more. */
+    errors: integer("errors").notNull().default(0),
+    promptTokens: bigint("prompt_tokens", { mode: "number" }).notNull().default(0),
+    completionTokens: bigint("completion_tokens", { mode: "number" }).notNull().default(0),
+    cachedTokens: bigint("cached_tokens", { mode: "number" }).notNull().default(0),
+    /** Micro-USD. */
+    cost: bigint("cost", { mode: "number" }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.hour, table.userId, table.tokenId, table.model, table.channelId] })],
+);
