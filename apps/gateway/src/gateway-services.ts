@@ -7,7 +7,10 @@ import { LoadingCache } from "./auth/loading-cache";
 import { createIpAllowList, type IpAllowList } from "./policy/ip-allow-list";
 import { SlidingWindowRateLimiter } from "./policy/rate-limiter";
 import type { Logger } from "./logger";
-import { ChannelCatalog } from "./routing/channel-catalog";
+import { channels } from "@tollgate/db";
+import { eq, sql } from "drizzle-orm";
+import { ChannelCatalog, type RoutableChannel } from "./routing/channel-catalog";
+import { ChannelHealth, defaultChannelHealthOptions, type ChannelHealthOptions, type HealthChange } from "./routing/channel-health";
 import { SettingsCache } from "./settings-cache";
 
 export interface GatewayOptions {
@@ -17,6 +20,17 @@ export interface GatewayOptions {
   upstreamTimeoutMs: number;
   usageFlushIntervalMs: number;
   usageBufferMax: number;
+  /** Channels tried for one request before giving up (failover). */
+  maxUpstreamAttempts: number;
+  /** Idle time allowed between two chunks of a stream, unless the channel sets its own. */
+  streamIdleTimeoutMs: number;
+  channelHealth: ChannelHealthOptions;
+}
+
+/** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
+export interface GatewayMetricsHooks {
+  retry(channelId: number): void;
+  upstreamError(channelId: number, status: string): void;
 }
 
 export const defaultGatewayOptions: GatewayOptions = {
@@ -25,6 +39,9 @@ export const defaultGatewayOptions: GatewayOptions = {
   upstreamTimeoutMs: 600_000,
   usageFlushIntervalMs: 1000,
   usageBufferMax: 100_000,
+  maxUpstreamAttempts: 3,
+  streamIdleTimeoutMs: 120_000,
+  channelHealth: defaultChannelHealthOptions,
 };
 
 /** Everything a request handler needs; built once per process (or per test) around one database. */
@@ -39,6 +56,10 @@ export interface GatewayServices {
   ledger: QuotaLedger;
   rateLimiter: SlidingWindowRateLimiter;
   usage: UsageWriter;
+  health: ChannelHealth;
+  metrics: GatewayMetricsHooks | null;
+  /** Marks a channel auto_disabled (its key was rejected); every instance sees it through NOTIFY. */
+  disableChannel(channel: RoutableChannel, reason: string): void;
   trustedProxies: IpAllowList | null;
   /** Subscribes to invalidations and starts the write-behind timer. */
   start(): Promise<void>;
@@ -83,6 +104,20 @@ export function createGatewayServices(input: {
     },
   });
   const rateLimiter = new SlidingWindowRateLimiter();
+  const instanceId = crypto.randomUUID();
+  const broadcast = (payload: Record<string, unknown>) => {
+    const text = JSON.stringify({ ...payload, origin: instanceId });
+    db.execute(sql`select pg_notify('tollgate_invalidate', ${text})`).catch((error) =>
+      log("warn", "could not broadcast a channel health change", { error: String(error) }),
+    );
+  };
+  const health = new ChannelHealth(options.channelHealth, (change: HealthChange) => {
+    log("warn", change.state === "cooldown" ? "channel cooling down after repeated failures" : "channel healthy again", {
+      channel: change.channelId,
+    });
+    broadcast({ table: "channel_health", op: "update", kind: "change", id: change.channelId, ...change });
+  });
+  const disabling = new Set<number>();
   let unlisten: (() => Promise<void>) | null = null;
   let pruneTimer: ReturnType<typeof setInterval> | null = null;
 
@@ -114,6 +149,11 @@ export function createGatewayServices(input: {
       case "settings":
         settings.invalidate();
         return;
+      case "channel_health":
+        if (message.origin === instanceId || message.id === undefined) return;
+        if (message.state === "healthy") health.apply({ channelId: message.id, state: "healthy" });
+        else if (message.state === "cooldown" && message.until) health.apply({ channelId: message.id, state: "cooldown", until: message.until });
+        return;
     }
   };
 
@@ -128,6 +168,23 @@ export function createGatewayServices(input: {
     ledger,
     rateLimiter,
     usage,
+    health,
+    metrics: null,
+    disableChannel(channel, reason) {
+      if (disabling.has(channel.id)) return;
+      disabling.add(channel.id);
+      log("error", "channel disabled: the upstream rejected its key", { channel: channel.id });
+      db.update(channels)
+        .set({ status: "auto_disabled", statusReason: reason, updatedAt: new Date() })
+        .where(eq(channels.id, channel.id))
+        .then(
+          () => disabling.delete(channel.id),
+          (error) => {
+            disabling.delete(channel.id);
+            log("error", "could not disable channel", { channel: channel.id, error: String(error) });
+          },
+        );
+    },
     trustedProxies: options.trustedProxies.length > 0 ? createIpAllowList(options.trustedProxies) : null,
     async start() {
       unlisten = await database.listen(INVALIDATION_CHANNEL, {

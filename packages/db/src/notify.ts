@@ -1,7 +1,8 @@
 /** The one NOTIFY channel the triggers in drizzle/0001_notify_triggers.sql write to. */
 export const INVALIDATION_CHANNEL = "tollgate_invalidate";
 
-export type InvalidationTable = "tokens" | "users" | "channels" | "model_prices" | "settings";
+/** Tables the triggers report, plus `channel_health`, which gateways send each other (cool-downs). */
+export type InvalidationTable = "tokens" | "users" | "channels" | "model_prices" | "settings" | "channel_health";
 
 /** What a trigger sends: ids and key hashes only, never a secret. */
 export interface InvalidationMessage {
@@ -13,6 +14,11 @@ export interface InvalidationMessage {
   key_hash?: string;
   model?: string;
   key?: string;
+  /** channel_health only. */
+  state?: "cooldown" | "healthy";
+  until?: number;
+  /** channel_health only: the sending instance, so it can ignore its own broadcast. */
+  origin?: string;
 }
 
 export function parseInvalidation(payload: string): InvalidationMessage | null {

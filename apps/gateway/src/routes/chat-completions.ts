@@ -1,12 +1,11 @@
 import type { TokenUsage } from "@tollgate/shared";
-import { countPromptTokens, countTextTokens } from "../accounting/count-tokens";
 import { errors, GatewayError } from "../errors";
-import { buildUpstreamRequest, upstreamModelFor } from "../providers/openai-compatible/build-request";
+import { adapterFor } from "../providers";
 import { extractUsage } from "../providers/openai-compatible/extract-usage";
-import { mapUpstreamError } from "../providers/openai-compatible/map-upstream-error";
-import { forwardWithFailover } from "../routing/forward-with-failover";
-import { relayChatStream } from "../streaming/relay-chat-stream";
+import { type ForwardedResponse, forwardWithFailover } from "../routing/forward-with-failover";
+import { parseEventStream, relayChatStream } from "../streaming/relay-chat-stream";
 import type { CallContext } from "./call-context";
+import { type ChatRequestShape, estimateUsage, prepareChatAttempt, producedText, translationInput } from "./chat-attempt";
 
 function positiveInteger(value: unknown, param: string): number | null {
   if (value === undefined || value === null) return null;
@@ -16,107 +15,114 @@ function positiveInteger(value: unknown, param: string): number | null {
   return value;
 }
 
-/** Text the model produced in one choice delta or message: content, reasoning and tool-call arguments. */
-function producedText(part: Record<string, unknown> | undefined): string {
-  if (!part) return "";
-  let text = "";
-  if (typeof part.content === "string") text += part.content;
-  if (typeof part.reasoning_content === "string") text += part.reasoning_content;
-  if (Array.isArray(part.tool_calls)) {
-    for (const call of part.tool_calls as Array<{ function?: { name?: string; arguments?: string } }>) {
-      text += (call.function?.name ?? "") + (call.function?.arguments ?? "");
-    }
-  }
-  return text;
-}
-
-async function estimateUsage(body: Record<string, unknown>, completionText: string): Promise<TokenUsage> {
-  return {
-    promptTokens: await countPromptTokens(body),
-    completionTokens: await countTextTokens(completionText),
-    cachedTokens: 0,
-  };
-}
-
-/** POST /v1/chat/completions: streamed and not, relayed to OpenAI-compatible channels. */
-export async function handleChatCompletions(context: CallContext): Promise<Response> {
+/** Checks the chat-specific fields and holds quota for the worst case. */
+async function admitChat(context: CallContext): Promise<ChatRequestShape> {
   await context.admit();
   const body = context.body!.value;
   if (body.messages === undefined || body.messages === null) throw errors.missingParameter("messages");
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw errors.invalidParameter("messages", "'messages' must be a non-empty array.");
   }
-  const maxTokens = positiveInteger(body.max_completion_tokens, "max_completion_tokens") ?? positiveInteger(body.max_tokens, "max_tokens");
+  const maxTokens =
+    positiveInteger(body.max_completion_tokens, "max_completion_tokens") ?? positiveInteger(body.max_tokens, "max_tokens");
   const stream = body.stream === true;
   const settingsResult = context.services.settings.get();
   const settings = settingsResult instanceof Promise ? await settingsResult : settingsResult;
   const choices = typeof body.n === "number" && body.n > 1 ? body.n : 1;
   await context.route((maxTokens ?? settings.reservationDefaultMaxTokens) * choices);
-
   const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
-  const clientWantsUsage = stream && streamOptions?.include_usage === true;
-  const clientSignal = context.request.signal;
+  return {
+    body,
+    text: context.body!.text,
+    model: context.model,
+    stream,
+    clientWantsUsage: stream && streamOptions?.include_usage === true,
+  };
+}
 
-  let forwarded: Awaited<ReturnType<typeof forwardWithFailover>>;
+/** POST /v1/chat/completions: streamed and not, to every channel type. */
+export async function handleChatCompletions(context: CallContext): Promise<Response> {
+  const shape = await admitChat(context);
+  const clientSignal = context.request.signal;
+  let forwarded: ForwardedResponse;
   try {
-    forwarded = await forwardWithFailover(context, clientSignal, (channel, signal) => {
-      const upstreamModel = upstreamModelFor(channel, context.model);
-      let text = context.body!.text;
-      if (upstreamModel !== context.model || (stream && !clientWantsUsage)) {
-        // Re-serialise only when something must change: the model name, or asking for the usage chunk.
-        const outgoing: Record<string, unknown> = { ...body, model: upstreamModel };
-        if (stream) outgoing.stream_options = { ...streamOptions, include_usage: true };
-        text = JSON.stringify(outgoing);
-      }
-      return { ...buildUpstreamRequest(channel, "/chat/completions", text, signal), upstreamModel };
-    });
+    forwarded = await forwardWithFailover(context, clientSignal, (channel, signal) => prepareChatAttempt(channel, shape, signal));
   } catch (error) {
     const gatewayError = error instanceof GatewayError ? error : errors.upstreamUnreachable();
-    context.finish({ status: clientSignal.aborted ? 499 : gatewayError.status, usage: null, errorCode: gatewayError.code, stream });
+    context.finish({ status: clientSignal.aborted ? 499 : gatewayError.status, usage: null, errorCode: gatewayError.code, stream: shape.stream });
     throw gatewayError;
   }
   const { response, channel, upstreamModel } = forwarded;
-
   if (!response.ok) {
-    const upstreamError = mapUpstreamError(response.status, await response.text().catch(() => ""), channel);
-    context.finish({ status: upstreamError.status, usage: null, channel, upstreamModel, errorCode: upstreamError.code, stream });
+    const upstreamError = forwarded.attempt.mapError(response.status, await response.text().catch(() => ""));
+    context.finish({ status: upstreamError.status, usage: null, channel, upstreamModel, errorCode: upstreamError.code, stream: shape.stream });
     throw upstreamError;
   }
-
-  const responseHeaders = { ...context.rateLimitHeaders, "x-request-id": context.requestId };
+  const headers = { ...context.rateLimitHeaders, "x-request-id": context.requestId };
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+  if (shape.stream && isEventStream && response.body) return relay(context, shape, forwarded, headers);
+  return answerWhole(context, shape, forwarded, headers);
+}
 
-  if (!stream || !isEventStream || !response.body) {
-    const text = await response.text();
-    context.markFirstByte();
-    let usage: TokenUsage | null = null;
-    let estimated = false;
-    try {
-      const parsed = JSON.parse(text) as { usage?: unknown; choices?: Array<{ message?: Record<string, unknown> }> };
-      usage = extractUsage(parsed.usage);
-      if (!usage) {
-        estimated = true;
-        usage = await estimateUsage(body, (parsed.choices ?? []).map((choice) => producedText(choice.message)).join(""));
-      }
-    } catch {
-      estimated = true;
-      usage = await estimateUsage(body, "");
+async function answerWhole(context: CallContext, shape: ChatRequestShape, forwarded: ForwardedResponse, headers: Record<string, string>): Promise<Response> {
+  const { response, channel, upstreamModel } = forwarded;
+  const text = await response.text();
+  context.markFirstByte();
+  const adapter = adapterFor(channel.type);
+  let usage: TokenUsage | null = null;
+  let answer = text;
+  let parsed: { usage?: unknown; choices?: Array<{ message?: Record<string, unknown> }> } | null = null;
+  try {
+    const json = JSON.parse(text);
+    if (adapter) {
+      const translated = adapter.translateChatResponse(json, translationInput(channel, shape, upstreamModel));
+      parsed = translated.completion as unknown as typeof parsed;
+      usage = translated.usage;
+      answer = JSON.stringify(translated.completion);
+    } else {
+      parsed = json;
+      usage = extractUsage(json.usage);
     }
-    context.finish({ status: 200, usage, usageEstimated: estimated, channel, upstreamModel, stream: false });
-    return new Response(text, { status: 200, headers: { "content-type": "application/json", ...responseHeaders } });
+  } catch {
+    if (adapter) {
+      const error = errors.upstreamUnreachable();
+      context.finish({ status: 502, usage: null, channel, upstreamModel, errorCode: "upstream_bad_response" });
+      throw error;
+    }
   }
+  const estimated = usage === null;
+  usage ??= await estimateUsage(shape.body, (parsed?.choices ?? []).map((choice) => producedText(choice.message)).join(""));
+  context.finish({ status: 200, usage, usageEstimated: estimated, channel, upstreamModel, stream: false });
+  return new Response(answer, { status: 200, headers: { "content-type": "application/json", ...headers } });
+}
 
+function relay(context: CallContext, shape: ChatRequestShape, forwarded: ForwardedResponse, headers: Record<string, string>): Response {
+  const { response, channel, upstreamModel } = forwarded;
+  const clientSignal = context.request.signal;
+  const adapter = adapterFor(channel.type);
   let upstreamUsage: TokenUsage | null = null;
   const produced: string[] = [];
-  const relayed = relayChatStream(response.body, {
-    forwardUsageChunk: clientWantsUsage,
+  const events = parseEventStream(response.body!);
+  const source = adapter
+    ? {
+        chunks: events.pipeThrough(
+          adapter.createChatStreamTransformer(translationInput(channel, shape, upstreamModel), (usage) => {
+            upstreamUsage = usage;
+          }),
+        ),
+      }
+    : { events };
+  const relayed = relayChatStream(source, {
+    forwardUsageChunk: shape.clientWantsUsage,
     abortUpstream: forwarded.abort,
+    idleTimeoutMs: channel.config.idleTimeoutMs ?? context.services.options.streamIdleTimeoutMs,
     tap: {
       onFirstEvent: () => context.markFirstByte(),
       onChunk(chunk) {
         if (chunk.usage) upstreamUsage = extractUsage(chunk.usage) ?? upstreamUsage;
-        const choicesOfChunk = chunk.choices as Array<{ delta?: Record<string, unknown> }> | undefined;
-        if (choicesOfChunk) for (const choice of choicesOfChunk) {
+        const choices = chunk.choices as Array<{ delta?: Record<string, unknown> }> | undefined;
+        if (!choices) return;
+        for (const choice of choices) {
           const text = producedText(choice.delta);
           if (text) produced.push(text);
         }
@@ -124,14 +130,15 @@ export async function handleChatCompletions(context: CallContext): Promise<Respo
       onFinish(reported) {
         // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
         const outcome = reported !== "completed" && clientSignal.aborted ? "cancelled" : reported;
-        const status = outcome === "completed" ? 200 : outcome === "cancelled" ? 499 : 502;
-        const errorCode = outcome === "completed" ? null : outcome === "cancelled" ? "client_closed" : "upstream_stream_error";
+        const status = outcome === "completed" ? 200 : outcome === "cancelled" ? 499 : outcome === "stalled" ? 504 : 502;
+        const errorCode =
+          outcome === "completed" ? null : outcome === "cancelled" ? "client_closed" : outcome === "stalled" ? "upstream_idle_timeout" : "upstream_stream_error";
         if (upstreamUsage) {
           context.finish({ status, usage: upstreamUsage, channel, upstreamModel, errorCode, stream: true });
           return;
         }
         // No usage from the upstream (cut short, or a server that never sends it): bill what was produced.
-        estimateUsage(body, produced.join("")).then(
+        estimateUsage(shape.body, produced.join("")).then(
           (usage) => context.finish({ status, usage, usageEstimated: true, channel, upstreamModel, errorCode, stream: true }),
           () => context.finish({ status, usage: null, channel, upstreamModel, errorCode, stream: true }),
         );
@@ -141,11 +148,6 @@ export async function handleChatCompletions(context: CallContext): Promise<Respo
   clientSignal.addEventListener("abort", () => forwarded.abort(), { once: true });
   return new Response(relayed, {
     status: 200,
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-      ...responseHeaders,
-    },
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...headers },
   });
 }

@@ -1,40 +1,52 @@
 import { errors, GatewayError } from "../errors";
-import { mapUpstreamError } from "../providers/openai-compatible/map-upstream-error";
 import type { CallContext } from "../routes/call-context";
 import type { RoutableChannel } from "./channel-catalog";
-
-/** At most this many channels are tried for one request. */
-const MAX_ATTEMPTS = 3;
 
 export interface UpstreamAttempt {
   url: string;
   init: RequestInit;
   upstreamModel: string;
+  /** The upstream's error answer in our envelope (each protocol has its own error body). */
+  mapError(status: number, bodyText: string): GatewayError;
 }
 
 export interface ForwardedResponse {
   response: Response;
   channel: RoutableChannel;
   upstreamModel: string;
-  /** Aborts the upstream call (client went away mid-stream). */
+  attempt: UpstreamAttempt;
+  /** Aborts the upstream call (client went away, stream stalled). */
   abort: () => void;
 }
 
+/** Healthy channels in their routed order, then cooling ones (tried only when nothing else is left). */
+function byHealth(context: CallContext): RoutableChannel[] {
+  const health = context.services.health;
+  const available: RoutableChannel[] = [];
+  const cooling: RoutableChannel[] = [];
+  for (const channel of context.candidates) (health.isAvailable(channel.id) ? available : cooling).push(channel);
+  return available.concat(cooling);
+}
+
 /**
- * Sends the request to the ordered candidates until one answers with something other than a connection
- * error, a timeout, 429 or 5xx. Nothing has reached the client yet at this point, so trying another channel
- * is invisible to it. A 4xx that is the caller's fault is returned as is, never retried.
+ * Sends the request to the candidates in order until one answers with something other than a connection
+ * error, a timeout, 429 or 5xx, or a rejection of the channel's own key (401/403, which also disables the
+ * channel). Nothing has reached the client yet, so another channel is invisible to it. A 4xx that is the
+ * caller's fault is returned as is and never retried.
  */
 export async function forwardWithFailover(
   context: CallContext,
   clientSignal: AbortSignal | undefined,
   prepare: (channel: RoutableChannel, signal: AbortSignal) => UpstreamAttempt,
 ): Promise<ForwardedResponse> {
+  const { services } = context;
   let lastError: GatewayError = errors.upstreamUnreachable();
-  const attempts = context.candidates.slice(0, MAX_ATTEMPTS);
+  const attempts = byHealth(context).slice(0, services.options.maxUpstreamAttempts);
   for (const channel of attempts) {
     if (clientSignal?.aborted) break;
+    if (context.channelsTried.length > 0) services.metrics?.retry(channel.id);
     context.channelsTried.push(channel.id);
+    services.health.begin(channel.id);
     const controller = new AbortController();
     const onClientAbort = () => controller.abort();
     clientSignal?.addEventListener("abort", onClientAbort, { once: true });
@@ -42,16 +54,21 @@ export async function forwardWithFailover(
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, channel.config.firstByteTimeoutMs ?? context.services.options.upstreamTimeoutMs);
-    const attempt = prepare(channel, controller.signal);
+    }, channel.config.firstByteTimeoutMs ?? services.options.upstreamTimeoutMs);
+    let attempt: UpstreamAttempt;
     let response: Response;
     try {
+      attempt = prepare(channel, controller.signal);
       response = await fetch(attempt.url, attempt.init);
     } catch (error) {
       clearTimeout(timer);
       clientSignal?.removeEventListener("abort", onClientAbort);
+      if (error instanceof GatewayError) throw error;
+      if (clientSignal?.aborted) break;
       lastError = timedOut ? errors.upstreamTimeout() : errors.upstreamUnreachable();
-      context.services.log("warn", "upstream request failed", {
+      services.health.recordFailure(channel.id);
+      services.metrics?.upstreamError(channel.id, timedOut ? "timeout" : "connect");
+      services.log("warn", "upstream request failed", {
         requestId: context.requestId,
         channel: channel.id,
         reason: timedOut ? "timeout" : (error as Error).name,
@@ -59,18 +76,22 @@ export async function forwardWithFailover(
       continue;
     }
     clearTimeout(timer);
-    if (response.status === 429 || response.status >= 500) {
+    const status = response.status;
+    if (status === 401 || status === 403 || status === 429 || status >= 500) {
       const text = await response.text().catch(() => "");
       clientSignal?.removeEventListener("abort", onClientAbort);
-      lastError = mapUpstreamError(response.status, text, channel);
-      context.services.log("warn", "upstream answered with a retryable error", {
-        requestId: context.requestId,
-        channel: channel.id,
-        status: response.status,
-      });
+      lastError = attempt.mapError(status, text);
+      services.metrics?.upstreamError(channel.id, String(status));
+      if (status === 401 || status === 403) {
+        services.disableChannel(channel, `upstream answered ${status}: ${lastError.message}`.slice(0, 500));
+      } else {
+        services.health.recordFailure(channel.id);
+      }
+      services.log("warn", "upstream answered with a retryable error", { requestId: context.requestId, channel: channel.id, status });
       continue;
     }
-    return { response, channel, upstreamModel: attempt.upstreamModel, abort: () => controller.abort() };
+    if (response.ok) services.health.recordSuccess(channel.id);
+    return { response, channel, upstreamModel: attempt.upstreamModel, attempt, abort: () => controller.abort() };
   }
   throw lastError;
 }

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import type { LogLevel } from "../logger";
+import { SlidingWindowRateLimiter } from "./rate-limiter";
+import { RedisRateLimiter } from "./redis-rate-limiter";
+
+interface LogLine {
+  level: LogLevel;
+  message: string;
+}
+
+interface RedisServer {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function freePort(): number {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = listener.port;
+  listener.stop(true);
+  return port;
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(5);
+  }
+}
+
+/** A throw-away redis-server of our own, so that a test can stop and restart it. */
+async function startRedis(port = freePort()): Promise<RedisServer> {
+  const child = Bun.spawn(
+    ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdout: "ignore", stderr: "inherit" },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  await until(async () => {
+    const probe = new RedisClient(url, { autoReconnect: false, connectionTimeout: 200 });
+    try {
+      return (await probe.send("PING", [])) === "PONG";
+    } catch {
+      return false;
+    } finally {
+      probe.close();
+    }
+  }, `redis-server on port ${port}`);
+  return {
+    port,
+    url,
+    async stop() {
+      child.kill("SIGKILL");
+      await child.exited;
+    },
+  };
+}
+
+function startOfMinute(time: number): number {
+  return time - (time % 60_000);
+}
+
+let redis: RedisServer;
+const limiters: RedisRateLimiter[] = [];
+
+function limiter(url: string, logs: LogLine[] = [], options: { probeIntervalMs?: number } = {}) {
+  const created = new RedisRateLimiter({
+    url,
+    log: (level, message) => logs.push({ level, message }),
+    probeIntervalMs: options.probeIntervalMs,
+  });
+  limiters.push(created);
+  return created;
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+
+afterAll(async () => {
+  for (const created of limiters) created.close();
+  await redis?.stop();
+});
+
+describe("redis rate limiter", () => {
+  test("two instances share one limit", async () => {
+    const first = limiter(redis.url);
+    const second = limiter(redis.url);
+    await until(() => first.backend === "redis" && second.backend === "redis", "both limiters on redis");
+    const now = Date.now();
+    const decisions = [];
+    for (let index = 0; index < 6; index++) {
+      decisions.push(await (index % 2 === 0 ? first : second).check(101, 5, now + index));
+    }
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, true, true, false]);
+    expect(decisions.slice(0, 5).map((decision) => decision.remaining)).toEqual([4, 3, 2, 1, 0]);
+    expect(decisions[5]!.retryAfterMs).toBeGreaterThan(0);
+    // Another token has its own window.
+    expect((await second.check(102, 5, now)).allowed).toBe(true);
+  });
+
+  test("gives the same decisions as the in-process limiter as the window slides and decays", async () => {
+    const shared = limiter(redis.url);
+    await until(() => shared.backend === "redis", "limiter on redis");
+    const local = new SlidingWindowRateLimiter();
+    const start = startOfMinute(Date.now());
+    // Bursts late in one minute, then probes through the next two as the previous minute's weight decays.
+    const times = [
+      ...Array.from({ length: 12 }, (_, index) => start + 50_000 + index * 700),
+      start + 60_001,
+      start + 60_500,
+      start + 66_000,
+      start + 75_000,
+      start + 75_001,
+      start + 90_000,
+      start + 90_000,
+      start + 105_000,
+      ...Array.from({ length: 8 }, (_, index) => start + 110_000 + index),
+      start + 125_000,
+      start + 179_999,
+      start + 240_000,
+    ];
+    for (const time of times) {
+      const fromRedis = await shared.check(201, 10, time);
+      expect(fromRedis).toEqual(local.check(201, 10, time));
+    }
+    // A refused request told to come back after retryAfterMs passes then, on both.
+    const refused = await shared.check(202, 1, start + 5_000);
+    const again = await shared.check(202, 1, start + 5_000 + 1);
+    expect(again.allowed).toBe(false);
+    expect(refused.allowed).toBe(true);
+    const retryAt = start + 5_001 + again.retryAfterMs;
+    expect((await shared.check(202, 1, retryAt)).allowed).toBe(true);
+  });
+
+  test("falls back to per-process limits while redis is down, logs once, and returns when it is back", async () => {
+    const own = await startRedis();
+    const logs: LogLine[] = [];
+    const limits = limiter(own.url, logs, { probeIntervalMs: 20 });
+    await until(() => limits.backend === "redis", "limiter on redis");
+    const now = Date.now();
+    expect((await limits.check(301, 3, now)).allowed).toBe(true);
+    expect((await limits.check(301, 3, now)).allowed).toBe(true);
+
+    await own.stop();
+    // Whether or not the connection loss was noticed yet, a check answers without throwing.
+    const duringOutage = [];
+    for (let index = 0; index < 5; index++) duringOutage.push(await limits.check(301, 3, now));
+    expect(limits.backend).toBe("local");
+    // This process had counted its two requests: one more passes, then the limit holds locally.
+    expect(duringOutage.map((decision) => decision.allowed)).toEqual([true, false, false, false, false]);
+    // Checks while down are answered synchronously, without waiting for Redis.
+    expect(limits.check(302, 3, now)).not.toBeInstanceOf(Promise);
+    expect(logs.filter((line) => line.level === "warn")).toHaveLength(1);
+
+    const restarted = await startRedis(own.port);
+    try {
+      await until(() => limits.backend === "redis", "limiter back on redis");
+      expect(logs.filter((line) => line.level === "warn")).toHaveLength(1);
+      expect(logs.at(-1)?.level).toBe("info");
+      // The restarted Redis is empty, so the token's count there starts again, and the check lands there.
+      const later = Date.now();
+      expect((await limits.check(303, 3, later)).allowed).toBe(true);
+      const inspector = new RedisClient(restarted.url);
+      try {
+        const key = `tollgate:rl:{303}:${startOfMinute(later)}`;
+        expect(await inspector.get(key)).toBe("1");
+        expect(await inspector.pttl(key)).toBeGreaterThan(60_000);
+      } finally {
+        inspector.close();
+      }
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  test("a redis that does not answer in time is bypassed for the request", async () => {
+    // A server that accepts connections and never replies: every command times out.
+    const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      const logs: LogLine[] = [];
+      const limits = new RedisRateLimiter({ url: `redis://127.0.0.1:${silent.port}`, log: (level, message) => logs.push({ level, message }), timeoutMs: 30 });
+      limiters.push(limits);
+      await until(() => logs.length > 0, "the outage to be logged");
+      const decision = limits.check(401, 2);
+      expect(decision).not.toBeInstanceOf(Promise);
+      expect((decision as Awaited<typeof decision>).allowed).toBe(true);
+      expect(logs).toHaveLength(1);
+    } finally {
+      silent.stop(true);
+    }
+  });
+});

@@ -1,0 +1,212 @@
+import { RedisClient } from "bun";
+import type { LogLevel } from "../logger";
+import { type RateLimitDecision, SlidingWindowRateLimiter } from "./rate-limiter";
+import type { RateLimiter } from "./rate-limiter-port";
+
+const WINDOW_MS = 60_000;
+
+/**
+ * The sliding-window counter of SlidingWindowRateLimiter, done atomically on Redis. The arithmetic is
+ * written in the same order as the local limiter's, so both give the same decision to the bit for the
+ * same counts (Lua numbers are doubles, like JavaScript's).
+ * KEYS[1]: this minute's counter, KEYS[2]: the previous minute's. ARGV: limit, now (ms), window (ms).
+ * Returns {allowed (1/0), remaining, retryAfterMs, resetMs}.
+ */
+export const SLIDING_WINDOW_SCRIPT = `
+local limit = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local elapsed = now % window
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local previous = tonumber(redis.call('GET', KEYS[2]) or '0')
+local previousWeight = (window - elapsed) / window
+local used = previous * previousWeight + current
+local reset = window - elapsed
+if previous > 0 then reset = reset + window end
+if used + 1 > limit then
+  local retry
+  if current + 1 > limit then
+    local needed = 0
+    if current > 0 then needed = (1 - (limit - 1) / current) * window end
+    retry = math.ceil((window - elapsed) + math.max(0, needed))
+  else
+    local weightNeeded = 1
+    if previous > 0 then weightNeeded = (limit - 1 - current) / previous end
+    retry = math.max(1, math.ceil((1 - weightNeeded) * window - elapsed))
+  end
+  return {0, 0, retry, reset}
+end
+if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], window * 2 + 1000) end
+return {1, math.max(0, math.floor(limit - used - 1)), 0, reset}
+`;
+
+export interface RedisRateLimiterOptions {
+  /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
+  url: string;
+  log: (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
+  /** Longest wait for one Redis answer before the request is decided locally. Default 50 ms. */
+  timeoutMs?: number;
+  /** How often a background probe tries Redis again while it is unavailable. Default 1000 ms. */
+  probeIntervalMs?: number;
+  /** Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` (the braces are a cluster hash tag). */
+  keyPrefix?: string;
+}
+
+class RedisTimeoutError extends Error {}
+
+/**
+ * Requests per minute per token, shared by every gateway instance through Redis: one EVALSHA per check,
+ * bounded by a short timeout. When Redis is unreachable, errors or is slow, the check is answered at once
+ * by a per-process SlidingWindowRateLimiter (logged once per outage), and a background probe switches
+ * back when Redis answers again; requests never wait for it.
+ *
+ * Every request Redis allows is also counted locally, so that on a failover each instance starts from its
+ * own share of the recent traffic instead of a fresh allowance. Windows come from this process's clock
+ * (instances are assumed NTP-synced; a skew of s ms shifts the window edge by s ms).
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly client: RedisClient;
+  private readonly local = new SlidingWindowRateLimiter();
+  private readonly log: RedisRateLimiterOptions["log"];
+  private readonly timeoutMs: number;
+  private readonly probeIntervalMs: number;
+  private readonly keyPrefix: string;
+  private scriptSha: string | null = null;
+  private available = false;
+  /** True once Redis has been reported unavailable, until it answers again: one log line per outage. */
+  private outageLogged = false;
+  private probeTimer: ReturnType<typeof setTimeout> | null = null;
+  private probing = false;
+  private closed = false;
+  private readonly pruneTimer: ReturnType<typeof setInterval>;
+
+  constructor(options: RedisRateLimiterOptions) {
+    this.log = options.log;
+    this.timeoutMs = options.timeoutMs ?? 50;
+    this.probeIntervalMs = options.probeIntervalMs ?? 1000;
+    this.keyPrefix = options.keyPrefix ?? "tollgate:rl:";
+    // Reconnection is ours (the probe): Bun's own would queue commands while disconnected, and a queued
+    // INCR would count a request long after it was decided.
+    this.client = new RedisClient(options.url, {
+      autoReconnect: false,
+      enableOfflineQueue: false,
+      connectionTimeout: Math.max(250, this.timeoutMs * 10),
+    });
+    this.client.onclose = (error) => this.markUnavailable(error);
+    this.pruneTimer = setInterval(() => this.local.prune(), WINDOW_MS);
+    this.pruneTimer.unref?.();
+    void this.probe();
+  }
+
+  /** "redis" while checks go to Redis, "local" while they are answered by this process alone. */
+  get backend(): "redis" | "local" {
+    return this.available ? "redis" : "local";
+  }
+
+  check(key: number, limit: number, now = Date.now()): RateLimitDecision | Promise<RateLimitDecision> {
+    if (!this.available) return this.local.check(key, limit, now);
+    return this.checkOnRedis(key, limit, now);
+  }
+
+  /** Stops the probe and closes the connection; checks after this are local. */
+  close(): void {
+    this.closed = true;
+    this.available = false;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    clearInterval(this.pruneTimer);
+    this.client.onclose = null;
+    this.client.close();
+  }
+
+  private async checkOnRedis(key: number, limit: number, now: number): Promise<RateLimitDecision> {
+    const windowStart = now - (now % WINDOW_MS);
+    const currentKey = `${this.keyPrefix}{${key}}:${windowStart}`;
+    const previousKey = `${this.keyPrefix}{${key}}:${windowStart - WINDOW_MS}`;
+    const args = [currentKey, previousKey, String(limit), String(now), String(WINDOW_MS)];
+    let reply: [number, number, number, number];
+    try {
+      reply = await this.withTimeout(this.evaluate(args));
+    } catch (error) {
+      this.markUnavailable(error);
+      return this.local.check(key, limit, now);
+    }
+    const allowed = reply[0] === 1;
+    if (allowed) this.local.check(key, limit, now);
+    return { allowed, limit, remaining: reply[1], retryAfterMs: reply[2], resetMs: reply[3] };
+  }
+
+  private async evaluate(args: string[]): Promise<[number, number, number, number]> {
+    if (this.scriptSha !== null) {
+      try {
+        return await this.client.send("EVALSHA", [this.scriptSha, "2", ...args]);
+      } catch (error) {
+        // A restarted or flushed Redis has forgotten the script: run it by its text (which caches it again).
+        if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
+      }
+    }
+    return await this.client.send("EVAL", [SLIDING_WINDOW_SCRIPT, "2", ...args]);
+  }
+
+  private withTimeout<T>(promise: Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // The late answer (or error) is dropped, not left unhandled.
+        promise.catch(() => {});
+        reject(new RedisTimeoutError(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  private markUnavailable(error: unknown): void {
+    if (this.closed) return;
+    const wasAvailable = this.available;
+    this.available = false;
+    if (wasAvailable || !this.outageLogged) this.reportOutage(error);
+    this.scheduleProbe();
+  }
+
+  private reportOutage(error: unknown): void {
+    if (this.outageLogged) return;
+    this.outageLogged = true;
+    this.log("warn", "redis unavailable: rate limits are counted per process until it answers again", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+
+  private scheduleProbe(): void {
+    if (this.closed || this.probing || this.probeTimer !== null) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = null;
+      void this.probe();
+    }, this.probeIntervalMs);
+    this.probeTimer.unref?.();
+  }
+
+  /** Connects if needed and (re)loads the script; on success checks go to Redis again. */
+  private async probe(): Promise<void> {
+    if (this.closed || this.probing) return;
+    this.probing = true;
+    try {
+      if (!this.client.connected) await this.withTimeout(this.client.connect(), Math.max(250, this.timeoutMs * 10));
+      this.scriptSha = await this.withTimeout(this.client.send("SCRIPT", ["LOAD", SLIDING_WINDOW_SCRIPT]), 1000);
+      if (this.closed) return;
+      this.available = true;
+      if (this.outageLogged) this.log("info", "redis answers again: rate limits are shared again");
+      this.outageLogged = false;
+      this.probing = false;
+    } catch (error) {
+      this.probing = false;
+      this.markUnavailable(error);
+    }
+  }
+}

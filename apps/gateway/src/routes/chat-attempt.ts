@@ -1,0 +1,87 @@
+import type { TokenUsage } from "@tollgate/shared";
+import { countPromptTokens, countTextTokens } from "../accounting/count-tokens";
+import { GatewayError } from "../errors";
+import { adapterFor, gatewayErrorFromTranslated } from "../providers";
+import { buildUpstreamRequest, upstreamModelFor } from "../providers/openai-compatible/build-request";
+import { mapUpstreamError } from "../providers/openai-compatible/map-upstream-error";
+import { type ChatTranslationInput, TranslationError } from "../providers/provider-adapter";
+import type { RoutableChannel } from "../routing/channel-catalog";
+import type { UpstreamAttempt } from "../routing/forward-with-failover";
+
+/** What the chat route asks of every attempt, whatever the channel's protocol. */
+export interface ChatRequestShape {
+  /** The client's body, parsed; never mutated. */
+  body: Record<string, unknown>;
+  /** The client's body as sent, forwarded as is when nothing must change. */
+  text: string;
+  model: string;
+  stream: boolean;
+  clientWantsUsage: boolean;
+}
+
+export function translationInput(channel: RoutableChannel, shape: ChatRequestShape, upstreamModel: string): ChatTranslationInput {
+  return {
+    channel: { baseUrl: channel.baseUrl, apiKey: channel.apiKey, config: channel.config as Record<string, unknown> },
+    upstreamModel,
+    body: shape.body,
+    stream: shape.stream,
+  };
+}
+
+/** Builds the upstream HTTP request for one channel: relayed for OpenAI-compatible ones, translated otherwise. */
+export function prepareChatAttempt(channel: RoutableChannel, shape: ChatRequestShape, signal: AbortSignal): UpstreamAttempt {
+  const upstreamModel = upstreamModelFor(channel, shape.model);
+  const adapter = adapterFor(channel.type);
+  if (!adapter) {
+    let text = shape.text;
+    if (upstreamModel !== shape.model || (shape.stream && !shape.clientWantsUsage)) {
+      // Re-serialise only when something must change: the model name, or asking for the usage chunk.
+      const outgoing: Record<string, unknown> = { ...shape.body, model: upstreamModel };
+      if (shape.stream) outgoing.stream_options = { ...(shape.body.stream_options as object), include_usage: true };
+      text = JSON.stringify(outgoing);
+    }
+    return {
+      ...buildUpstreamRequest(channel, "/chat/completions", text, signal),
+      upstreamModel,
+      mapError: (status, bodyText) => mapUpstreamError(status, bodyText, channel),
+    };
+  }
+  let request: ReturnType<typeof adapter.buildChatRequest>;
+  try {
+    request = adapter.buildChatRequest(translationInput(channel, shape, upstreamModel));
+  } catch (error) {
+    if (error instanceof TranslationError) {
+      throw new GatewayError(error.message, { status: 400, code: "invalid_value", param: error.param });
+    }
+    throw error;
+  }
+  return {
+    url: request.url,
+    init: { method: "POST", headers: { ...request.headers, ...channel.config.headers }, body: request.body, signal },
+    upstreamModel,
+    mapError: (status, bodyText) => gatewayErrorFromTranslated(adapter.mapError(status, bodyText, translationInput(channel, shape, upstreamModel).channel)),
+  };
+}
+
+/** Text the model produced in one choice delta or message: content, reasoning and tool-call arguments. */
+export function producedText(part: Record<string, unknown> | undefined): string {
+  if (!part) return "";
+  let text = "";
+  if (typeof part.content === "string") text += part.content;
+  if (typeof part.reasoning_content === "string") text += part.reasoning_content;
+  if (Array.isArray(part.tool_calls)) {
+    for (const call of part.tool_calls as Array<{ function?: { name?: string; arguments?: string } }>) {
+      text += (call.function?.name ?? "") + (call.function?.arguments ?? "");
+    }
+  }
+  return text;
+}
+
+/** Local counts for an answer whose upstream reported no usage (or was cut short). */
+export async function estimateUsage(body: Record<string, unknown>, completionText: string): Promise<TokenUsage> {
+  return {
+    promptTokens: await countPromptTokens(body),
+    completionTokens: await countTextTokens(completionText),
+    cachedTokens: 0,
+  };
+}
