@@ -130,3 +130,29 @@ describe("errors", () => {
     expect(((await offline.json()) as { error: { code: string } }).error.code).toBe("no_available_channel");
   });
 });
+
+describe("legacy completions and health", () => {
+  test("POST /v1/completions is relayed to an OpenAI-compatible channel and billed", async () => {
+    upstream.enqueue({ kind: "ok", content: " there was a gateway", promptTokens: 4, completionTokens: 5 });
+    const response = await post("/v1/completions", { model: "gpt-4o-mini", prompt: "Once upon a time", max_tokens: 5 });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { object: string; choices: Array<{ text: string }> };
+    expect(body.object).toBe("text_completion");
+    expect(body.choices[0]!.text).toBe(" there was a gateway");
+    const forwarded = upstream.requests.at(-1)!;
+    expect(forwarded.path).toBe("/v1/completions");
+    expect(forwarded.body.prompt).toBe("Once upon a time");
+    await gateway.services.usage.flush();
+    expect((await logsOf(tokenId)).at(-1)).toMatchObject({ endpoint: "completions", promptTokens: 4, completionTokens: 5, status: 200 });
+    const missingPrompt = await post("/v1/completions", { model: "gpt-4o-mini" });
+    expect(missingPrompt.status).toBe(400);
+    expect(((await missingPrompt.json()) as { error: { param: string } }).error.param).toBe("prompt");
+  });
+
+  test("/healthz answers while alive and /readyz once the database and caches are ready", async () => {
+    expect((await gateway.handle(new Request(`${BASE}/healthz`))).status).toBe(200);
+    const ready = await gateway.handle(new Request(`${BASE}/readyz`));
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ready", database: true, caches: true });
+  });
+});

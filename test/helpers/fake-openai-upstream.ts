@@ -138,10 +138,11 @@ async function readBody(request: Request): Promise<{ body: any; isInvalidJson: b
   }
 }
 
-type Route = "chat" | "embeddings" | "models" | "model" | undefined;
+type Route = "chat" | "completions" | "embeddings" | "models" | "model" | undefined;
 
 function routeOf(method: string, path: string): Route {
   if (method === "POST" && path === "/v1/chat/completions") return "chat";
+  if (method === "POST" && path === "/v1/completions") return "completions";
   if (method === "POST" && path === "/v1/embeddings") return "embeddings";
   if (method === "GET" && path === "/v1/models") return "models";
   if (method === "GET" && path.startsWith("/v1/models/") && path.length > "/v1/models/".length) return "model";
@@ -281,6 +282,21 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIUpstreamOptions
       const plan = chatPlan(body, behaviour);
       if (body?.stream === true) return streamResponse(request, plan);
       return jsonResponse(200, buildChatCompletion(plan.identity, plan.content, plan.usage));
+    }
+    if (route === "completions") {
+      // Legacy text completion, non-streamed, in the shape of OpenAI's reference for POST /v1/completions.
+      const plan = chatPlan(body, behaviour);
+      return jsonResponse(200, {
+        id: plan.identity.id.replace("chatcmpl-", "cmpl-"),
+        object: "text_completion",
+        created: plan.identity.created,
+        model: plan.identity.model,
+        system_fingerprint: "fp_44709d6fcb",
+        choices: [{ text: plan.content, index: 0, logprobs: null, finish_reason: "length" }],
+        ...(plan.usage
+          ? { usage: { prompt_tokens: plan.usage.promptTokens, completion_tokens: plan.usage.completionTokens, total_tokens: plan.usage.promptTokens + plan.usage.completionTokens } }
+          : {}),
+      });
     }
     if (route === "embeddings") {
       return jsonResponse(

@@ -3,7 +3,8 @@ import { resolveClientAddress } from "./client-address";
 import { errorResponse, errors, GatewayError } from "./errors";
 import type { GatewayServices } from "./gateway-services";
 import { CallContext } from "./routes/call-context";
-import { handleChatCompletions } from "./routes/chat-completions";
+import { handleChatCompletions, handleTextCompletions } from "./routes/chat-completions";
+import { handleHealth, handleReadiness } from "./routes/health";
 import { handleEmbeddings } from "./routes/embeddings";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
 
@@ -74,6 +75,11 @@ export function createApp(dependencies: AppDependencies) {
     .post("/v1/chat/completions", ({ request }) => handleCall(request, "chat.completions", handleChatCompletions), {
       parse: "none",
     })
+    .post("/v1/completions", ({ request }) => handleCall(request, "completions", handleTextCompletions), {
+      parse: "none",
+    })
+    .get("/healthz", () => handleHealth())
+    .get("/readyz", () => handleReadiness(services))
     .post("/v1/embeddings", ({ request }) => handleCall(request, "embeddings", handleEmbeddings), { parse: "none" })
     .get("/v1/models", ({ request }) => withErrors(() => handleListModels(services, request, clientAddressOf(request))))
     .get("/v1/models/*", ({ request, params }) =>

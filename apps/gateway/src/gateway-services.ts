@@ -198,6 +198,8 @@ export function createGatewayServices(input: {
         },
       });
       usage.start();
+      // Warm the small caches so that the first requests, and /readyz, find them loaded.
+      await Promise.all([catalog.get(), settings.get()]);
       pruneTimer = setInterval(() => rateLimiter.prune(), 60_000);
       pruneTimer.unref?.();
     },

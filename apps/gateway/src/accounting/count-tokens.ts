@@ -34,6 +34,7 @@ export function textOfContent(content: unknown): string {
 
 export async function countPromptTokens(body: Record<string, unknown>): Promise<number> {
   const count = await loadTokenizer();
+  if (body.prompt !== undefined) return countInputTokens(body.prompt);
   const messages = Array.isArray(body.messages) ? body.messages : [];
   let total = TOKENS_PER_REPLY;
   for (const message of messages as Array<Record<string, unknown>>) {

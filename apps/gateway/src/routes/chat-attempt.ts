@@ -17,6 +17,8 @@ export interface ChatRequestShape {
   model: string;
   stream: boolean;
   clientWantsUsage: boolean;
+  /** `/completions` (legacy text completions) is relayed to OpenAI-compatible channels only. */
+  path: "/chat/completions" | "/completions";
 }
 
 export function translationInput(channel: RoutableChannel, shape: ChatRequestShape, upstreamModel: string): ChatTranslationInput {
@@ -41,10 +43,17 @@ export function prepareChatAttempt(channel: RoutableChannel, shape: ChatRequestS
       text = JSON.stringify(outgoing);
     }
     return {
-      ...buildUpstreamRequest(channel, "/chat/completions", text, signal),
+      ...buildUpstreamRequest(channel, shape.path, text, signal),
       upstreamModel,
       mapError: (status, bodyText) => mapUpstreamError(status, bodyText, channel),
     };
+  }
+  if (shape.path !== "/chat/completions") {
+    throw new GatewayError(`The model '${shape.model}' is not served through /v1/completions; use /v1/chat/completions.`, {
+      status: 400,
+      code: "unsupported_endpoint",
+      param: "model",
+    });
   }
   let request: ReturnType<typeof adapter.buildChatRequest>;
   try {
@@ -68,6 +77,7 @@ export function producedText(part: Record<string, unknown> | undefined): string 
   if (!part) return "";
   let text = "";
   if (typeof part.content === "string") text += part.content;
+  if (typeof part.text === "string") text += part.text;
   if (typeof part.reasoning_content === "string") text += part.reasoning_content;
   if (Array.isArray(part.tool_calls)) {
     for (const call of part.tool_calls as Array<{ function?: { name?: string; arguments?: string } }>) {

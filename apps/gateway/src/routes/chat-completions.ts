@@ -15,13 +15,17 @@ function positiveInteger(value: unknown, param: string): number | null {
   return value;
 }
 
-/** Checks the chat-specific fields and holds quota for the worst case. */
-async function admitChat(context: CallContext): Promise<ChatRequestShape> {
+/** Checks the endpoint's own fields and holds quota for the worst case. */
+async function admitChat(context: CallContext, path: ChatRequestShape["path"]): Promise<ChatRequestShape> {
   await context.admit();
   const body = context.body!.value;
-  if (body.messages === undefined || body.messages === null) throw errors.missingParameter("messages");
-  if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    throw errors.invalidParameter("messages", "'messages' must be a non-empty array.");
+  if (path === "/chat/completions") {
+    if (body.messages === undefined || body.messages === null) throw errors.missingParameter("messages");
+    if (!Array.isArray(body.messages) || body.messages.length === 0) {
+      throw errors.invalidParameter("messages", "'messages' must be a non-empty array.");
+    }
+  } else if (body.prompt === undefined || body.prompt === null) {
+    throw errors.missingParameter("prompt");
   }
   const maxTokens =
     positiveInteger(body.max_completion_tokens, "max_completion_tokens") ?? positiveInteger(body.max_tokens, "max_tokens");
@@ -37,12 +41,22 @@ async function admitChat(context: CallContext): Promise<ChatRequestShape> {
     model: context.model,
     stream,
     clientWantsUsage: stream && streamOptions?.include_usage === true,
+    path,
   };
 }
 
 /** POST /v1/chat/completions: streamed and not, to every channel type. */
-export async function handleChatCompletions(context: CallContext): Promise<Response> {
-  const shape = await admitChat(context);
+export function handleChatCompletions(context: CallContext): Promise<Response> {
+  return handleCompletionFamily(context, "/chat/completions");
+}
+
+/** POST /v1/completions (legacy text completions): relayed to OpenAI-compatible channels. */
+export function handleTextCompletions(context: CallContext): Promise<Response> {
+  return handleCompletionFamily(context, "/completions");
+}
+
+async function handleCompletionFamily(context: CallContext, path: ChatRequestShape["path"]): Promise<Response> {
+  const shape = await admitChat(context, path);
   const clientSignal = context.request.signal;
   let forwarded: ForwardedResponse;
   try {
@@ -91,7 +105,7 @@ async function answerWhole(context: CallContext, shape: ChatRequestShape, forwar
     }
   }
   const estimated = usage === null;
-  usage ??= await estimateUsage(shape.body, (parsed?.choices ?? []).map((choice) => producedText(choice.message)).join(""));
+  usage ??= await estimateUsage(shape.body, (parsed?.choices ?? []).map((choice) => producedText(choice.message ?? choice)).join(""));
   context.finish({ status: 200, usage, usageEstimated: estimated, channel, upstreamModel, stream: false });
   return new Response(answer, { status: 200, headers: { "content-type": "application/json", ...headers } });
 }
@@ -120,10 +134,10 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
       onFirstEvent: () => context.markFirstByte(),
       onChunk(chunk) {
         if (chunk.usage) upstreamUsage = extractUsage(chunk.usage) ?? upstreamUsage;
-        const choices = chunk.choices as Array<{ delta?: Record<string, unknown> }> | undefined;
+        const choices = chunk.choices as Array<{ delta?: Record<string, unknown>; text?: string }> | undefined;
         if (!choices) return;
         for (const choice of choices) {
-          const text = producedText(choice.delta);
+          const text = choice.delta ? producedText(choice.delta) : (choice.text ?? "");
           if (text) produced.push(text);
         }
       },
