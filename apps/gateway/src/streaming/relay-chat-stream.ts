@@ -1,22 +1,20 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import { EventSourceParserStream } from "eventsource-parser/stream";
+import { relayStream, type StreamOutcome } from "./relay-stream";
 
-export type StreamOutcome = "completed" | "cancelled" | "failed" | "stalled";
+export type { StreamOutcome } from "./relay-stream";
 
 export interface RelayTap {
   /** Every parsed chunk, in order, before it is forwarded. */
   onChunk(chunk: Record<string, unknown>): void;
   onFirstEvent(): void;
-  /** Called exactly once: the stream ended, the client went away, the upstream broke or stalled. */
   onFinish(outcome: StreamOutcome, error?: unknown): void;
 }
 
 export interface RelayOptions {
   /** The client asked for `stream_options.include_usage`; otherwise the usage-only chunk is dropped. */
   forwardUsageChunk: boolean;
-  /** Cancels the upstream call (client disconnected, stream stalled). */
   abortUpstream: () => void;
-  /** Longest silence allowed between two upstream events. */
   idleTimeoutMs: number;
   tap: RelayTap;
 }
@@ -31,45 +29,44 @@ export function parseEventStream(body: ReadableStream<Uint8Array>): ReadableStre
     .pipeThrough(new EventSourceParserStream());
 }
 
-class IdleTimeout extends Error {}
+/** OpenAI-format SSE events -> chunk objects (for translators that work on objects); `[DONE]` ends it. */
+export function parseChatChunks(events: ReadableStream<EventSourceMessage>): ReadableStream<Record<string, unknown>> {
+  return events.pipeThrough(
+    new TransformStream<EventSourceMessage, Record<string, unknown>>({
+      transform(event, controller) {
+        if (event.data === "[DONE]") return;
+        try {
+          controller.enqueue(JSON.parse(event.data));
+        } catch {
+          // A keep-alive or vendor comment line that is not JSON carries nothing to relay.
+        }
+      },
+    }),
+  );
+}
 
-function errorFrame(message: string, code: string): Uint8Array {
-  const envelope = { error: { message, type: "server_error", param: null, code } };
-  return encoder.encode(`data: ${JSON.stringify(envelope)}\n\n`);
+function openAIErrorFrame(kind: "stalled" | "failed", error: unknown, translated: boolean): Uint8Array {
+  const message =
+    kind === "stalled"
+      ? "The upstream stopped sending data; the stream was ended."
+      : error instanceof Error && translated
+        ? error.message
+        : "The upstream stream was interrupted.";
+  const code = kind === "stalled" ? "upstream_idle_timeout" : "upstream_stream_error";
+  return encoder.encode(`data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code } })}\n\n`);
 }
 
 /**
- * Relays a chat stream to the client chunk by chunk as it arrives (pull-driven: a slow client slows the
- * upstream instead of filling memory). Two sources:
+ * Relays a chat stream in OpenAI's format. Two sources:
  * - `events`: OpenAI-compatible SSE events, forwarded byte for byte (the tap parses a copy);
  * - `chunks`: chat.completion.chunk objects from a provider adapter, framed here, with `[DONE]` appended.
- * Cancelling the returned stream (client gone) cancels the upstream call; a silence longer than the idle
- * timeout ends the stream with an error event.
  */
 export function relayChatStream(
   source: { events: ReadableStream<EventSourceMessage> } | { chunks: ReadableStream<Record<string, unknown>> },
   options: RelayOptions,
 ): ReadableStream<Uint8Array> {
   const translated = "chunks" in source;
-  const reader = (translated ? source.chunks : source.events).getReader() as ReadableStreamDefaultReader<
-    EventSourceMessage | Record<string, unknown>
-  >;
-  let finished = false;
-  let sawFirst = false;
   let sentDone = false;
-  const finish = (outcome: StreamOutcome, error?: unknown) => {
-    if (finished) return;
-    finished = true;
-    options.tap.onFinish(outcome, error);
-  };
-
-  const read = () => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const idle = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new IdleTimeout()), options.idleTimeoutMs);
-    });
-    return Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
-  };
 
   const frameChunk = (chunk: Record<string, unknown>, raw: EventSourceMessage | null): Uint8Array | null => {
     options.tap.onChunk(chunk);
@@ -85,10 +82,6 @@ export function relayChatStream(
   };
 
   const frame = (item: EventSourceMessage | Record<string, unknown>): Uint8Array | null => {
-    if (!sawFirst) {
-      sawFirst = true;
-      options.tap.onFirstEvent();
-    }
     if (translated) return frameChunk(item as Record<string, unknown>, null);
     const event = item as EventSourceMessage;
     if (event.data === "[DONE]") {
@@ -104,48 +97,16 @@ export function relayChatStream(
     return frameChunk(chunk, event);
   };
 
-  return new ReadableStream<Uint8Array>(
+  return relayStream<EventSourceMessage | Record<string, unknown>>(
+    (translated ? source.chunks : source.events) as ReadableStream<EventSourceMessage | Record<string, unknown>>,
     {
-      async pull(controller) {
-        try {
-          for (;;) {
-            const { done, value } = await read();
-            if (done) {
-              if (translated && !sentDone) controller.enqueue(doneFrame);
-              finish("completed");
-              controller.close();
-              return;
-            }
-            const bytes = frame(value);
-            if (bytes) {
-              controller.enqueue(bytes);
-              return;
-            }
-          }
-        } catch (error) {
-          if (finished) return;
-          const stalled = error instanceof IdleTimeout;
-          if (stalled) options.abortUpstream();
-          try {
-            controller.enqueue(
-              stalled
-                ? errorFrame("The upstream stopped sending data; the stream was ended.", "upstream_idle_timeout")
-                : errorFrame(error instanceof Error && translated ? error.message : "The upstream stream was interrupted.", "upstream_stream_error"),
-            );
-            controller.close();
-          } catch {
-            // The client is gone as well.
-          }
-          reader.cancel().catch(() => {});
-          finish(stalled ? "stalled" : "failed", error);
-        }
-      },
-      cancel() {
-        finish("cancelled");
-        options.abortUpstream();
-        reader.cancel().catch(() => {});
-      },
+      frame,
+      closing: () => (translated && !sentDone ? doneFrame : null),
+      errorFrame: (kind, error) => openAIErrorFrame(kind, error, translated),
+      onFirstItem: options.tap.onFirstEvent,
+      onFinish: options.tap.onFinish,
+      abortUpstream: options.abortUpstream,
+      idleTimeoutMs: options.idleTimeoutMs,
     },
-    { highWaterMark: 0 },
   );
 }

@@ -1,0 +1,89 @@
+export type StreamOutcome = "completed" | "cancelled" | "failed" | "stalled";
+
+export interface RelayStreamOptions<Item> {
+  /** Turns one upstream item into bytes for the client, or null to skip it. */
+  frame(item: Item): Uint8Array | null;
+  /** Bytes sent once the upstream ends cleanly (e.g. `data: [DONE]`), if any. */
+  closing?(): Uint8Array | null;
+  /** The in-band error event sent when the upstream breaks or stalls. */
+  errorFrame(kind: "stalled" | "failed", error: unknown): Uint8Array;
+  onFirstItem(): void;
+  /** Called exactly once: the stream ended, the client went away, the upstream broke or stalled. */
+  onFinish(outcome: StreamOutcome, error?: unknown): void;
+  /** Cancels the upstream call (client disconnected, stream stalled). */
+  abortUpstream(): void;
+  /** Longest silence allowed between two upstream items. */
+  idleTimeoutMs: number;
+}
+
+class IdleTimeout extends Error {}
+
+/**
+ * Relays items to the client as they arrive. Pull-driven (highWaterMark 0): a slow client slows the
+ * upstream instead of filling memory. Cancelling the returned stream (client gone) cancels the upstream
+ * call; a silence longer than the idle timeout ends the stream with an error event; an upstream that
+ * breaks mid-way ends it with an error event too. Every path reports its outcome once, for billing.
+ */
+export function relayStream<Item>(source: ReadableStream<Item>, options: RelayStreamOptions<Item>): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let finished = false;
+  let sawFirst = false;
+  const finish = (outcome: StreamOutcome, error?: unknown) => {
+    if (finished) return;
+    finished = true;
+    options.onFinish(outcome, error);
+  };
+  const read = () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new IdleTimeout()), options.idleTimeoutMs);
+    });
+    return Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          for (;;) {
+            const { done, value } = await read();
+            if (done) {
+              const closing = options.closing?.();
+              if (closing) controller.enqueue(closing);
+              finish("completed");
+              controller.close();
+              return;
+            }
+            if (!sawFirst) {
+              sawFirst = true;
+              options.onFirstItem();
+            }
+            const bytes = options.frame(value);
+            if (bytes) {
+              controller.enqueue(bytes);
+              return;
+            }
+          }
+        } catch (error) {
+          if (finished) return;
+          const stalled = error instanceof IdleTimeout;
+          if (stalled) options.abortUpstream();
+          try {
+            controller.enqueue(options.errorFrame(stalled ? "stalled" : "failed", error));
+            controller.close();
+          } catch {
+            // The client is gone as well.
+          }
+          reader.cancel().catch(() => {});
+          finish(stalled ? "stalled" : "failed", error);
+        }
+      },
+      cancel() {
+        finish("cancelled");
+        options.abortUpstream();
+        reader.cancel().catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
