@@ -40,6 +40,8 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox) {
       models: string[];
       apiKey?: string;
       name?: string;
+      type?: "openai-compatible" | "anthropic" | "gemini" | "azure-openai";
+      config?: Record<string, unknown>;
       modelMapping?: Record<string, string>;
       groups?: string[];
       priority?: number;
@@ -50,8 +52,9 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox) {
         .insert(channels)
         .values({
           name: values.name ?? "fake",
-          type: "openai-compatible",
+          type: values.type ?? "openai-compatible",
           baseUrl: values.baseUrl,
+          config: values.config ?? {},
           apiKeyEncrypted: await secretBox.encrypt(values.apiKey ?? "sk-upstream-test-key"),
           models: values.models,
           modelMapping: values.modelMapping ?? {},

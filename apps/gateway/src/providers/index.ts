@@ -1,8 +1,13 @@
 import { GatewayError } from "../errors";
+import { azureOpenAIAdapter } from "./azure-openai";
+import { geminiAdapter } from "./gemini";
 import type { ProviderAdapter, TranslatedError } from "./provider-adapter";
 
 /** Adapters of the non-OpenAI protocols by channel type; openai-compatible is relayed without translation. */
-const adapters = new Map<string, ProviderAdapter>();
+const adapters = new Map<string, ProviderAdapter>([
+  [geminiAdapter.type, geminiAdapter],
+  [azureOpenAIAdapter.type, azureOpenAIAdapter],
+]);
 
 export function registerAdapter(adapter: ProviderAdapter): void {
   adapters.set(adapter.type, adapter);

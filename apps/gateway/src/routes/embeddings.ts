@@ -64,12 +64,13 @@ export async function handleEmbeddings(context: CallContext): Promise<Response> 
     throw upstreamError;
   }
   let usage: TokenUsage | null = null;
+  let translatedResponse: Record<string, unknown> | null = null;
   try {
     const json = JSON.parse(text);
     const adapter = adapterFor(channel.type);
     if (adapter?.translateEmbeddingsResponse) {
       const translated = adapter.translateEmbeddingsResponse(json, { upstreamModel, body });
-      text = JSON.stringify(translated.response);
+      translatedResponse = translated.response;
       usage = translated.usage;
     } else {
       usage = extractUsage((json as { usage?: unknown }).usage);
@@ -79,6 +80,11 @@ export async function handleEmbeddings(context: CallContext): Promise<Response> 
   }
   const estimated = usage === null;
   usage ??= { promptTokens: await countInputTokens(input), completionTokens: 0, cachedTokens: 0 };
+  if (translatedResponse) {
+    // Upstreams such as Gemini report no token count: the client sees the count it was billed for.
+    if (estimated) translatedResponse.usage = { prompt_tokens: usage.promptTokens, total_tokens: usage.promptTokens };
+    text = JSON.stringify(translatedResponse);
+  }
   context.finish({ status: 200, usage, usageEstimated: estimated, channel, upstreamModel });
   return new Response(text, {
     status: 200,

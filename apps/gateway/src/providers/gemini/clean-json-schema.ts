@@ -83,8 +83,9 @@ function convert(schema: unknown, root: JsonObject, depth: number): JsonObject {
   if (isObject(schema.properties)) {
     const properties: JsonObject = {};
     for (const [name, property] of Object.entries(schema.properties)) properties[name] = convert(property, root, depth);
-    result.properties = properties;
-    if (Array.isArray(schema.required)) {
+    // Gemini answers 400 to `properties: {}` ("should be non-empty for OBJECT type").
+    if (Object.keys(properties).length > 0) result.properties = properties;
+    if (Array.isArray(schema.required) && result.properties) {
       result.required = schema.required.filter((name) => typeof name === "string" && name in properties);
     }
   }

@@ -1,0 +1,158 @@
+/**
+ * A fake Anthropic Messages API on 127.0.0.1:0, speaking the documented wire format: POST /v1/messages,
+ * non-streamed messages and the SSE event sequence (message_start, content_block_start/delta/stop,
+ * message_delta, message_stop, with ping), and Anthropic's error body.
+ */
+export type FakeAnthropicBehaviour =
+  | { kind: "text"; text?: string; inputTokens?: number; outputTokens?: number; cacheReadTokens?: number; cacheCreationTokens?: number }
+  | { kind: "tool"; name: string; input: Record<string, unknown>; text?: string }
+  | { kind: "error"; status: number; type?: string; message?: string };
+
+export interface FakeAnthropicUpstream {
+  /** Base URL as an operator configures it (no /v1): http://127.0.0.1:PORT */
+  url: string;
+  requests: Array<{ path: string; headers: Record<string, string>; body: any }>;
+  enqueue(behaviour: FakeAnthropicBehaviour): void;
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+function event(name: string, data: unknown): Uint8Array {
+  return encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+function usageOf(behaviour: FakeAnthropicBehaviour & { kind: "text" | "tool" }) {
+  const text = behaviour.kind === "text" ? behaviour : null;
+  return {
+    input_tokens: text?.inputTokens ?? 25,
+    cache_creation_input_tokens: text?.cacheCreationTokens ?? 0,
+    cache_read_input_tokens: text?.cacheReadTokens ?? 0,
+    output_tokens: text?.outputTokens ?? 12,
+  };
+}
+
+function errorType(status: number): string {
+  if (status === 400) return "invalid_request_error";
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 429) return "rate_limit_error";
+  if (status === 529) return "overloaded_error";
+  return "api_error";
+}
+
+export async function startFakeAnthropicUpstream(options: { requireApiKey?: string } = {}): Promise<FakeAnthropicUpstream> {
+  const queue: FakeAnthropicBehaviour[] = [];
+  const requests: FakeAnthropicUpstream["requests"] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      const body = await request.json().catch(() => null);
+      requests.push({ path: url.pathname, headers: Object.fromEntries(request.headers), body });
+      if (url.pathname !== "/v1/messages" || request.method !== "POST") {
+        return Response.json({ type: "error", error: { type: "not_found_error", message: "Not found" } }, { status: 404 });
+      }
+      if (options.requireApiKey && request.headers.get("x-api-key") !== options.requireApiKey) {
+        return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
+      }
+      const behaviour = queue.shift() ?? { kind: "text" };
+      if (behaviour.kind === "error") {
+        return Response.json(
+          { type: "error", error: { type: behaviour.type ?? errorType(behaviour.status), message: behaviour.message ?? "Upstream error" } },
+          { status: behaviour.status, headers: { "request-id": "req_fake" } },
+        );
+      }
+      const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+      const usage = usageOf(behaviour);
+      const text = behaviour.kind === "text" ? (behaviour.text ?? "Hello! How can I help you today?") : (behaviour.text ?? "");
+      const content: Array<Record<string, unknown>> = [];
+      if (text) content.push({ type: "text", text });
+      if (behaviour.kind === "tool") {
+        content.push({ type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: behaviour.name, input: behaviour.input });
+      }
+      const stopReason = behaviour.kind === "tool" ? "tool_use" : "end_turn";
+      if (body?.stream !== true) {
+        return Response.json({
+          id,
+          type: "message",
+          role: "assistant",
+          model: body?.model,
+          content,
+          stop_reason: stopReason,
+          stop_sequence: null,
+          usage,
+        });
+      }
+      const frames: Uint8Array[] = [
+        event("message_start", {
+          type: "message_start",
+          message: {
+            id,
+            type: "message",
+            role: "assistant",
+            model: body?.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { ...usage, output_tokens: 1 },
+          },
+        }),
+      ];
+      let index = 0;
+      if (text) {
+        frames.push(event("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }));
+        frames.push(event("ping", { type: "ping" }));
+        for (const piece of text.match(/\S+\s*/g) ?? [text]) {
+          frames.push(event("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }));
+        }
+        frames.push(event("content_block_stop", { type: "content_block_stop", index }));
+        index++;
+      }
+      if (behaviour.kind === "tool") {
+        frames.push(
+          event("content_block_start", {
+            type: "content_block_start",
+            index,
+            content_block: { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: behaviour.name, input: {} },
+          }),
+        );
+        const json = JSON.stringify(behaviour.input);
+        const middle = Math.floor(json.length / 2);
+        for (const part of ["", json.slice(0, middle), json.slice(middle)]) {
+          frames.push(event("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: part } }));
+        }
+        frames.push(event("content_block_stop", { type: "content_block_stop", index }));
+      }
+      frames.push(
+        event("message_delta", {
+          type: "message_delta",
+          delta: { stop_reason: stopReason, stop_sequence: null },
+          usage: { output_tokens: usage.output_tokens },
+        }),
+      );
+      frames.push(event("message_stop", { type: "message_stop" }));
+      return new Response(
+        new ReadableStream({
+          pull(controller) {
+            const next = frames.shift();
+            if (next) controller.enqueue(next);
+            else controller.close();
+          },
+        }),
+        { headers: { "content-type": "text/event-stream; charset=utf-8" } },
+      );
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    requests,
+    enqueue: (behaviour) => queue.push(behaviour),
+    close: async () => {
+      await server.stop(true);
+    },
+  };
+}

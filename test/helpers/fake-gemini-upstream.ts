@@ -1,0 +1,120 @@
+/**
+ * A fake Gemini API (generativelanguage v1beta) on 127.0.0.1:0: generateContent, streamGenerateContent with
+ * alt=sse (each event a full GenerateContentResponse), batchEmbedContents/embedContent, and Google's error
+ * body, as the public API reference documents them.
+ */
+export type FakeGeminiBehaviour =
+  | { kind: "text"; text?: string; promptTokens?: number; candidatesTokens?: number; cachedTokens?: number }
+  | { kind: "function"; name: string; args: Record<string, unknown> }
+  | { kind: "error"; status: number; googleStatus?: string; message?: string };
+
+export interface FakeGeminiUpstream {
+  /** Base URL as an operator configures it: http://127.0.0.1:PORT */
+  url: string;
+  requests: Array<{ path: string; search: string; headers: Record<string, string>; body: any }>;
+  enqueue(behaviour: FakeGeminiBehaviour): void;
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+function googleStatus(status: number): string {
+  if (status === 400) return "INVALID_ARGUMENT";
+  if (status === 401) return "UNAUTHENTICATED";
+  if (status === 403) return "PERMISSION_DENIED";
+  if (status === 404) return "NOT_FOUND";
+  if (status === 429) return "RESOURCE_EXHAUSTED";
+  if (status === 503) return "UNAVAILABLE";
+  return "INTERNAL";
+}
+
+function vectorOf(text: string): number[] {
+  const vector: number[] = [];
+  let seed = 0;
+  for (const character of text) seed = (seed * 31 + character.charCodeAt(0)) % 10007;
+  for (let index = 0; index < 8; index++) vector.push(((seed * (index + 3)) % 997) / 997 - 0.5);
+  return vector;
+}
+
+export async function startFakeGeminiUpstream(options: { requireApiKey?: string } = {}): Promise<FakeGeminiUpstream> {
+  const queue: FakeGeminiBehaviour[] = [];
+  const requests: FakeGeminiUpstream["requests"] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      const body = await request.json().catch(() => null);
+      requests.push({ path: url.pathname, search: url.search, headers: Object.fromEntries(request.headers), body });
+      const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(url.pathname);
+      const error = (status: number, message: string, statusText = googleStatus(status)) =>
+        Response.json({ error: { code: status, message, status: statusText } }, { status });
+      if (!match) return error(404, `Requested entity was not found.`);
+      if (options.requireApiKey && request.headers.get("x-goog-api-key") !== options.requireApiKey) {
+        return error(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT");
+      }
+      const [, model, method] = match;
+      if (method === "embedContent") return Response.json({ embedding: { values: vectorOf(body?.content?.parts?.[0]?.text ?? "") } });
+      if (method === "batchEmbedContents") {
+        return Response.json({
+          embeddings: (body?.requests ?? []).map((entry: any) => ({ values: vectorOf(entry?.content?.parts?.[0]?.text ?? "") })),
+        });
+      }
+      const behaviour = queue.shift() ?? { kind: "text" };
+      if (behaviour.kind === "error") return error(behaviour.status, behaviour.message ?? "Upstream failure", behaviour.googleStatus);
+      const text = behaviour.kind === "text" ? (behaviour.text ?? "Hello from Gemini, the fake one.") : "";
+      const promptTokens = behaviour.kind === "text" ? (behaviour.promptTokens ?? 9) : 20;
+      const candidatesTokens = behaviour.kind === "text" ? (behaviour.candidatesTokens ?? 7) : 10;
+      const cached = behaviour.kind === "text" ? (behaviour.cachedTokens ?? 0) : 0;
+      const usageMetadata = {
+        promptTokenCount: promptTokens,
+        candidatesTokenCount: candidatesTokens,
+        totalTokenCount: promptTokens + candidatesTokens,
+        ...(cached ? { cachedContentTokenCount: cached } : {}),
+        promptTokensDetails: [{ modality: "TEXT", tokenCount: promptTokens }],
+      };
+      const candidate = (parts: unknown[], finishReason?: string) => ({
+        content: { parts, role: "model" },
+        ...(finishReason ? { finishReason } : {}),
+        index: 0,
+      });
+      const finalParts = behaviour.kind === "function" ? [{ functionCall: { name: behaviour.name, args: behaviour.args } }] : [{ text }];
+      if (method === "generateContent") {
+        return Response.json({ candidates: [candidate(finalParts, "STOP")], usageMetadata, modelVersion: model, responseId: "fake-response-id" });
+      }
+      const chunks: unknown[] = [];
+      if (behaviour.kind === "function") {
+        chunks.push({ candidates: [candidate(finalParts, "STOP")], usageMetadata, modelVersion: model });
+      } else {
+        const pieces = text.match(/\S+\s*/g) ?? [text];
+        pieces.forEach((piece, index) => {
+          const last = index === pieces.length - 1;
+          chunks.push({
+            candidates: [candidate([{ text: piece }], last ? "STOP" : undefined)],
+            usageMetadata: last ? usageMetadata : { promptTokenCount: promptTokens, totalTokenCount: promptTokens },
+            modelVersion: model,
+          });
+        });
+      }
+      return new Response(
+        new ReadableStream({
+          pull(controller) {
+            const next = chunks.shift();
+            if (next) controller.enqueue(encoder.encode(`data: ${JSON.stringify(next)}\r\n\r\n`));
+            else controller.close();
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    requests,
+    enqueue: (behaviour) => queue.push(behaviour),
+    close: async () => {
+      await server.stop(true);
+    },
+  };
+}
