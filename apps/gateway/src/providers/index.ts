@@ -1,10 +1,12 @@
 import { GatewayError } from "../errors";
+import { anthropicAdapter } from "./anthropic";
 import { azureOpenAIAdapter } from "./azure-openai";
 import { geminiAdapter } from "./gemini";
 import type { ProviderAdapter, TranslatedError } from "./provider-adapter";
 
 /** Adapters of the non-OpenAI protocols by channel type; openai-compatible is relayed without translation. */
 const adapters = new Map<string, ProviderAdapter>([
+  [anthropicAdapter.type, anthropicAdapter],
   [geminiAdapter.type, geminiAdapter],
   [azureOpenAIAdapter.type, azureOpenAIAdapter],
 ]);

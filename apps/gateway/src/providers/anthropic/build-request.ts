@@ -40,9 +40,10 @@ export function toAnthropicRequestBody(body: Record<string, unknown>, model: str
     const toolChoice = translateToolChoice(body.tool_choice, body.parallel_tool_calls);
     if (toolChoice) request.tool_choice = toolChoice;
   }
-  // OpenAI's temperature runs from 0 to 2, Anthropic's from 0 to 1.
+  // OpenAI's temperature runs from 0 to 2, Anthropic's from 0 to 1. Current Claude models refuse temperature
+  // and top_p together ("cannot both be specified for this model"), so temperature wins.
   if (typeof body.temperature === "number") request.temperature = Math.min(1, Math.max(0, body.temperature));
-  if (typeof body.top_p === "number") request.top_p = body.top_p;
+  else if (typeof body.top_p === "number") request.top_p = body.top_p;
   const stopSequences = stopSequencesOf(body.stop);
   if (stopSequences) request.stop_sequences = stopSequences;
   if (stream) request.stream = true;

@@ -46,13 +46,15 @@ function parseErrorBody(bodyText: string): { type?: string; message?: string } {
 /**
  * An Anthropic error answer -> our error. The status is relayed, except:
  * - 529 overloaded becomes 503, the status OpenAI clients know (and retry) for an overloaded upstream;
- * - 401/403 (and 402 billing) mean the channel's key or account is at fault, not the caller's: they become 502
- *   so that the gateway fails over and the caller is not told its own key is wrong (as openai-compatible does).
+ * - 401/403, 402 billing and the 400 "credit balance is too low" mean the channel's key or account is at fault,
+ *   not the caller's: they become 502 so that the gateway fails over and the caller is not told its own key or
+ *   request is wrong (as openai-compatible does for 401/403).
  * Messages are Anthropic's own, with the channel key scrubbed.
  */
 export function mapAnthropicError(status: number, bodyText: string, channel: AdapterChannel): TranslatedError {
   const parsed = parseErrorBody(bodyText);
-  if (status === 401 || status === 402 || status === 403) {
+  const accountProblem = status === 400 && /credit balance/i.test(parsed.message ?? "");
+  if (status === 401 || status === 402 || status === 403 || accountProblem) {
     return {
       status: 502,
       message: `The upstream provider rejected the gateway's credentials or account (status ${status}${parsed.type ? `, ${parsed.type}` : ""}).`,

@@ -27,8 +27,8 @@ export class AnthropicStreamError extends Error {
 /**
  * Anthropic's SSE events -> OpenAI `chat.completion.chunk` objects. Anthropic numbers content blocks across
  * text, thinking and tool_use; OpenAI numbers tool calls on their own, so the state maps one to the other.
- * Usage arrives in two halves (input in message_start, output in message_delta, both cumulative) and is
- * emitted once, from flush().
+ * Usage arrives in two halves (input in message_start, output in message_delta, both cumulative): it is
+ * reported at message_stop and emitted as the final chunk from flush(), when the upstream sent any.
  */
 export function createAnthropicStreamTransformer(
   input: ChatTranslationInput,
@@ -37,8 +37,9 @@ export function createAnthropicStreamTransformer(
   const model = publicModelOf(input);
   const created = Math.floor(Date.now() / 1000);
   let id = completionIdOf(undefined);
-  let sawMessageStart = false;
+  let sawUsage = false;
   let usageReported = false;
+  let finished = false;
   const tokens = { input: 0, cacheRead: 0, cacheCreation: 0, output: 0 };
   /** Anthropic content block index -> OpenAI tool call index. */
   const toolCallIndexByBlock = new Map<number, number>();
@@ -53,6 +54,7 @@ export function createAnthropicStreamTransformer(
 
   const readUsage = (usage: unknown) => {
     if (!isRecord(usage)) return;
+    sawUsage = true;
     tokens.input = count(usage.input_tokens) ?? tokens.input;
     tokens.cacheRead = count(usage.cache_read_input_tokens) ?? tokens.cacheRead;
     tokens.cacheCreation = count(usage.cache_creation_input_tokens) ?? tokens.cacheCreation;
@@ -66,7 +68,7 @@ export function createAnthropicStreamTransformer(
   });
 
   const reportUsage = () => {
-    if (usageReported || !sawMessageStart) return;
+    if (usageReported || !sawUsage) return;
     usageReported = true;
     onUsage(finalUsage());
   };
@@ -84,7 +86,6 @@ export function createAnthropicStreamTransformer(
         case "message_start": {
           const started = isRecord(event.message) ? event.message : {};
           id = completionIdOf(started.id);
-          sawMessageStart = true;
           readUsage(started.usage);
           controller.enqueue(chunk({ role: "assistant", content: "" }));
           return;
@@ -122,7 +123,11 @@ export function createAnthropicStreamTransformer(
           readUsage(event.usage);
           const delta = isRecord(event.delta) ? event.delta : {};
           const finishReason = mapAnthropicStopReason(delta.stop_reason);
-          if (finishReason) controller.enqueue(chunk({}, finishReason));
+          // Anthropic may send more than one message_delta; OpenAI clients expect one finish_reason.
+          if (finishReason && !finished) {
+            finished = true;
+            controller.enqueue(chunk({}, finishReason));
+          }
           return;
         }
         case "message_stop":
@@ -139,7 +144,7 @@ export function createAnthropicStreamTransformer(
       }
     },
     flush(controller) {
-      if (!sawMessageStart) return;
+      if (!sawUsage) return;
       reportUsage();
       controller.enqueue({ id, object: "chat.completion.chunk", created, model, choices: [], usage: openAIUsageOf(finalUsage()) });
     },

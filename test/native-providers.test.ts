@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requestLogs } from "@tollgate/db";
+import { asc, eq } from "drizzle-orm";
+import OpenAI from "openai";
+import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
+import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
+import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+
+let database: FreshDatabase;
+let anthropic: FakeAnthropicUpstream;
+let gemini: FakeGeminiUpstream;
+let gateway: GatewayUnderTest;
+let client: OpenAI;
+let tokenId: number;
+
+const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "Current weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+};
+
+async function lastLog() {
+  await gateway.services.usage.flush();
+  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
+  return logs.at(-1)!;
+}
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  anthropic = await startFakeAnthropicUpstream({ requireApiKey: "sk-ant-test" });
+  gemini = await startFakeGeminiUpstream({ requireApiKey: "gemini-test-key" });
+  gateway = await startGateway(database.handle);
+  const baseURL = await gateway.listen();
+  const seed = seeder(database.handle, gateway.secretBox);
+  const userId = (await seed.user()).id;
+  await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["claude-sonnet"], modelMapping: { "claude-sonnet": "claude-sonnet-4-5" } });
+  await seed.channel({ name: "gemini", type: "gemini", baseUrl: gemini.url, apiKey: "gemini-test-key", models: ["gemini-flash", "gemini-embedding"], modelMapping: { "gemini-flash": "gemini-2.5-flash", "gemini-embedding": "gemini-embedding-001" } });
+  await seed.price("claude-sonnet", 3, 15, 0.3);
+  const token = await seed.token({ userId });
+  tokenId = token.row.id;
+  client = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await anthropic?.close();
+  await gemini?.close();
+  await database?.drop();
+});
+
+describe("the openai client against an Anthropic channel", () => {
+  test("text, with usage including cache reads, billed at the cached price", async () => {
+    anthropic.enqueue({ kind: "text", text: "Bonjour from Claude", inputTokens: 100, outputTokens: 20, cacheReadTokens: 1000 });
+    const completion = await client.chat.completions.create({
+      model: "claude-sonnet",
+      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Say hi in French" }],
+    });
+    expect(completion.choices[0]!.message.content).toBe("Bonjour from Claude");
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
+    expect(completion.model).toBe("claude-sonnet");
+    const sent = anthropic.requests.at(-1)!;
+    expect(sent.headers["x-api-key"]).toBe("sk-ant-test");
+    expect(sent.body.model).toBe("claude-sonnet-4-5");
+    expect(sent.body.system).toBeTruthy();
+    const log = await lastLog();
+    expect(log).toMatchObject({ promptTokens: 1100, completionTokens: 20, cachedTokens: 1000 });
+    // 100 x $3/1M + 1000 x $0.30/1M + 20 x $15/1M = 300 + 300 + 300 micro-USD
+    expect(log.cost).toBe(900);
+  });
+
+  test("stream", async () => {
+    anthropic.enqueue({ kind: "text", text: "one two three four" });
+    const stream = await client.chat.completions.create({
+      model: "claude-sonnet",
+      messages: [{ role: "user", content: "Count" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = "";
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? "";
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe("one two three four");
+    expect(usage?.completion_tokens).toBe(12);
+  });
+
+  test("tools: a tool_use answer arrives as tool_calls, and the tool result goes back as tool_result", async () => {
+    anthropic.enqueue({ kind: "tool", name: "get_weather", input: { city: "Paris" } });
+    const first = await client.chat.completions.create({
+      model: "claude-sonnet",
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools: [weatherTool],
+    });
+    const call = first.choices[0]!.message.tool_calls![0]!;
+    expect(first.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(call.type === "function" && call.function.name).toBe("get_weather");
+    expect(call.type === "function" && JSON.parse(call.function.arguments)).toEqual({ city: "Paris" });
+    expect(anthropic.requests.at(-1)!.body.tools[0]).toMatchObject({ name: "get_weather", input_schema: { type: "object" } });
+
+    anthropic.enqueue({ kind: "text", text: "It is sunny in Paris." });
+    const second = await client.chat.completions.create({
+      model: "claude-sonnet",
+      messages: [
+        { role: "user", content: "Weather in Paris?" },
+        first.choices[0]!.message,
+        { role: "tool", tool_call_id: call.id, content: "sunny, 21C" },
+      ],
+      tools: [weatherTool],
+    });
+    expect(second.choices[0]!.message.content).toBe("It is sunny in Paris.");
+    const sentMessages = anthropic.requests.at(-1)!.body.messages;
+    expect(sentMessages.at(-1).content[0]).toMatchObject({ type: "tool_result", tool_use_id: call.id });
+  });
+
+  test("a streamed tool call arrives as tool_call deltas that join into the arguments", async () => {
+    anthropic.enqueue({ kind: "tool", name: "get_weather", input: { city: "Oslo" } });
+    const stream = await client.chat.completions.create({
+      model: "claude-sonnet",
+      messages: [{ role: "user", content: "Weather in Oslo?" }],
+      tools: [weatherTool],
+      stream: true,
+    });
+    let argumentsText = "";
+    let name = "";
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta;
+      for (const toolCall of delta?.tool_calls ?? []) {
+        argumentsText += toolCall.function?.arguments ?? "";
+        name ||= toolCall.function?.name ?? "";
+      }
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(name).toBe("get_weather");
+    expect(JSON.parse(argumentsText)).toEqual({ city: "Oslo" });
+    expect(finish).toBe("tool_calls");
+  });
+
+  test("an upstream 429 is relayed as a rate limit error in the OpenAI envelope", async () => {
+    anthropic.enqueue({ kind: "error", status: 429 });
+    const error = await client.chat.completions
+      .create({ model: "claude-sonnet", messages: [{ role: "user", content: "x" }] })
+      .catch((caught) => caught);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+  });
+});
+
+describe("the openai client against a Gemini channel", () => {
+  test("text", async () => {
+    gemini.enqueue({ kind: "text", text: "Gemini says hello", promptTokens: 30, candidatesTokens: 4 });
+    const completion = await client.chat.completions.create({
+      model: "gemini-flash",
+      messages: [{ role: "system", content: "Be kind." }, { role: "user", content: "Hello" }],
+    });
+    expect(completion.choices[0]!.message.content).toBe("Gemini says hello");
+    const sent = gemini.requests.at(-1)!;
+    expect(sent.path).toBe("/v1beta/models/gemini-2.5-flash:generateContent");
+    expect(sent.headers["x-goog-api-key"]).toBe("gemini-test-key");
+    expect(sent.body.systemInstruction).toBeTruthy();
+    expect(await lastLog()).toMatchObject({ promptTokens: 30, completionTokens: 4 });
+  });
+
+  test("stream", async () => {
+    gemini.enqueue({ kind: "text", text: "alpha beta gamma", promptTokens: 5, candidatesTokens: 3 });
+    const stream = await client.chat.completions.create({
+      model: "gemini-flash",
+      messages: [{ role: "user", content: "Greek letters" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = "";
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? "";
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe("alpha beta gamma");
+    expect(usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 3 });
+    expect(gemini.requests.at(-1)!.search).toContain("alt=sse");
+  });
+
+  test("tools: a functionCall answer arrives as tool_calls", async () => {
+    gemini.enqueue({ kind: "function", name: "get_weather", args: { city: "Rome" } });
+    const completion = await client.chat.completions.create({
+      model: "gemini-flash",
+      messages: [{ role: "user", content: "Weather in Rome?" }],
+      tools: [weatherTool],
+    });
+    const call = completion.choices[0]!.message.tool_calls![0]!;
+    expect(call.type === "function" && call.function.name).toBe("get_weather");
+    expect(call.type === "function" && JSON.parse(call.function.arguments)).toEqual({ city: "Rome" });
+    expect(gemini.requests.at(-1)!.body.tools[0].functionDeclarations[0].name).toBe("get_weather");
+  });
+
+  test("embeddings through the client's default base64 encoding", async () => {
+    const result = await client.embeddings.create({ model: "gemini-embedding", input: ["first", "second"] });
+    expect(result.data).toHaveLength(2);
+    expect(result.data[0]!.embedding).toHaveLength(8);
+    expect(result.data[0]!.embedding).not.toEqual(result.data[1]!.embedding);
+  });
+});
