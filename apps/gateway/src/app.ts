@@ -5,6 +5,8 @@ import type { GatewayServices } from "./gateway-services";
 import { CallContext } from "./routes/call-context";
 import { handleChatCompletions, handleTextCompletions } from "./routes/chat-completions";
 import { handleHealth, handleReadiness } from "./routes/health";
+import { handleMessages } from "./routes/messages";
+import { anthropicErrorResponse } from "./messages-api/anthropic-error";
 import { handleEmbeddings } from "./routes/embeddings";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
 
@@ -37,6 +39,7 @@ export function createApp(dependencies: AppDependencies) {
     request: Request,
     endpoint: string,
     handler: (context: CallContext) => Promise<Response>,
+    respondWithError: (error: GatewayError, headers: Record<string, string>) => Response = errorResponse,
   ): Promise<Response> => {
     const context = new CallContext(services, request, clientAddressOf(request), endpoint);
     try {
@@ -48,7 +51,7 @@ export function createApp(dependencies: AppDependencies) {
       }
       const status = request.signal.aborted ? 499 : gatewayError.status;
       context.finish({ status, usage: null, errorCode: gatewayError.code, stream: context.body?.value.stream === true });
-      return errorResponse(gatewayError, { ...context.rateLimitHeaders, "x-request-id": context.requestId });
+      return respondWithError(gatewayError, { ...context.rateLimitHeaders, "x-request-id": context.requestId });
     }
   };
 
@@ -75,6 +78,14 @@ export function createApp(dependencies: AppDependencies) {
     .post("/v1/chat/completions", ({ request }) => handleCall(request, "chat.completions", handleChatCompletions), {
       parse: "none",
     })
+    .post(
+      "/v1/messages",
+      ({ request }) =>
+        handleCall(request, "messages", handleMessages, (error, headers) =>
+          anthropicErrorResponse(error.status, error.message, { ...error.headers, ...headers }),
+        ),
+      { parse: "none" },
+    )
     .post("/v1/completions", ({ request }) => handleCall(request, "completions", handleTextCompletions), {
       parse: "none",
     })

@@ -51,7 +51,7 @@ export function toAnthropicRequestBody(body: Record<string, unknown>, model: str
   return request;
 }
 
-function messagesUrl(baseUrl: string): string {
+export function messagesUrl(baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, "");
   // Tolerate a base URL configured with the version, as OpenAI-style base URLs are.
   return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
