@@ -156,3 +156,30 @@ describe("legacy completions and health", () => {
     expect(await ready.json()).toMatchObject({ status: "ready", database: true, caches: true });
   });
 });
+
+describe("vendor presets", () => {
+  test("a vendor that rejects stream_options is not sent it, and its stream is billed from a local count", async () => {
+    const mistral = await seed.channel({ baseUrl: upstream.url, models: ["mistral-small"], config: { preset: "mistral" } });
+    expect(mistral.id).toBeGreaterThan(0);
+    upstream.enqueue({ kind: "ok", content: "bonjour tout le monde", omitUsage: true });
+    const response = await post("/v1/chat/completions", {
+      model: "mistral-small",
+      stream: true,
+      stream_options: { include_usage: true },
+      store: true,
+      messages: [{ role: "user", content: "salut" }],
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const forwarded = upstream.requests.at(-1)!.body;
+    expect(forwarded.stream_options).toBeUndefined();
+    expect(forwarded.store).toBeUndefined();
+    // The local count settles asynchronously after the stream ends: wait for its row.
+    const row = await waitFor(async () => {
+      await gateway.services.usage.flush();
+      return (await logsOf(tokenId)).find((log) => log.model === "mistral-small");
+    }, "the mistral log row");
+    expect(row).toMatchObject({ usageEstimated: true, status: 200 });
+    expect(row.completionTokens).toBeGreaterThan(0);
+  });
+});

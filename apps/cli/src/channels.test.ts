@@ -83,7 +83,7 @@ describe("channel add", () => {
       await harness.expectRejected([...base, "--base-url", `https://user:${UPSTREAM_KEY}@example.com`], "must not contain credentials"),
       await harness.expectRejected([...base, "--base-url", "https://example.com?key=1"], "must not have a query"),
       await harness.expectRejected([...base], "--base-url is required"),
-      await harness.expectRejected([...base, "--base-url", "https://x.example", "--type", "anthropic"], "--type must be one of: openai-compatible"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--type", "cohere"], "--type must be one of: openai-compatible, anthropic, gemini, azure-openai"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--priority", "1.5"], "--priority must be an integer"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--weight", "0"], "--weight must be a positive integer"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--map", "other=up"], '--map maps "other"'),
@@ -154,5 +154,25 @@ describe("channel enable, disable and delete", () => {
       await harness.expectRejected(["channel", action, "abc"], "channel id must be a positive integer");
       await harness.expectRejected(["channel", action], "missing ID");
     }
+  });
+});
+
+describe("channel add: types, presets and per-channel settings", () => {
+  test("a preset fills the base URL and is kept in the channel config", async () => {
+    const created = await harness.runJson("channel", "add", "--name", "ds", "--preset", "deepseek", "--key", "sk-deepseek-test", "--models", "deepseek-chat", "--idle-timeout-ms", "30000");
+    const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, created.id as number));
+    expect(row!.baseUrl).toBe("https://api.deepseek.com/v1");
+    expect(row!.config).toEqual({ preset: "deepseek", idleTimeoutMs: 30000 });
+  });
+
+  test("native types and an azure api-version are accepted; misplaced options are refused", async () => {
+    const azure = await harness.runJson("channel", "add", "--name", "az", "--type", "azure-openai", "--base-url", "https://example.openai.azure.com", "--key", "azure-key-123", "--models", "gpt-4o", "--map", "gpt-4o=my-deployment", "--api-version", "2024-10-21");
+    const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, azure.id as number));
+    expect(row).toMatchObject({ type: "azure-openai", config: { apiVersion: "2024-10-21" } });
+    const wrongPreset = await harness.run("channel", "add", "--name", "x", "--type", "anthropic", "--preset", "deepseek", "--key", "k-12345678", "--models", "m");
+    expect(wrongPreset.exitCode).toBe(2);
+    const unknownPreset = await harness.run("channel", "add", "--name", "x", "--preset", "nope", "--key", "k-12345678", "--models", "m");
+    expect(unknownPreset.exitCode).toBe(2);
+    expect(unknownPreset.stderr).toContain("--preset must be one of");
   });
 });

@@ -1,4 +1,5 @@
-import { type ChannelType, channels, channelTypes } from "@tollgate/db";
+import { type ChannelConfig, type ChannelType, channels, channelTypes } from "@tollgate/db";
+import { openAICompatiblePresets } from "@tollgate/shared";
 import { maskSecret } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { CommandContext, CommandHandler } from "./command-context";
@@ -57,6 +58,31 @@ function formatMapping(mapping: Record<string, string>): string {
   return formatList(pairs, "-");
 }
 
+/** --preset (openai-compatible vendors), --api-version (azure-openai) and per-channel timeouts. */
+function parseChannelConfig(
+  flags: { preset?: string; "api-version"?: string; "first-byte-timeout-ms"?: string; "idle-timeout-ms"?: string },
+  type: ChannelType,
+): ChannelConfig {
+  const config: ChannelConfig = {};
+  if (flags.preset !== undefined) {
+    if (type !== "openai-compatible") throw new CommandError("--preset applies to --type openai-compatible only");
+    if (!Object.hasOwn(openAICompatiblePresets, flags.preset)) {
+      throw new CommandError(`--preset must be one of: ${Object.keys(openAICompatiblePresets).join(", ")}`);
+    }
+    config.preset = flags.preset;
+  }
+  if (flags["api-version"] !== undefined) {
+    if (type !== "azure-openai") throw new CommandError("--api-version applies to --type azure-openai only");
+    if (!/^[\w.-]+$/.test(flags["api-version"])) throw new CommandError("--api-version must look like 2024-10-21");
+    config.apiVersion = flags["api-version"];
+  }
+  if (flags["first-byte-timeout-ms"] !== undefined) {
+    config.firstByteTimeoutMs = parseInteger(flags["first-byte-timeout-ms"], "first-byte-timeout-ms", 1);
+  }
+  if (flags["idle-timeout-ms"] !== undefined) config.idleTimeoutMs = parseInteger(flags["idle-timeout-ms"], "idle-timeout-ms", 1);
+  return config;
+}
+
 async function addChannel(argv: readonly string[], context: CommandContext): Promise<string> {
   const { flags } = parseCommandArguments(argv, {
     command: "channel add",
@@ -70,12 +96,18 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       priority: "string",
       weight: "string",
       group: "string",
+      preset: "string",
+      "api-version": "string",
+      "first-byte-timeout-ms": "string",
+      "idle-timeout-ms": "string",
       json: "boolean",
     },
   });
   const name = parseName(requireFlag(flags.name, "name"), "name");
   const type = parseChannelType(flags.type);
-  const baseUrl = parseHttpBaseUrl(requireFlag(flags["base-url"], "base-url"), "base-url");
+  const config = parseChannelConfig(flags, type);
+  const presetUrl = config.preset ? openAICompatiblePresets[config.preset]?.baseUrl : undefined;
+  const baseUrl = parseHttpBaseUrl(flags["base-url"] ?? presetUrl ?? requireFlag(flags["base-url"], "base-url"), "base-url");
   const key = requireFlag(flags.key, "key").trim();
   if (/\s/.test(key)) throw new CommandError("--key must not contain whitespace");
   const models = parseNameList(requireFlag(flags.models, "models"), "models");
@@ -87,7 +119,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
   const apiKeyEncrypted = await context.secretBox.encrypt(key);
   const [created] = await context.db
     .insert(channels)
-    .values({ name, type, baseUrl, apiKeyEncrypted, models, modelMapping, groups, priority, weight })
+    .values({ name, type, baseUrl, apiKeyEncrypted, models, modelMapping, groups, priority, weight, config })
     .returning();
   if (!created) throw new Error("the new channel was not returned");
   if (flags.json) return formatJson(channelJson(created, maskSecret(key)));

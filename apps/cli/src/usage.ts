@@ -8,13 +8,19 @@ unknown id, 1 other failures.
 const sections = {
   user: `Users:
   user create --name NAME [--group GROUP] [--balance USD|unlimited] [--admin] [--password PASSWORD]
-      --admin requires --password (at least 8 characters); balance defaults to 0.
+      --admin requires --password (at least 8 characters); without --balance spending is not limited
+      by a balance (cap it per token with --quota).
   user list
   user topup NAME_OR_ID --amount USD [--reason TEXT]
 `,
   channel: `Channels:
-  channel add --name NAME --base-url URL --key KEY --models a,b [--type openai-compatible]
+  channel add --name NAME --base-url URL --key KEY --models a,b
+      [--type openai-compatible|anthropic|gemini|azure-openai] [--preset VENDOR]
       [--map public=upstream[,public2=upstream2]] [--priority N] [--weight N] [--group G[,G2]]
+      [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N]
+      --preset (openai-compatible: openai, deepseek, qwen, zhipu, moonshot, mistral, groq, xai,
+      openrouter, vllm, ollama) fills --base-url and applies the vendor's quirks. --map maps a public
+      model to the upstream's name (for azure-openai: to the deployment name).
       Higher --priority is tried first (default 0); --weight shares traffic in a tier (default 1);
       groups default to "default". The key is stored encrypted and never printed in full.
   channel list

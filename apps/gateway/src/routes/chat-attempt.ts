@@ -1,4 +1,4 @@
-import type { TokenUsage } from "@tollgate/shared";
+import { openAICompatiblePresets, type TokenUsage } from "@tollgate/shared";
 import { countPromptTokens, countTextTokens } from "../accounting/count-tokens";
 import { GatewayError } from "../errors";
 import { adapterFor, gatewayErrorFromTranslated } from "../providers";
@@ -35,11 +35,17 @@ export function prepareChatAttempt(channel: RoutableChannel, shape: ChatRequestS
   const upstreamModel = upstreamModelFor(channel, shape.model);
   const adapter = adapterFor(channel.type);
   if (!adapter) {
+    const quirks = channel.config.preset ? openAICompatiblePresets[channel.config.preset]?.quirks : undefined;
+    const askForUsage = shape.stream && !shape.clientWantsUsage && !quirks?.noStreamOptions;
+    const dropFields = quirks?.dropFields?.filter((field) => field in shape.body) ?? [];
+    const dropStreamOptions = quirks?.noStreamOptions === true && "stream_options" in shape.body;
     let text = shape.text;
-    if (upstreamModel !== shape.model || (shape.stream && !shape.clientWantsUsage)) {
-      // Re-serialise only when something must change: the model name, or asking for the usage chunk.
+    if (upstreamModel !== shape.model || askForUsage || dropFields.length > 0 || dropStreamOptions) {
+      // Re-serialise only when something must change: the model name, the usage chunk, a vendor's quirks.
       const outgoing: Record<string, unknown> = { ...shape.body, model: upstreamModel };
-      if (shape.stream) outgoing.stream_options = { ...(shape.body.stream_options as object), include_usage: true };
+      if (askForUsage) outgoing.stream_options = { ...(shape.body.stream_options as object), include_usage: true };
+      if (dropStreamOptions) delete outgoing.stream_options;
+      for (const field of dropFields) delete outgoing[field];
       text = JSON.stringify(outgoing);
     }
     return {

@@ -6,10 +6,16 @@ export type ChannelType = (typeof channelTypes)[number];
 
 /** Per-channel settings that are not worth a column each (timeouts, headers, preset quirks). */
 export interface ChannelConfig {
-  connectTimeoutMs?: number;
+  /** Time allowed for the upstream's response headers. */
   firstByteTimeoutMs?: number;
+  /** Longest silence allowed between two chunks of a stream. */
   idleTimeoutMs?: number;
+  /** Extra headers sent to the upstream (e.g. anthropic-beta, OpenRouter's HTTP-Referer). */
   headers?: Record<string, string>;
+  /** openai-compatible: a vendor preset whose quirks apply (see openAICompatiblePresets). */
+  preset?: string;
+  /** azure-openai: the api-version query parameter. */
+  apiVersion?: string;
 }
 
 /** An upstream: one base URL and key serving a set of models. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { openAICompatiblePresets } from "./presets";
+import { openAICompatiblePresets } from "./openai-compatible-presets";
 
 describe("openAICompatiblePresets", () => {
   test("covers the vendors the console offers", () => {
