@@ -4,6 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
@@ -36,13 +37,13 @@ beforeAll(async () => {
   await seed.price("gpt-4o-mini", 1, 2);
   // Prompts are free and each completion token costs one micro-USD: costs are easy to reason about.
   await seed.price("metered", 0, 1);
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await gateway?.stop();
   await upstream?.close();
   await database?.drop();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("accounting", () => {
   test("a stream the client abandons cancels the upstream call and is billed for what was produced", async () => {

@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
@@ -36,13 +37,13 @@ beforeAll(async () => {
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini", "gpt-4o", "vip-model"] });
   await seed.channel({ baseUrl: upstream.url, models: ["vip-model"], groups: ["vip"] });
   await seed.price("gpt-4o-mini", 1, 1);
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await gateway?.stop();
   await upstream?.close();
   await database?.drop();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("token rules", () => {
   test("a disabled token and an expired token are refused with 401", async () => {

@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { TEST_SECRET } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const root = join(import.meta.dir, "..");
 const usePostgres = Boolean(process.env.DATABASE_URL);
@@ -64,13 +65,13 @@ beforeAll(async () => {
     // Only the shutdown flush can write the usage of this test.
     USAGE_FLUSH_INTERVAL_MS: "600000",
   };
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await upstream?.close();
   await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("the gateway process", () => {
   test("serves calls set up by the CLI and writes their usage when stopped with SIGTERM", async () => {

@@ -4,6 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
@@ -41,13 +42,13 @@ beforeAll(async () => {
   const created = await seed.token({ userId });
   secret = created.secret;
   tokenId = created.row.id;
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await gateway?.stop();
   await upstream?.close();
   await database?.drop();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("chat completions through app.handle", () => {
   test("a non-streamed call returns the upstream's answer and records usage and cost", async () => {

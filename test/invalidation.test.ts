@@ -4,6 +4,7 @@ import { runCommand } from "@tollgate/cli/run-command";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, TEST_SECRET, waitFor } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const cliEntry = join(import.meta.dir, "..", "apps", "cli", "src", "index.ts");
 
@@ -34,13 +35,13 @@ beforeAll(async () => {
   seed = seeder(database.handle, first.secretBox);
   userId = (await seed.user({ name: "owner" })).id;
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await first?.stop();
   await upstream?.close();
   await database?.drop();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("cache invalidation through LISTEN/NOTIFY", () => {
   test("a token disabled by the CLI is refused by a warm gateway", async () => {

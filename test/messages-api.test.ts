@@ -6,6 +6,7 @@ import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helper
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
 let anthropicUpstream: FakeAnthropicUpstream;
@@ -37,14 +38,14 @@ beforeAll(async () => {
   restrictedKey = (await seed.token({ userId, allowedModels: ["gpt-4o-mini"] })).secret;
   // The SDK's base URL is the host: it appends /v1/messages itself.
   client = new Anthropic({ apiKey: token.secret, baseURL: gatewayUrl, maxRetries: 0 });
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await gateway?.stop();
   await anthropicUpstream?.close();
   await openaiUpstream?.close();
   await database?.drop();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("@anthropic-ai/sdk against /v1/messages on an Anthropic channel (native)", () => {
   test("a message is passed through and accounted, with the channel's key swapped in", async () => {

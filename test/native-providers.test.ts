@@ -6,6 +6,7 @@ import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helper
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
 let anthropic: FakeAnthropicUpstream;
@@ -43,14 +44,14 @@ beforeAll(async () => {
   const token = await seed.token({ userId });
   tokenId = token.row.id;
   client = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await gateway?.stop();
   await anthropic?.close();
   await gemini?.close();
   await database?.drop();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("the openai client against an Anthropic channel", () => {
   test("text, with usage including cache reads, billed at the cached price", async () => {

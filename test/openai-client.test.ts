@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
@@ -22,13 +23,13 @@ beforeAll(async () => {
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini", "text-embedding-3-small", "other-model"] });
   const token = await seed.token({ userId });
   client = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await gateway?.stop();
   await upstream?.close();
   await database?.drop();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("the official openai client against a listening gateway", () => {
   test("chat completion", async () => {

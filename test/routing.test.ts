@@ -4,6 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
 let primary: FakeOpenAIUpstream;
@@ -46,14 +47,14 @@ beforeAll(async () => {
   primaryChannel = (await seed.channel({ name: "primary", baseUrl: primary.url, models: ["gpt-4o-mini"], priority: 10 })).id;
   backupChannel = (await seed.channel({ name: "backup", baseUrl: backup.url, models: ["gpt-4o-mini"], priority: 0 })).id;
   secret = (await seed.token({ userId })).secret;
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await gateway?.stop();
   await primary?.close();
   await backup?.close();
   await database?.drop();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe("routing and failover", () => {
   test("the higher priority channel serves while it is healthy", async () => {
