@@ -18,6 +18,15 @@ const schema = z.object({
   USAGE_BUFFER_MAX: integer(100_000),
   /** Upstream time to response headers (non-streamed answers can take minutes). */
   UPSTREAM_TIMEOUT_MS: integer(600_000),
+  /** Channels tried for one request before giving up (failover). */
+  UPSTREAM_MAX_ATTEMPTS: integer(3),
+  /** Longest silence between two chunks of an upstream stream before it is ended with an error. */
+  STREAM_IDLE_TIMEOUT_MS: integer(120_000),
+  /** Failures within CHANNEL_FAILURE_WINDOW_MS that put a channel into cool-down. */
+  CHANNEL_FAILURE_THRESHOLD: integer(3),
+  CHANNEL_FAILURE_WINDOW_MS: integer(60_000),
+  /** First cool-down; doubles after each failed probe, up to ten times as long. */
+  CHANNEL_COOLDOWN_MS: integer(30_000),
   DATABASE_POOL_SIZE: integer(10),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });

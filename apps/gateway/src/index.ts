@@ -47,6 +47,14 @@ const services = createGatewayServices({
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     usageBufferMax: env.USAGE_BUFFER_MAX,
+    maxUpstreamAttempts: Math.max(1, env.UPSTREAM_MAX_ATTEMPTS),
+    streamIdleTimeoutMs: env.STREAM_IDLE_TIMEOUT_MS,
+    channelHealth: {
+      failureThreshold: Math.max(1, env.CHANNEL_FAILURE_THRESHOLD),
+      windowMs: env.CHANNEL_FAILURE_WINDOW_MS,
+      cooldownMs: env.CHANNEL_COOLDOWN_MS,
+      maxCooldownMs: env.CHANNEL_COOLDOWN_MS * 10,
+    },
   },
 });
 await services.start();
