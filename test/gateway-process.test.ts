@@ -116,5 +116,6 @@ describe("the gateway process", () => {
     } finally {
       gateway.child.kill("SIGKILL");
     }
-  });
+    // Starts a process on a fresh embedded database and runs four CLI processes: seconds, not milliseconds.
+  }, SETUP_TIMEOUT_MS);
 });

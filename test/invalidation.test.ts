@@ -90,6 +90,7 @@ describe("cache invalidation through LISTEN/NOTIFY", () => {
         await second.stop();
       }
     },
+    SETUP_TIMEOUT_MS,
   );
 
   test.if(Boolean(process.env.DATABASE_URL))("a reconnecting listener flushes every cache", async () => {

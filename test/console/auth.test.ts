@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sessions, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { hashSessionSecret } from "../../apps/console/src/auth/sessions";
 import { PASSWORD, rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
-
-// bunfig.toml's [test] timeout is not applied to hooks by this Bun; a fresh PGlite takes seconds to migrate.
-setDefaultTimeout(60_000);
 
 describe("console sign-in", () => {
   let harness: ConsoleUnderTest;

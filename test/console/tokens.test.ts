@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tokens } from "@tollgate/db";
 import { hashTokenSecret } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
-
-// bunfig.toml's [test] timeout is not applied to hooks by this Bun; a fresh PGlite takes seconds to migrate.
-setDefaultTimeout(60_000);
 
 describe("tokens procedures", () => {
   let harness: ConsoleUnderTest;
