@@ -78,6 +78,7 @@ export class UsageWriter {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<void> | null = null;
   private failures = 0;
+  private writingLogs = 0;
   droppedLogs = 0;
   writtenLogs = 0;
 
@@ -101,17 +102,23 @@ export class UsageWriter {
     }
   }
 
+  /** Request logs not yet committed: buffered, plus the batch being written. */
   get queueDepth(): number {
-    return this.logs.length;
+    return this.logs.length + this.writingLogs;
   }
 
   start(): void {
     this.schedule(this.options.intervalMs);
   }
 
-  /** Writes everything buffered now; concurrent callers share one write. */
-  flush(): Promise<void> {
-    this.flushing ??= this.writeBatch().finally(() => {
+  /**
+   * Writes everything recorded before this call. A write already under way may have started before the
+   * latest records, so it is awaited first and a new one started for what is left.
+   */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing.catch(() => {});
+    if (!this.hasWork()) return;
+    this.flushing = this.writeBatch().finally(() => {
       this.flushing = null;
     });
     return this.flushing;
@@ -164,6 +171,7 @@ export class UsageWriter {
     this.logs = [];
     this.tokenDeltas = new Map();
     this.userDeltas = new Map();
+    this.writingLogs = logs.length;
     const tokenTotals = new Map<number, number>();
     const userBalances = new Map<number, number>();
     try {
@@ -206,9 +214,11 @@ export class UsageWriter {
         }
       });
     } catch (error) {
+      this.writingLogs = 0;
       this.putBack(logs, tokenDeltas, userDeltas);
       throw error;
     }
+    this.writingLogs = 0;
     this.writtenLogs += logs.length;
     this.options.onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances });
   }

@@ -1,5 +1,5 @@
 import { hashTokenSecret } from "@tollgate/shared";
-import { errors } from "../errors";
+import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { CachedToken, CachedUser } from "./cached-records";
 
@@ -8,6 +8,17 @@ export interface Caller {
   user: CachedUser;
   /** The routing group: the token's own, else its owner's. */
   group: string;
+}
+
+/** A key that is not cached cannot be checked while the database is unreachable: try again shortly. */
+function databaseUnavailable(cause: unknown): never {
+  throw new GatewayError("The gateway cannot verify this API key right now. Retry shortly.", {
+    status: 503,
+    code: "service_unavailable",
+    type: "server_error",
+    cause,
+    headers: { "retry-after": "5" },
+  });
 }
 
 /** Bearer key, or the Anthropic-style x-api-key header some clients send. */
@@ -29,12 +40,12 @@ export async function authenticate(services: GatewayServices, request: Request, 
   if (!key) throw errors.missingKey();
   if (!key.startsWith("sk-") || key.length > 256) throw errors.invalidKey();
   const tokenResult = services.tokens.get(hashTokenSecret(key));
-  const token = tokenResult instanceof Promise ? await tokenResult : tokenResult;
+  const token = tokenResult instanceof Promise ? await tokenResult.catch(databaseUnavailable) : tokenResult;
   if (!token) throw errors.invalidKey();
   if (!token.enabled) throw errors.disabledKey();
   if (token.expiresAt !== null && token.expiresAt <= Date.now()) throw errors.expiredKey();
   const userResult = services.users.get(token.userId);
-  const user = userResult instanceof Promise ? await userResult : userResult;
+  const user = userResult instanceof Promise ? await userResult.catch(databaseUnavailable) : userResult;
   if (!user) throw errors.invalidKey();
   if (!user.enabled) throw errors.disabledUser();
   if (token.ipAllowList && !token.ipAllowList.allows(clientAddress)) throw errors.ipNotAllowed();

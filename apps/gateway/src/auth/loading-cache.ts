@@ -1,12 +1,18 @@
+interface Inflight<Value> {
+  promise: Promise<Value | null>;
+  /** Set when the key was evicted or changed while loading: the result may predate that, so it is not stored. */
+  stale: boolean;
+}
+
 /**
- * A read-through cache whose misses load once however many requests wait on them. Eviction bumps a
- * generation so that a load that started before an eviction is not stored (it may have read stale rows).
- * Negative results (null) are kept for `negativeTtlMs`, so a flood of unknown keys cannot reach the database.
+ * A read-through cache whose misses load once however many requests wait on them. A load that was under
+ * way when its key was evicted or changed is not stored (it may have read the row before the change);
+ * evictions of other keys do not disturb it. Negative results (null) are kept for `negativeTtlMs`, so a
+ * flood of unknown keys cannot reach the database.
  */
 export class LoadingCache<Key, Value> {
   private readonly entries = new Map<Key, { value: Value | null; expiresAt: number }>();
-  private readonly inflight = new Map<Key, Promise<Value | null>>();
-  private generation = 0;
+  private readonly inflight = new Map<Key, Inflight<Value>>();
   hits = 0;
   misses = 0;
   evictions = 0;
@@ -39,66 +45,67 @@ export class LoadingCache<Key, Value> {
       return cached;
     }
     this.misses++;
-    return this.loadShared(key);
-  }
-
-  /** Reloads in the background, keeping the current value until the new one arrives. */
-  refresh(key: Key): void {
-    if (!this.entries.has(key)) return;
-    this.startLoad(key).catch(() => this.delete(key));
-  }
-
-  delete(key: Key): void {
-    this.generation++;
-    if (this.entries.delete(key)) this.evictions++;
-    this.inflight.delete(key);
-  }
-
-  clear(): void {
-    this.generation++;
-    this.evictions += this.entries.size;
-    this.entries.clear();
-    this.inflight.clear();
+    return this.inflight.get(key)?.promise ?? this.startLoad(key);
   }
 
   /**
-   * Changes a cached value in place (a counter this process just wrote). Loads in flight may have read
-   * the row before that write, so they are not stored.
+   * Reloads in the background, keeping the current value until the new one arrives. A failed reload (the
+   * database is away) keeps serving the cached value: refreshes only carry spend counters, never a revocation.
    */
-  update(key: Key, change: (value: Value) => void): void {
-    this.generation++;
-    const entry = this.entries.get(key);
-    if (entry?.value) change(entry.value);
+  refresh(key: Key): void {
+    if (!this.entries.has(key)) return;
+    this.markStale(key);
+    this.startLoad(key).catch(() => {});
   }
 
-  values(): IterableIterator<{ value: Value | null }> {
-    return this.entries.values();
+  delete(key: Key): void {
+    this.markStale(key);
+    this.inflight.delete(key);
+    if (this.entries.delete(key)) this.evictions++;
+  }
+
+  clear(): void {
+    for (const pending of this.inflight.values()) pending.stale = true;
+    this.inflight.clear();
+    this.evictions += this.entries.size;
+    this.entries.clear();
+  }
+
+  /**
+   * Changes a cached value in place (a counter this process just wrote). A load in flight for the key may
+   * have read the row before that write, so its result is not stored.
+   */
+  update(key: Key, change: (value: Value) => void): void {
+    this.markStale(key);
+    const entry = this.entries.get(key);
+    if (entry?.value) change(entry.value);
   }
 
   get size(): number {
     return this.entries.size;
   }
 
-  private loadShared(key: Key): Promise<Value | null> {
-    return this.inflight.get(key) ?? this.startLoad(key);
+  private markStale(key: Key): void {
+    const pending = this.inflight.get(key);
+    if (pending) pending.stale = true;
   }
 
   private startLoad(key: Key): Promise<Value | null> {
-    const startedAt = this.generation;
-    const promise = this.load(key).then(
+    const pending: Inflight<Value> = { promise: Promise.resolve(null), stale: false };
+    pending.promise = this.load(key).then(
       (value) => {
-        if (this.inflight.get(key) === promise) this.inflight.delete(key);
+        if (this.inflight.get(key) === pending) this.inflight.delete(key);
         if (value !== null) this.options.onLoaded?.(key, value);
-        if (this.generation === startedAt) this.store(key, value);
+        if (!pending.stale) this.store(key, value);
         return value;
       },
       (error) => {
-        if (this.inflight.get(key) === promise) this.inflight.delete(key);
+        if (this.inflight.get(key) === pending) this.inflight.delete(key);
         throw error;
       },
     );
-    this.inflight.set(key, promise);
-    return promise;
+    this.inflight.set(key, pending);
+    return pending.promise;
   }
 
   private store(key: Key, value: Value | null): void {

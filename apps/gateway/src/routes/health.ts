@@ -11,17 +11,17 @@ export function handleHealth(): Response {
  * database is down the gateway still serves cached tokens, but a load balancer should prefer ready instances.
  */
 export async function handleReadiness(services: GatewayServices): Promise<Response> {
-  let database = false;
-  try {
-    await Promise.race([
-      services.database.db.execute(sql`select 1`),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 2000)),
-    ]);
-    database = true;
-  } catch {
-    database = false;
-  }
-  const caches = services.catalog.isLoaded;
+  const withinTwoSeconds = (work: Promise<unknown>) =>
+    Promise.race([work, Bun.sleep(2000).then(() => Promise.reject(new Error("timeout")))]).then(
+      () => true,
+      () => false,
+    );
+  // After a reconnect the caches were flushed; asking for the catalog reloads it.
+  const catalog = services.catalog.get();
+  const [database, caches] = await Promise.all([
+    withinTwoSeconds(services.database.db.execute(sql`select 1`)),
+    catalog instanceof Promise ? withinTwoSeconds(catalog) : Promise.resolve(true),
+  ]);
   const ready = database && caches;
   return Response.json(
     { status: ready ? "ready" : "not_ready", database, caches, usageQueueDepth: services.usage.queueDepth },

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type DatabaseHandle, openDatabase, requestLogs, tokens } from "@tollgate/db";
+import { eq } from "drizzle-orm";
+import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+
+const usePostgres = Boolean(process.env.DATABASE_URL);
+
+let database: FreshDatabase;
+let proxy: TcpProxy;
+let proxied: DatabaseHandle;
+let upstream: FakeOpenAIUpstream;
+let gateway: GatewayUnderTest;
+
+function chat(key: string) {
+  return gateway.handle(
+    new Request("http://gateway.test/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
+    }),
+  );
+}
+
+beforeAll(async () => {
+  if (!usePostgres) return;
+  database = await freshDatabase();
+  const target = new URL(database.url!);
+  proxy = startTcpProxy(target.hostname, Number(target.port || 5432));
+  const viaProxy = new URL(database.url!);
+  viaProxy.port = String(proxy.port);
+  proxied = await openDatabase({ databaseUrl: viaProxy.toString(), poolSize: 3 });
+  upstream = await startFakeOpenAIUpstream();
+  gateway = await startGateway(proxied);
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  if (!usePostgres) return;
+  proxy?.up();
+  await gateway?.stop();
+  await proxied?.close();
+  proxy?.close();
+  await upstream?.close();
+  await database?.drop();
+}, SETUP_TIMEOUT_MS);
+
+describe("a database outage", () => {
+  test.if(usePostgres)(
+    "cached tokens keep working, usage is buffered and written after the database returns, and caches are flushed on reconnect",
+    async () => {
+      const seed = seeder(database.handle, gateway.secretBox);
+      const user = await seed.user();
+      await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
+      await seed.price("gpt-4o-mini", 1, 1);
+      const kept = await seed.token({ userId: user.id });
+      const revoked = await seed.token({ userId: user.id });
+      expect((await chat(kept.secret)).status).toBe(200);
+      expect((await chat(revoked.secret)).status).toBe(200);
+      await gateway.services.usage.flush();
+
+      proxy.down();
+      for (let index = 0; index < 5; index++) expect((await chat(kept.secret)).status).toBe(200);
+      expect(gateway.services.usage.queueDepth).toBe(5);
+      expect((await gateway.handle(new Request("http://gateway.test/readyz"))).status).toBe(503);
+      // Revoked while this instance cannot hear it: the NOTIFY is lost, so only the flush on reconnect can save us.
+      await database.handle.db.update(tokens).set({ status: "disabled" }).where(eq(tokens.id, revoked.row.id));
+
+      proxy.up();
+      await waitFor(() => gateway.services.usage.queueDepth === 0, "the buffered usage to be written", 30_000);
+      const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, kept.row.id));
+      expect(logs).toHaveLength(6);
+      const [row] = await database.handle.db.select().from(tokens).where(eq(tokens.id, kept.row.id));
+      expect(row!.usedQuota).toBe(logs.reduce((sum, log) => sum + log.cost, 0));
+      await waitFor(async () => (await chat(revoked.secret)).status === 401, "the revoked token to be refused after reconnect", 30_000);
+      expect((await gateway.handle(new Request("http://gateway.test/readyz"))).status).toBe(200);
+    },
+    SETUP_TIMEOUT_MS,
+  );
+});
