@@ -3,7 +3,7 @@
 // .tools/ when no Bun is on PATH, installs the workspace dependencies, then hands over to Bun.
 // Usage: node scripts/bootstrap.mjs <task> [args...]; tasks are listed in `tasks` below.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -45,13 +45,42 @@ if (installStatus !== 0) process.exit(installStatus);
 // may carry an upstream key.
 const tasks = {
   start: ["apps/gateway/src/index.ts"],
-  "start:gateway": ["apps/gateway/src/index.ts"],
+  "start:gateway": ["apps/gateway/src/index.ts", "--gateway-only"],
+  "start:console": ["apps/console/src/index.ts"],
+  "build:web": null,
   admin: ["apps/cli/src/index.ts"],
   test: ["test"],
   bench: ["bench/run.ts"],
 };
+/** Newest modification time under a folder (the SPA's sources), to rebuild only when they changed. */
+function newestChange(path) {
+  const stats = statSync(path);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  let newest = stats.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (entry === "node_modules" || entry === "dist") continue;
+    newest = Math.max(newest, newestChange(join(path, entry)));
+  }
+  return newest;
+}
+
+/** The console's SPA is served from apps/web/dist: build it when missing or older than its sources. */
+function buildWebIfStale(force) {
+  const web = join(root, "apps", "web");
+  const built = join(web, "dist", "index.html");
+  if (!force && existsSync(built) && statSync(built).mtimeMs >= newestChange(web)) return;
+  console.error("[tollgate] building the console (apps/web) ...");
+  const status = run(bun, ["run", "--cwd", "apps/web", "build"], { env });
+  if (status !== 0) process.exit(status);
+}
+
 if (!(task in tasks)) {
   console.error(`[tollgate] unknown task ${task}; one of: ${Object.keys(tasks).join(", ")}`);
   process.exit(2);
 }
+if (task === "build:web") {
+  buildWebIfStale(true);
+  process.exit(0);
+}
+if (task === "start" || task === "start:console") buildWebIfStale(false);
 process.exit(run(bun, [...tasks[task], ...rest], { env }));

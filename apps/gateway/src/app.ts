@@ -17,6 +17,11 @@ export interface AppDependencies {
    * app.handle() (no socket) pass their own.
    */
   socketAddress?: (request: Request) => string | null;
+  /**
+   * Answers what the /v1 API does not (the console's /trpc and SPA when served from this process), or
+   * null to let the gateway answer 404 in the OpenAI envelope.
+   */
+  fallback?: (request: Request) => Promise<Response | null>;
   /** Embedded mode only: runs an operator CLI command in this process (the CLI forwards here). */
   adminCli?: { secret: string; run: (argv: string[]) => Promise<{ exitCode: number; stdout: string; stderr: string }> };
 }
@@ -68,9 +73,12 @@ export function createApp(dependencies: AppDependencies) {
     .onStart(({ server }) => {
       serverRef = server as typeof serverRef;
     })
-    .onError(({ code, request, error }) => {
+    .onError(async ({ code, request, error }) => {
       const path = new URL(request.url).pathname;
-      if (code === "NOT_FOUND") return errorResponse(errors.notFound(path));
+      if (code === "NOT_FOUND") {
+        const answer = dependencies.fallback && !path.startsWith("/v1") ? await dependencies.fallback(request) : null;
+        return answer ?? errorResponse(errors.notFound(path));
+      }
       if (code === "PARSE") return errorResponse(errors.invalidJson("malformed body"));
       services.log("error", "framework error", { code: String(code), error: String(error) });
       return errorResponse(toGatewayError(error));
@@ -117,6 +125,12 @@ export function createApp(dependencies: AppDependencies) {
     );
   }
   return app;
+}
+
+/** The socket address as the app sees it, with trusted proxies applied (for the console's login limits). */
+export function clientAddressResolver(services: GatewayServices, server: () => { requestIP(request: Request): { address: string } | null } | null | undefined) {
+  return (request: Request) =>
+    resolveClientAddress(server()?.requestIP(request)?.address ?? null, request.headers.get("x-forwarded-for"), services.trustedProxies);
 }
 
 export type GatewayApp = ReturnType<typeof createApp>;

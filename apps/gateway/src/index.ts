@@ -1,9 +1,10 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand } from "@tollgate/cli/run-command";
+import { createConsole } from "@tollgate/console";
 import { lockDataDirWhenFree, migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
-import { createApp } from "./app";
+import { clientAddressResolver, createApp } from "./app";
 import { readGatewayEnv } from "./env";
 import { createGatewayServices } from "./gateway-services";
 import { createLogger } from "./logger";
@@ -11,6 +12,8 @@ import { createLogger } from "./logger";
 const env = readGatewayEnv();
 const log = createLogger(env.LOG_LEVEL);
 const embedded = !env.DATABASE_URL;
+// `npm start` serves the console from this process too; `start:gateway` (scale-out) passes --gateway-only.
+const serveConsole = !process.argv.includes("--gateway-only");
 
 // Only one process may open an embedded data folder: wait for a CLI command that has it, refuse to share
 // it with another server.
@@ -62,8 +65,19 @@ await services.start();
 // In embedded mode only this process may open the data folder, so the CLI forwards its commands here,
 // authenticated by a secret in a file only the owner of the data folder can read.
 const adminSecret = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+let serverOfApp: (() => { requestIP(request: Request): { address: string } | null } | null | undefined) | null = null;
+const consoleApp = serveConsole
+  ? createConsole({
+      database,
+      secretBox,
+      embedded,
+      log: (level, message, fields) => log(level, message, fields),
+      clientAddress: clientAddressResolver(services, () => serverOfApp?.()),
+    })
+  : null;
 const app = createApp({
   services,
+  fallback: consoleApp ? (request) => consoleApp.handle(request) : undefined,
   adminCli: embedded ? { secret: adminSecret, run: (argv) => runCommand(argv, { db: database.db, secretBox }) } : undefined,
 });
 app.listen({
@@ -73,6 +87,7 @@ app.listen({
   maxRequestBodySize: env.MAX_BODY_BYTES + 1024 * 1024,
   idleTimeout: 0,
 });
+serverOfApp = () => app.server as never;
 const port = app.server?.port ?? env.PORT;
 const serverFile = join(env.TOLLGATE_DATA_DIR, "server.json");
 if (embedded) {
@@ -80,6 +95,7 @@ if (embedded) {
 }
 log("info", "tollgate gateway listening", {
   url: `http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${port}/v1`,
+  console: serveConsole ? `http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${port}/` : "not served (--gateway-only)",
   storage: embedded ? `embedded PGlite in ${env.TOLLGATE_DATA_DIR}` : "postgres",
 });
 

@@ -1,0 +1,142 @@
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { DatabaseHandle } from "@tollgate/db";
+import type { SecretBox } from "@tollgate/shared";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { createLoginRateLimiter, type LoginLimits } from "./auth/login-rate-limiter";
+import { DEFAULT_SESSION_TTL_MS } from "./auth/sessions";
+import { createDefaultChannelTester } from "./channel-test";
+import { type AppRouter, appRouter } from "./routers/app-router";
+import { createStaticHandler } from "./static-files";
+import { type ChannelTestResult, type ConsoleContext, type ConsoleLog, createCallerFactory, sessionSecretFrom } from "./trpc";
+
+export type { AppRouter } from "./routers/app-router";
+export type { ChannelTestResult, ConsoleLog } from "./trpc";
+
+/** apps/web/dist, where `bun run --cwd apps/web build` writes the SPA. */
+export const defaultWebDistDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "web", "dist");
+
+export interface ConsoleDependencies {
+  database: DatabaseHandle;
+  secretBox: SecretBox;
+  log?: ConsoleLog;
+  /** Base URL clients use, for the Quick start panel (without /v1); default: from the request's Host. */
+  publicBaseUrl?: string;
+  /** Sends a tiny real request through a channel; default: OpenAI-compatible POST {baseUrl}/chat/completions. */
+  testChannel?: (channelId: number) => Promise<ChannelTestResult>;
+  /** Embedded mode (one process, PGlite): enables the first-run setup page while no admin exists. */
+  embedded: boolean;
+  /** The built SPA; default apps/web/dist. */
+  webDistDir?: string;
+  /** The client's address (for the per-IP login limit), e.g. the gateway's trusted-proxy-aware resolver. */
+  clientAddress?: (request: Request) => string | null;
+  /** Failed-login allowances; default 5 per name and 20 per IP in 15 minutes. */
+  loginLimits?: LoginLimits;
+  /** Session lifetime after the last renewal; default 7 days. */
+  sessionTtlMs?: number;
+}
+
+/** What a direct (in-process) caller presents instead of an HTTP request: cookies, address, https. */
+export interface CallerOptions {
+  /** Request headers, typically `{ cookie }`. */
+  headers?: HeadersInit;
+  clientIp?: string | null;
+  /** Receives Set-Cookie from login, setup and logout. */
+  responseHeaders?: Headers;
+  /** Pretends the request came to this URL (https: sets Secure cookies; its origin feeds Quick start). */
+  url?: string;
+}
+
+export interface Console {
+  /** Answers /trpc/* and the SPA; null for anything else (/v1/*, other methods), for the host to 404. */
+  handle(request: Request): Promise<Response | null>;
+  appRouter: AppRouter;
+  createCaller(options?: CallerOptions): ReturnType<AppRouter["createCaller"]>;
+}
+
+const noLog: ConsoleLog = () => {};
+
+/** The innermost cause's first line: Drizzle's own message lists query parameters (hashes, encrypted keys). */
+function describeError(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 10 && (current as { cause?: unknown })?.cause; depth++) current = (current as { cause: unknown }).cause;
+  const message = current instanceof Error ? current.message : String(current);
+  return message.split("\n")[0] ?? "unknown error";
+}
+
+function isSecure(url: URL, headers: Headers): boolean {
+  return url.protocol === "https:" || headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+}
+
+export function createConsole(deps: ConsoleDependencies): Console {
+  const log = deps.log ?? noLog;
+  const db = deps.database.db;
+  const loginLimiter = createLoginRateLimiter(deps.loginLimits);
+  const testChannel = deps.testChannel ?? createDefaultChannelTester(db, deps.secretBox);
+  const sessionTtlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+  const serveStatic = createStaticHandler(deps.webDistDir ?? defaultWebDistDir);
+  const publicBaseUrl = deps.publicBaseUrl?.replace(/\/+$/, "");
+
+  const contextFor = (url: URL, headers: Headers, clientIp: string | null, responseHeaders: Headers): ConsoleContext => {
+    const secure = isSecure(url, headers);
+    return {
+      db,
+      secretBox: deps.secretBox,
+      log,
+      embedded: deps.embedded,
+      loginLimiter,
+      sessionTtlMs,
+      testChannel,
+      publicBaseUrl: publicBaseUrl ?? `${secure ? "https:" : url.protocol}//${url.host}`,
+      clientIp,
+      secure,
+      sessionSecret: sessionSecretFrom(headers),
+      responseHeaders,
+    };
+  };
+
+  /** A browser sends Origin on POST: refuse cross-site ones (SameSite=Lax already withholds the cookie). */
+  const isCrossSite = (request: Request, url: URL): boolean => {
+    const origin = request.headers.get("origin");
+    if (!origin || request.method === "GET" || request.method === "HEAD") return false;
+    try {
+      const host = new URL(origin).host;
+      return host !== url.host && host !== request.headers.get("x-forwarded-host") && (!publicBaseUrl || host !== new URL(publicBaseUrl).host);
+    } catch {
+      return true;
+    }
+  };
+
+  const callerFactory = createCallerFactory(appRouter);
+
+  return {
+    appRouter,
+    createCaller(options = {}) {
+      const url = new URL(options.url ?? "http://localhost/");
+      const responseHeaders = options.responseHeaders ?? new Headers();
+      return callerFactory(contextFor(url, new Headers(options.headers), options.clientIp ?? null, responseHeaders));
+    },
+    async handle(request) {
+      const url = new URL(request.url);
+      if (url.pathname === "/trpc" || url.pathname.startsWith("/trpc/")) {
+        if (isCrossSite(request, url)) {
+          return Response.json({ error: { message: "Cross-site request refused" } }, { status: 403 });
+        }
+        const clientIp = deps.clientAddress?.(request) ?? null;
+        return fetchRequestHandler({
+          endpoint: "/trpc",
+          req: request,
+          router: appRouter,
+          createContext: ({ req, resHeaders }) => contextFor(url, req.headers, clientIp, resHeaders),
+          onError: ({ error, path }) => {
+            if (error.code === "INTERNAL_SERVER_ERROR") log("error", "console procedure failed", { path, error: describeError(error) });
+          },
+          responseMeta: () => ({ headers: { "cache-control": "no-store" } }),
+        });
+      }
+      if (request.method !== "GET" && request.method !== "HEAD") return null;
+      if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return null;
+      return serveStatic(request, url);
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { tokens, users } from "@tollgate/db";
+import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
+import { TRPCError } from "@trpc/server";
+import { and, desc, eq, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { fieldError, notFound } from "../errors";
+import { authedProcedure, type ConsoleContext, isAdmin, router } from "../trpc";
+import type { SessionUser } from "../auth/sessions";
+import {
+  futureInstantSchema,
+  groupSchema,
+  ipAllowListSchema,
+  modelListSchema,
+  nameSchema,
+  positiveIntSchema,
+  recordId,
+  usdSchema,
+} from "../validation";
+
+/** Every column except keyHash: neither a secret nor its hash leaves the server. */
+const tokenColumns = {
+  id: tokens.id,
+  userId: tokens.userId,
+  userName: users.name,
+  name: tokens.name,
+  keyPrefix: tokens.keyPrefix,
+  status: tokens.status,
+  group: tokens.group,
+  expiresAt: tokens.expiresAt,
+  quotaLimit: tokens.quotaLimit,
+  usedQuota: tokens.usedQuota,
+  allowedModels: tokens.allowedModels,
+  allowedIps: tokens.allowedIps,
+  rpmLimit: tokens.rpmLimit,
+  lastUsedAt: tokens.lastUsedAt,
+  createdAt: tokens.createdAt,
+};
+
+/** Fields a token form sets; null means "none" (never expires, unlimited, no limit, owner's group). */
+const tokenFields = z.object({
+  name: nameSchema,
+  group: groupSchema.nullable(),
+  expiresAt: futureInstantSchema.nullable(),
+  /** USD; null is unlimited. */
+  quotaLimit: usdSchema.nullable(),
+  allowedModels: modelListSchema,
+  allowedIps: ipAllowListSchema,
+  rpmLimit: positiveIntSchema.nullable(),
+});
+
+const createInput = tokenFields.partial().required({ name: true }).extend({
+  /** Admins may create a token for another user; users always create their own. */
+  userId: recordId.optional(),
+});
+
+const updateInput = tokenFields.partial().extend({
+  id: recordId,
+  status: z.enum(["enabled", "disabled"]).optional(),
+});
+
+/** Rows this user may see: all for an admin, their own otherwise. */
+function ownedBy(user: SessionUser): SQL | undefined {
+  return isAdmin(user) ? undefined : eq(tokens.userId, user.id);
+}
+
+async function loadToken(ctx: ConsoleContext, user: SessionUser, id: number) {
+  const [token] = await ctx.db
+    .select(tokenColumns)
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .where(and(eq(tokens.id, id), ownedBy(user)))
+    .limit(1);
+  // Another user's token is reported as missing, not forbidden: its existence is not revealed.
+  if (!token) throw notFound("Token");
+  return token;
+}
+
+export const tokensRouter = router({
+  list: authedProcedure
+    .input(z.object({ userId: recordId.optional() }).optional())
+    .query(async ({ ctx, input }) => {
+      if (input?.userId !== undefined && !isAdmin(ctx.user) && input.userId !== ctx.user.id) {
+        throw new TRPCError({ code: "FORBIDDEN", message: "You can only list your own tokens" });
+      }
+      const ownerFilter = input?.userId !== undefined ? eq(tokens.userId, input.userId) : undefined;
+      return ctx.db
+        .select(tokenColumns)
+        .from(tokens)
+        .innerJoin(users, eq(users.id, tokens.userId))
+        .where(and(ownedBy(ctx.user), ownerFilter))
+        .orderBy(desc(tokens.id));
+    }),
+
+  byId: authedProcedure
+    .input(z.object({ id: recordId }))
+    .query(({ ctx, input }) => loadToken(ctx, ctx.user, input.id)),
+
+  /** The only procedure that ever returns a token's secret, once. */
+  create: authedProcedure.input(createInput).mutation(async ({ ctx, input }) => {
+    let userId = ctx.user.id;
+    if (input.userId !== undefined && input.userId !== ctx.user.id) {
+      if (!isAdmin(ctx.user)) throw new TRPCError({ code: "FORBIDDEN", message: "You can only create tokens for yourself" });
+      const [owner] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).limit(1);
+      if (!owner) throw fieldError("userId", "Unknown user");
+      userId = owner.id;
+    }
+    const secret = generateTokenSecret();
+    const [created] = await ctx.db
+      .insert(tokens)
+      .values({
+        userId,
+        name: input.name,
+        keyHash: hashTokenSecret(secret),
+        keyPrefix: displayPrefix(secret),
+        group: input.group ?? null,
+        expiresAt: input.expiresAt ?? null,
+        quotaLimit: input.quotaLimit ?? null,
+        allowedModels: input.allowedModels ?? [],
+        allowedIps: input.allowedIps ?? [],
+        rpmLimit: input.rpmLimit ?? null,
+      })
+      .returning({ id: tokens.id });
+    if (!created) throw new Error("the new token was not returned");
+    return { token: await loadToken(ctx, ctx.user, created.id), secret };
+  }),
+
+  update: authedProcedure.input(updateInput).mutation(async ({ ctx, input }) => {
+    const { id, ...changes } = input;
+    await loadToken(ctx, ctx.user, id);
+    await ctx.db
+      .update(tokens)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(tokens.id, id), ownedBy(ctx.user)));
+    return loadToken(ctx, ctx.user, id);
+  }),
+
+  delete: authedProcedure.input(z.object({ id: recordId })).mutation(async ({ ctx, input }) => {
+    const [deleted] = await ctx.db
+      .delete(tokens)
+      .where(and(eq(tokens.id, input.id), ownedBy(ctx.user)))
+      .returning({ id: tokens.id });
+    if (!deleted) throw notFound("Token");
+    return { id: deleted.id };
+  }),
+});

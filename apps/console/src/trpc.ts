@@ -1,0 +1,83 @@
+import type { Database } from "@tollgate/db";
+import type { SecretBox } from "@tollgate/shared";
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { ZodError, z } from "zod";
+import type { LoginRateLimiter } from "./auth/login-rate-limiter";
+import { SESSION_COOKIE, type SessionUser, readCookie, resolveSession, sessionCookie } from "./auth/sessions";
+import { FieldErrors } from "./errors";
+
+export type ConsoleLog = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+
+export interface ChannelTestResult {
+  ok: boolean;
+  latencyMs: number;
+  error?: string;
+}
+
+/** What every procedure can reach: the shared services plus this request's cookie, address and headers. */
+export interface ConsoleContext {
+  db: Database;
+  secretBox: SecretBox;
+  log: ConsoleLog;
+  embedded: boolean;
+  loginLimiter: LoginRateLimiter;
+  sessionTtlMs: number;
+  testChannel: (channelId: number) => Promise<ChannelTestResult>;
+  /** Base URL for the Quick start panel, without /v1. */
+  publicBaseUrl: string;
+  clientIp: string | null;
+  /** The request came over https: cookies get `Secure`. */
+  secure: boolean;
+  /** The session cookie's secret, if the request carried one. */
+  sessionSecret: string | null;
+  /** Headers added to the response (Set-Cookie). */
+  responseHeaders: Headers;
+}
+
+export function sessionSecretFrom(headers: Headers): string | null {
+  return readCookie(headers.get("cookie"), SESSION_COOKIE);
+}
+
+const t = initTRPC.context<ConsoleContext>().create({
+  // Never send server stack traces to the browser, whatever NODE_ENV says.
+  isDev: false,
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    let fieldErrors: Record<string, string[]> | null = null;
+    if (error.cause instanceof ZodError) {
+      fieldErrors = z.flattenError(error.cause).fieldErrors as Record<string, string[]>;
+    } else if (error.cause instanceof FieldErrors) {
+      fieldErrors = error.cause.fieldErrors;
+    }
+    const message = error.cause instanceof ZodError ? "Some fields are not valid" : shape.message;
+    // Internal errors may carry SQL or parameters: the client gets a generic message.
+    const safeMessage = error.code === "INTERNAL_SERVER_ERROR" ? "Internal error" : message;
+    const { stack: _stack, ...data } = shape.data;
+    return { ...shape, message: safeMessage, data: { ...data, fieldErrors } };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure;
+
+/** A signed-in, enabled user; ctx.user is who. */
+export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const resolved = ctx.sessionSecret ? await resolveSession(ctx.db, ctx.sessionSecret, ctx.sessionTtlMs) : null;
+  if (!resolved) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue" });
+  if (resolved.renewed && ctx.sessionSecret) {
+    ctx.responseHeaders.append("set-cookie", sessionCookie(ctx.sessionSecret, { maxAgeMs: ctx.sessionTtlMs, secure: ctx.secure }));
+  }
+  return next({ ctx: { ...ctx, user: resolved.user as SessionUser } });
+});
+
+export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
+  if (ctx.user.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "Only an administrator may do this" });
+  return next();
+});
+
+/** The owner filter for a user: admins see everyone's rows, users only their own. */
+export function isAdmin(user: SessionUser): boolean {
+  return user.role === "admin";
+}

@@ -1,0 +1,51 @@
+/** Money arrives as integer micro-USD (1 USD = 1,000,000). */
+export function formatUsd(micros: number | null | undefined, fallback = "—"): string {
+  if (micros === null || micros === undefined) return fallback;
+  const usd = micros / 1_000_000;
+  const digits = usd !== 0 && Math.abs(usd) < 0.01 ? 6 : 2;
+  return `$${usd.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+}
+
+/** Micro-USD as the plain decimal text a form field edits ("0.15"). */
+export function microsToInput(micros: number | null | undefined): string {
+  if (micros === null || micros === undefined) return "";
+  const whole = Math.floor(micros / 1_000_000);
+  const fraction = String(micros % 1_000_000).padStart(6, "0").replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
+export function formatNumber(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "—";
+  return value.toLocaleString("en-US");
+}
+
+export function formatCompact(value: number): string {
+  return Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(value);
+}
+
+export function formatDateTime(date: Date | null | undefined, fallback = "—"): string {
+  if (!date) return fallback;
+  return date.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
+export function formatTime(date: Date): string {
+  return date.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+export function formatMs(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "—";
+  return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${value} ms`;
+}
+
+/** A Date as the value of an <input type="datetime-local"> (local time, minutes). */
+export function toLocalInput(date: Date): string {
+  const shifted = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return shifted.toISOString().slice(0, 16);
+}
+
+export function splitLines(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+}

@@ -1,0 +1,115 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Field, FormError, inputClass } from "../components/ui";
+import { splitLines } from "../lib/format";
+import type { ChannelView } from "../lib/router-types";
+import { useFormErrors } from "../lib/use-form-errors";
+import { useTRPC } from "../trpc";
+
+const channelTypes = ["openai-compatible", "anthropic", "gemini", "azure-openai"] as const;
+type ChannelType = (typeof channelTypes)[number];
+
+/** "public=upstream" lines -> mapping; returns an error message for the first malformed line. */
+function parseMapping(text: string): Record<string, string> | string {
+  const mapping: Record<string, string> = {};
+  for (const line of text.split("\n").map((item) => item.trim()).filter(Boolean)) {
+    const separator = line.indexOf("=");
+    const publicName = separator === -1 ? "" : line.slice(0, separator).trim();
+    const upstreamName = separator === -1 ? "" : line.slice(separator + 1).trim();
+    if (!publicName || !upstreamName) return `"${line}" is not public=upstream`;
+    mapping[publicName] = upstreamName;
+  }
+  return mapping;
+}
+
+export function ChannelForm(props: { channel?: ChannelView; onDone: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const editing = props.channel;
+  const [name, setName] = useState(editing?.name ?? "");
+  const [type, setType] = useState<ChannelType>((editing?.type as ChannelType) ?? "openai-compatible");
+  const [baseUrl, setBaseUrl] = useState(editing?.baseUrl ?? "");
+  const [apiKey, setApiKey] = useState("");
+  const [models, setModels] = useState((editing?.models ?? []).join("\n"));
+  const [mapping, setMapping] = useState(Object.entries(editing?.modelMapping ?? {}).map(([from, to]) => `${from}=${to}`).join("\n"));
+  const [groups, setGroups] = useState((editing?.groups ?? ["default"]).join(", "));
+  const [priority, setPriority] = useState(String(editing?.priority ?? 0));
+  const [weight, setWeight] = useState(String(editing?.weight ?? 1));
+  const form = useFormErrors();
+  const finish = async () => {
+    await queryClient.invalidateQueries({ queryKey: trpc.channels.list.queryKey() });
+    await queryClient.invalidateQueries({ queryKey: trpc.models.available.queryKey() });
+    props.onDone();
+  };
+  const create = useMutation(trpc.channels.create.mutationOptions({ onSuccess: finish, onError: form.fromError }));
+  const update = useMutation(trpc.channels.update.mutationOptions({ onSuccess: finish, onError: form.fromError }));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    form.clear();
+    const modelMapping = parseMapping(mapping);
+    if (typeof modelMapping === "string") return form.setField("modelMapping", modelMapping);
+    const numbers = { priority: Number(priority), weight: Number(weight) };
+    const fields = { name, type, baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
+    if (editing) update.mutate({ id: editing.id, ...fields, apiKey });
+    else create.mutate({ ...fields, apiKey });
+  };
+  const errors = form.errors.fields;
+
+  return (
+    <form className="space-y-4" onSubmit={submit} noValidate>
+      <div className="grid grid-cols-2 gap-4">
+        <Field label="Name" error={errors.name}>
+          {(id, invalid) => <input id={id} name="name" className={inputClass(invalid)} value={name} onChange={(event) => setName(event.target.value)} />}
+        </Field>
+        <Field label="Type" error={errors.type}>
+          {(id, invalid) => (
+            <select id={id} name="type" className={inputClass(invalid)} value={type} onChange={(event) => setType(event.target.value as ChannelType)}>
+              {channelTypes.map((item) => (
+                <option key={item}>{item}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      <Field label="Base URL" error={errors.baseUrl} hint="Including the version, e.g. https://api.openai.com/v1">
+        {(id, invalid) => <input id={id} name="baseUrl" className={inputClass(invalid)} value={baseUrl} placeholder="https://api.openai.com/v1" onChange={(event) => setBaseUrl(event.target.value)} />}
+      </Field>
+      <Field label="API key" error={errors.apiKey} hint={editing ? `Stored key: ${editing.keyMasked ?? "cannot be decrypted"}. Leave empty to keep it.` : "Stored encrypted; shown masked from now on."}>
+        {(id, invalid) => (
+          <input id={id} name="apiKey" type="password" autoComplete="off" className={inputClass(invalid)} value={apiKey} placeholder={editing ? "unchanged" : "sk-..."} onChange={(event) => setApiKey(event.target.value)} />
+        )}
+      </Field>
+      <div className="grid grid-cols-2 gap-4">
+        <Field label="Models" error={errors.models} hint="Public model ids, one per line.">
+          {(id, invalid) => <textarea id={id} name="models" rows={4} className={`${inputClass(invalid)} font-mono`} value={models} onChange={(event) => setModels(event.target.value)} />}
+        </Field>
+        <Field label="Model mapping" error={errors.modelMapping} hint="Optional: public=upstream, one per line.">
+          {(id, invalid) => (
+            <textarea id={id} name="modelMapping" rows={4} className={`${inputClass(invalid)} font-mono`} value={mapping} placeholder="gpt-4o=gpt-4o-2024-08-06" onChange={(event) => setMapping(event.target.value)} />
+          )}
+        </Field>
+      </div>
+      <div className="grid grid-cols-3 gap-4">
+        <Field label="Groups" error={errors.groups} hint="Comma-separated.">
+          {(id, invalid) => <input id={id} name="groups" className={inputClass(invalid)} value={groups} onChange={(event) => setGroups(event.target.value)} />}
+        </Field>
+        <Field label="Priority" error={errors.priority} hint="Higher is tried first.">
+          {(id, invalid) => <input id={id} name="priority" inputMode="numeric" className={inputClass(invalid)} value={priority} onChange={(event) => setPriority(event.target.value)} />}
+        </Field>
+        <Field label="Weight" error={errors.weight} hint="Share within a priority.">
+          {(id, invalid) => <input id={id} name="weight" inputMode="numeric" className={inputClass(invalid)} value={weight} onChange={(event) => setWeight(event.target.value)} />}
+        </Field>
+      </div>
+      <FormError message={form.errors.form} />
+      <div className="flex justify-end gap-2">
+        <button type="button" className="button" onClick={props.onDone}>
+          Cancel
+        </button>
+        <button type="submit" className="button-primary" disabled={create.isPending || update.isPending}>
+          {editing ? "Save" : "Add channel"}
+        </button>
+      </div>
+    </form>
+  );
+}

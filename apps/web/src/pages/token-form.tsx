@@ -1,0 +1,166 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Field, FormError, inputClass } from "../components/ui";
+import { microsToInput, toLocalInput } from "../lib/format";
+import type { TokenView } from "../lib/router-types";
+import { useFormErrors } from "../lib/use-form-errors";
+import { useTRPC } from "../trpc";
+
+/** Add or edit a token. On create, `onCreated` receives the secret (shown once by the caller). */
+export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: () => void; onCreated: (secret: string, name: string) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const editing = props.token;
+  const models = useQuery(trpc.models.available.queryOptions());
+  const users = useQuery({ ...trpc.users.list.queryOptions(), enabled: props.isAdmin && !editing });
+  const [name, setName] = useState(editing?.name ?? "");
+  const [userId, setUserId] = useState<string>("");
+  const [group, setGroup] = useState(editing?.group ?? "");
+  const [neverExpires, setNeverExpires] = useState(editing ? editing.expiresAt === null : true);
+  const [expiresAt, setExpiresAt] = useState(editing?.expiresAt ? toLocalInput(editing.expiresAt) : toLocalInput(new Date(Date.now() + 30 * 86_400_000)));
+  const [unlimited, setUnlimited] = useState(editing ? editing.quotaLimit === null : true);
+  const [quota, setQuota] = useState(microsToInput(editing?.quotaLimit) || "10");
+  const [allowedModels, setAllowedModels] = useState<string[]>(editing?.allowedModels ?? []);
+  const [ips, setIps] = useState((editing?.allowedIps ?? []).join("\n"));
+  const [rpm, setRpm] = useState(editing?.rpmLimit === null || editing?.rpmLimit === undefined ? "" : String(editing.rpmLimit));
+  const form = useFormErrors();
+
+  const done = async () => {
+    await queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() });
+  };
+  const create = useMutation(
+    trpc.tokens.create.mutationOptions({
+      onSuccess: async (result) => {
+        await done();
+        props.onCreated(result.secret, result.token.name);
+      },
+      onError: form.fromError,
+    }),
+  );
+  const update = useMutation(
+    trpc.tokens.update.mutationOptions({
+      onSuccess: async () => {
+        await done();
+        props.onDone();
+      },
+      onError: form.fromError,
+    }),
+  );
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    form.clear();
+    let expiry: string | null = null;
+    if (!neverExpires) {
+      const date = new Date(expiresAt);
+      if (Number.isNaN(date.getTime())) return form.setField("expiresAt", "Enter a date and time");
+      expiry = date.toISOString();
+    }
+    let rpmLimit: number | null = null;
+    if (rpm.trim() !== "") {
+      rpmLimit = Number(rpm);
+      if (!Number.isInteger(rpmLimit)) return form.setField("rpmLimit", "Enter a whole number, or leave empty for no limit");
+    }
+    const fields = {
+      name,
+      group: group.trim() === "" ? null : group.trim(),
+      expiresAt: expiry,
+      quotaLimit: unlimited ? null : quota,
+      allowedModels,
+      allowedIps: ips.split("\n"),
+      rpmLimit,
+    };
+    if (editing) update.mutate({ id: editing.id, ...fields });
+    else create.mutate({ ...fields, userId: userId === "" ? undefined : Number(userId) });
+  };
+
+  const toggleModel = (model: string) =>
+    setAllowedModels((current) => (current.includes(model) ? current.filter((item) => item !== model) : [...current, model]));
+  const knownModels = [...new Set([...(models.data ?? []), ...allowedModels])].sort();
+  const errors = form.errors.fields;
+
+  return (
+    <form className="space-y-4" onSubmit={submit} noValidate>
+      <div className="grid grid-cols-2 gap-4">
+        <Field label="Name" error={errors.name} hint="Tells tokens apart, e.g. by client or purpose.">
+          {(id, invalid) => <input id={id} name="name" className={inputClass(invalid)} value={name} onChange={(event) => setName(event.target.value)} />}
+        </Field>
+        <Field label="Group" error={errors.group} hint="Empty: the owner's group.">
+          {(id, invalid) => <input id={id} name="group" className={inputClass(invalid)} value={group} placeholder="default" onChange={(event) => setGroup(event.target.value)} />}
+        </Field>
+      </div>
+      {props.isAdmin && !editing ? (
+        <Field label="Owner" error={errors.userId}>
+          {(id, invalid) => (
+            <select id={id} name="userId" className={inputClass(invalid)} value={userId} onChange={(event) => setUserId(event.target.value)}>
+              <option value="">Me</option>
+              {(users.data ?? []).map((user) => (
+                <option key={user.id} value={user.id}>
+                  {user.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      <div className="grid grid-cols-2 gap-4">
+        <Field label="Expiry" error={errors.expiresAt}>
+          {(id, invalid) => (
+            <div className="space-y-1.5">
+              <label className="flex items-center gap-2 text-sm">
+                <input type="checkbox" name="neverExpires" checked={neverExpires} onChange={(event) => setNeverExpires(event.target.checked)} />
+                Never expires
+              </label>
+              {neverExpires ? null : (
+                <input id={id} name="expiresAt" type="datetime-local" className={inputClass(invalid)} value={expiresAt} onChange={(event) => setExpiresAt(event.target.value)} />
+              )}
+            </div>
+          )}
+        </Field>
+        <Field label="Quota (USD)" error={errors.quotaLimit}>
+          {(id, invalid) => (
+            <div className="space-y-1.5">
+              <label className="flex items-center gap-2 text-sm">
+                <input type="checkbox" name="unlimitedQuota" checked={unlimited} onChange={(event) => setUnlimited(event.target.checked)} />
+                Unlimited
+              </label>
+              {unlimited ? null : <input id={id} name="quotaLimit" inputMode="decimal" className={inputClass(invalid)} value={quota} onChange={(event) => setQuota(event.target.value)} />}
+            </div>
+          )}
+        </Field>
+      </div>
+      <Field label="Model restriction" error={errors.allowedModels} hint={allowedModels.length === 0 ? "None selected: every model is allowed." : `${allowedModels.length} selected: only these may be called.`}>
+        {() => (
+          <div className="flex max-h-36 flex-wrap gap-2 overflow-y-auto rounded-md border border-slate-200 p-2">
+            {knownModels.length === 0 ? <span className="text-xs text-slate-500">No models are listed yet.</span> : null}
+            {knownModels.map((model) => (
+              <label key={model} className="flex items-center gap-1.5 rounded border border-slate-200 px-2 py-0.5 text-xs">
+                <input type="checkbox" name="allowedModels" value={model} checked={allowedModels.includes(model)} onChange={() => toggleModel(model)} />
+                {model}
+              </label>
+            ))}
+          </div>
+        )}
+      </Field>
+      <div className="grid grid-cols-2 gap-4">
+        <Field label="IP allow-list" error={errors.allowedIps} hint="One IP or CIDR range per line (v4 or v6). Empty: any address.">
+          {(id, invalid) => (
+            <textarea id={id} name="allowedIps" rows={3} className={`${inputClass(invalid)} font-mono`} value={ips} placeholder={"203.0.113.7\n10.0.0.0/8"} onChange={(event) => setIps(event.target.value)} />
+          )}
+        </Field>
+        <Field label="Requests per minute" error={errors.rpmLimit} hint="Empty: no per-token limit.">
+          {(id, invalid) => <input id={id} name="rpmLimit" inputMode="numeric" className={inputClass(invalid)} value={rpm} onChange={(event) => setRpm(event.target.value)} />}
+        </Field>
+      </div>
+      <FormError message={form.errors.form} />
+      <div className="flex justify-end gap-2">
+        <button type="button" className="button" onClick={props.onDone}>
+          Cancel
+        </button>
+        <button type="submit" className="button-primary" disabled={create.isPending || update.isPending}>
+          {editing ? "Save" : "Create token"}
+        </button>
+      </div>
+    </form>
+  );
+}

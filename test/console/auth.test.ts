@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { sessions, users } from "@tollgate/db";
+import { eq } from "drizzle-orm";
+import { hashSessionSecret } from "../../apps/console/src/auth/sessions";
+import { PASSWORD, rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
+
+// For tests and hooks of this file (the preload's setDefaultTimeout does not reach them): a fresh PGlite
+// takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
+setDefaultTimeout(60_000);
+
+describe("console sign-in", () => {
+  let harness: ConsoleUnderTest;
+  beforeAll(async () => {
+    harness = await startConsole({ loginLimits: { perName: 3, perIp: 5, windowMs: 60_000 } });
+  });
+  afterAll(() => harness.close());
+
+  test("login sets an HttpOnly SameSite=Lax cookie whose secret is stored only as a SHA-256", async () => {
+    const { name } = await harness.signedInUser();
+    const responseHeaders = new Headers();
+    await harness.anonymous({ responseHeaders }).auth.login({ name, password: PASSWORD });
+    const setCookie = responseHeaders.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(/^tollgate_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    const secret = setCookie.split(";")[0]!.split("=")[1]!;
+    const rows = await harness.database.handle.db.select({ id: sessions.id }).from(sessions);
+    expect(rows.map((row) => row.id)).toContain(hashSessionSecret(secret));
+    expect(rows.map((row) => row.id)).not.toContain(secret);
+  });
+
+  test("the cookie is Secure when the request came over https", async () => {
+    const { name } = await harness.signedInUser();
+    const responseHeaders = new Headers();
+    await harness.anonymous({ responseHeaders, url: "https://console.example/" }).auth.login({ name, password: PASSWORD });
+    expect(responseHeaders.get("set-cookie")).toContain("; Secure");
+  });
+
+  test("a signed-in user reads who they are; without a session the call is unauthorized", async () => {
+    const { caller, name } = await harness.signedInUser();
+    expect((await caller.auth.me()).name).toBe(name);
+    expect((await rejection(harness.anonymous().auth.me())).code).toBe("UNAUTHORIZED");
+    expect((await rejection(harness.anonymous({ headers: { cookie: "tollgate_session=forged" } }).auth.me())).code).toBe("UNAUTHORIZED");
+  });
+
+  test("a wrong password is refused with one message for unknown names and wrong passwords", async () => {
+    const { name } = await harness.signedInUser();
+    const wrong = await rejection(harness.anonymous({ clientIp: "198.51.100.1" }).auth.login({ name, password: "not the password" }));
+    const unknown = await rejection(harness.anonymous({ clientIp: "198.51.100.2" }).auth.login({ name: "nobody-here", password: "whatever1" }));
+    expect(wrong.code).toBe("UNAUTHORIZED");
+    expect(unknown.message).toBe(wrong.message);
+  });
+
+  test("logout ends the session on the server and clears the cookie", async () => {
+    const { caller, cookie } = await harness.signedInUser();
+    const responseHeaders = new Headers();
+    await harness.anonymous({ headers: { cookie }, responseHeaders }).auth.logout();
+    expect(responseHeaders.get("set-cookie")).toContain("Max-Age=0");
+    expect((await rejection(caller.auth.me())).code).toBe("UNAUTHORIZED");
+  });
+
+  test("an expired session is refused", async () => {
+    const { caller, cookie } = await harness.signedInUser();
+    const id = hashSessionSecret(cookie.split("=")[1]!);
+    await harness.database.handle.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.id, id));
+    expect((await rejection(caller.auth.me())).code).toBe("UNAUTHORIZED");
+  });
+
+  test("disabling a user ends their sessions", async () => {
+    const admin = await harness.signedInUser({ role: "admin" });
+    const user = await harness.signedInUser();
+    await admin.caller.users.update({ id: user.id, status: "disabled" });
+    expect((await rejection(user.caller.auth.me())).code).toBe("UNAUTHORIZED");
+    expect((await rejection(harness.login(user.name))).code).toBe("UNAUTHORIZED");
+  });
+
+  test("failed logins are limited per name, with a clear error, even for the right password", async () => {
+    const { name } = await harness.signedInUser();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const failure = await rejection(harness.anonymous({ clientIp: `203.0.113.${attempt}` }).auth.login({ name, password: "wrong-password" }));
+      expect(failure.code).toBe("UNAUTHORIZED");
+    }
+    const limited = await rejection(harness.anonymous({ clientIp: "203.0.113.99" }).auth.login({ name, password: PASSWORD }));
+    expect(limited.code).toBe("TOO_MANY_REQUESTS");
+    expect(limited.message).toMatch(/Too many failed sign-in attempts\. Try again in \d+ minutes?\./);
+  });
+
+  test("failed logins are limited per IP across names", async () => {
+    const { name } = await harness.signedInUser();
+    const clientIp = "192.0.2.77";
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await rejection(harness.anonymous({ clientIp }).auth.login({ name: `guess-${attempt}`, password: "wrong-password" }));
+    }
+    expect((await rejection(harness.anonymous({ clientIp }).auth.login({ name, password: PASSWORD }))).code).toBe("TOO_MANY_REQUESTS");
+    // Another address is not affected.
+    await harness.anonymous({ clientIp: "192.0.2.78" }).auth.login({ name, password: PASSWORD });
+  });
+});
+
+describe("first-run setup", () => {
+  test("is offered in embedded mode while no admin exists, creates the admin and signs them in, then is closed", async () => {
+    const harness = await startConsole();
+    try {
+      // A user without the admin role does not close setup.
+      await harness.signedInUser({ role: "user" });
+      expect(await harness.anonymous().auth.setupStatus()).toEqual({ needsSetup: true });
+      const responseHeaders = new Headers();
+      await harness.anonymous({ responseHeaders }).auth.setup({ name: "root", password: "a-long-password" });
+      const cookie = (responseHeaders.get("set-cookie") ?? "").split(";")[0]!;
+      const me = await harness.anonymous({ headers: { cookie } }).auth.me();
+      expect(me).toMatchObject({ name: "root", role: "admin" });
+      expect(await harness.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
+      const again = await rejection(harness.anonymous().auth.setup({ name: "intruder", password: "a-long-password" }));
+      expect(again.code).toBe("FORBIDDEN");
+      const [intruder] = await harness.database.handle.db.select().from(users).where(eq(users.name, "intruder"));
+      expect(intruder).toBeUndefined();
+    } finally {
+      await harness.close();
+    }
+  });
+
+  test("is refused when an admin exists (created by the CLI) and outside embedded mode", async () => {
+    const embedded = await startConsole();
+    try {
+      await embedded.signedInUser({ role: "admin" });
+      expect(await embedded.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
+      expect((await rejection(embedded.anonymous().auth.setup({ name: "second", password: "a-long-password" }))).code).toBe("FORBIDDEN");
+    } finally {
+      await embedded.close();
+    }
+    const standalone = await startConsole({ embedded: false });
+    try {
+      expect(await standalone.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
+      expect((await rejection(standalone.anonymous().auth.setup({ name: "first", password: "a-long-password" }))).code).toBe("FORBIDDEN");
+    } finally {
+      await standalone.close();
+    }
+  });
+
+  test("validates the name and password with field errors", async () => {
+    const harness = await startConsole();
+    try {
+      const failure = await rejection(harness.anonymous().auth.setup({ name: " ", password: "short" }));
+      expect(failure.code).toBe("BAD_REQUEST");
+      expect(Object.keys(failure.fieldErrors ?? {}).sort()).toEqual(["name", "password"]);
+    } finally {
+      await harness.close();
+    }
+  });
+});

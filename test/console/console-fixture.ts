@@ -1,0 +1,72 @@
+import { users } from "@tollgate/db";
+import { createSecretBox } from "@tollgate/shared";
+import { type CallerOptions, createConsole, type ConsoleDependencies } from "../../apps/console/src/create-console";
+import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
+import { TEST_SECRET } from "../helpers/gateway-fixture";
+
+export const PASSWORD = "correct horse battery";
+
+export interface ConsoleUnderTest {
+  database: FreshDatabase;
+  console: ReturnType<typeof createConsole>;
+  /** Creates a user who can sign in; returns its id and a caller signed in as it. */
+  signedInUser(values?: { name?: string; role?: "admin" | "user"; group?: string }): Promise<{ id: number; name: string; caller: ReturnType<ReturnType<typeof createConsole>["createCaller"]>; cookie: string }>;
+  /** Signs in through auth.login; returns the session cookie ("tollgate_session=..."). */
+  login(name: string, password?: string, options?: CallerOptions): Promise<string>;
+  anonymous(options?: CallerOptions): ReturnType<ReturnType<typeof createConsole>["createCaller"]>;
+  close(): Promise<void>;
+}
+
+/** A console around a fresh, migrated database (PGlite, or Postgres when DATABASE_URL is set). */
+export async function startConsole(overrides: Partial<ConsoleDependencies> = {}): Promise<ConsoleUnderTest> {
+  const database = await freshDatabase();
+  const secretBox = await createSecretBox(TEST_SECRET);
+  const consoleApp = createConsole({ database: database.handle, secretBox, embedded: true, ...overrides });
+  const passwordHash = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
+
+  const login = async (name: string, password = PASSWORD, options: CallerOptions = {}) => {
+    const responseHeaders = new Headers();
+    await consoleApp.createCaller({ ...options, responseHeaders }).auth.login({ name, password });
+    const cookie = responseHeaders.get("set-cookie") ?? "";
+    return cookie.split(";")[0] ?? "";
+  };
+
+  return {
+    database,
+    console: consoleApp,
+    login,
+    anonymous: (options = {}) => consoleApp.createCaller(options),
+    async signedInUser(values = {}) {
+      const name = values.name ?? `user-${crypto.randomUUID().slice(0, 8)}`;
+      const [row] = await database.handle.db
+        .insert(users)
+        .values({ name, passwordHash, role: values.role ?? "user", group: values.group ?? "default", balanceUnlimited: true })
+        .returning({ id: users.id });
+      const cookie = await login(name);
+      return { id: row!.id, name, cookie, caller: consoleApp.createCaller({ headers: { cookie } }) };
+    },
+    close: () => database.drop(),
+  };
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<{ code: string; message: string; fieldErrors: Record<string, string[]> | null }> {
+  try {
+    await promise;
+  } catch (error) {
+    const trpcError = error as { code: string; message: string; cause?: unknown };
+    const cause = trpcError.cause as { issues?: { path: PropertyKey[]; message: string }[]; fieldErrors?: Record<string, string[]> } | undefined;
+    let fieldErrors: Record<string, string[]> | null = null;
+    if (cause?.issues) {
+      fieldErrors = {};
+      for (const issue of cause.issues) {
+        const field = String(issue.path[0] ?? "");
+        (fieldErrors[field] ??= []).push(issue.message);
+      }
+    } else if (cause?.fieldErrors) {
+      fieldErrors = cause.fieldErrors;
+    }
+    return { code: trpcError.code, message: trpcError.message, fieldErrors };
+  }
+  throw new Error("expected the call to fail, but it succeeded");
+}

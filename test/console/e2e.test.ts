@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { requestLogs, usageHourly } from "@tollgate/db";
+import { sql } from "drizzle-orm";
+import { createConsole } from "../../apps/console/src/create-console";
+import { type Browser, launchChromium, type Page } from "../../apps/console/test-support/chromium";
+import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from "../helpers/fake-openai-upstream";
+import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
+import { type GatewayUnderTest, startGateway, waitFor } from "../helpers/gateway-fixture";
+import { ensureWebBuild, webDistDir } from "./build-web";
+
+// A ceiling for a whole browser session, not a tuned timing: every step waits for a condition.
+setDefaultTimeout(120_000);
+
+const screenshots = join(import.meta.dir, "..", "..", "test-artifacts", "screenshots");
+
+let database: FreshDatabase;
+let upstream: FakeOpenAIUpstream;
+let gateway: GatewayUnderTest;
+let server: ReturnType<typeof Bun.serve>;
+let browser: Browser;
+let page: Page;
+let baseUrl: string;
+
+beforeAll(async () => {
+  // Fails (not skips) without Chromium: CI installs it with scripts/install-chromium.sh.
+  browser = await launchChromium();
+  await ensureWebBuild();
+  mkdirSync(screenshots, { recursive: true });
+  database = await freshDatabase();
+  upstream = await startFakeOpenAIUpstream();
+  gateway = await startGateway(database.handle, { socketAddress: "127.0.0.1" });
+  const consoleApp = createConsole({
+    database: database.handle,
+    secretBox: gateway.secretBox,
+    embedded: true,
+    webDistDir,
+    clientAddress: () => "127.0.0.1",
+  });
+  // One port, as `npm start` mounts it: /v1/* to the gateway, everything else to the console.
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (path === "/v1" || path.startsWith("/v1/")) return gateway.handle(request);
+      const response = await consoleApp.handle(request);
+      return response ?? Response.json({ error: { message: "not found", type: "invalid_request_error", param: null, code: "unknown_url" } }, { status: 404 });
+    },
+  });
+  baseUrl = `http://127.0.0.1:${server.port}`;
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  // Browser-side failures show up in the test output, next to the step that timed out.
+  page.on("pageerror", (error) => console.error(`[browser] ${error.message}`));
+  page.on("console", (message) => {
+    // 401 and 400 answers are expected (signed out at first, refused form input); script errors are not.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) console.error(`[browser console] ${message.text()}`);
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop(true);
+  await gateway?.stop();
+  await upstream?.close();
+  await database?.drop();
+});
+
+async function shoot(name: string): Promise<void> {
+  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+}
+
+async function navigate(label: string, heading: string): Promise<void> {
+  await page.getByRole("navigation").getByRole("link", { name: label, exact: true }).click();
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+}
+
+function chat(secret: string): Promise<Response> {
+  return fetch(`${baseUrl}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello" }] }),
+  });
+}
+
+describe("console in a browser", () => {
+  test("setup, channel, token, a call through /v1 seen in logs and dashboard, then the disabled token refused", async () => {
+    // First run: no admin yet, so every path leads to the setup page; a short password gets a field error.
+    await page.goto(`${baseUrl}/tokens`);
+    await page.getByRole("heading", { name: "Welcome to Tollgate" }).waitFor();
+    await page.getByLabel("Administrator name").fill("root");
+    await page.getByLabel("Password", { exact: true }).fill("short");
+    await page.getByLabel("Repeat the password").fill("short");
+    await page.getByRole("button", { name: "Create administrator" }).click();
+    await page.getByText("At least 8 characters").waitFor();
+    await shoot("01-setup-field-error");
+    await page.getByLabel("Password", { exact: true }).fill("root-password");
+    await page.getByLabel("Repeat the password").fill("root-password");
+    await page.getByRole("button", { name: "Create administrator" }).click();
+    await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+    expect(await page.getByTestId("signed-in-as").textContent()).toContain("root");
+
+    // A channel pointing at the fake upstream, then tested.
+    await navigate("Channels", "Channels");
+    await page.getByRole("button", { name: "Add channel" }).click();
+    const channelDialog = page.getByRole("dialog");
+    await channelDialog.getByLabel("Name").fill("fake upstream");
+    await channelDialog.getByLabel("Base URL").fill(upstream.url);
+    await channelDialog.getByLabel("API key").fill("sk-upstream-e2e-key-0001");
+    await channelDialog.getByLabel("Models").fill("gpt-4o-mini");
+    await channelDialog.getByRole("button", { name: "Add channel" }).click();
+    const channelRow = page.locator('tr[data-channel-name="fake upstream"]');
+    await channelRow.waitFor();
+    expect(await channelRow.textContent()).toContain("sk-u…0001");
+    await channelRow.getByRole("button", { name: "Test" }).click();
+    await channelRow.getByText(/OK · \d+ ms/).waitFor();
+    await shoot("02-channels");
+
+    // A price, so that the call has a cost.
+    await navigate("Models & prices", "Models & prices");
+    const modelRow = page.locator('tr[data-model="gpt-4o-mini"]');
+    await modelRow.getByRole("button", { name: "Edit price" }).click();
+    await page.getByLabel("Input price", { exact: true }).fill("2.5");
+    await page.getByLabel("Output price", { exact: true }).fill("10");
+    await page.getByRole("button", { name: "Save" }).click();
+    await modelRow.getByText("$2.50").waitFor();
+    await shoot("03-models");
+
+    // A token: a bad IP is refused next to its field, then the secret is shown once.
+    await navigate("Tokens", "Tokens");
+    await page.getByRole("button", { name: "Add token" }).click();
+    const tokenDialog = page.getByRole("dialog");
+    await tokenDialog.getByLabel("Name").fill("e2e laptop");
+    await tokenDialog.getByLabel("IP allow-list").fill("300.1.1.1");
+    await tokenDialog.getByRole("button", { name: "Create token" }).click();
+    await tokenDialog.getByText('"300.1.1.1" is not an IP address or CIDR range (v4 or v6)').waitFor();
+    await shoot("04-token-form-error");
+    await tokenDialog.getByLabel("IP allow-list").fill("127.0.0.1\n10.0.0.0/8");
+    await tokenDialog.getByRole("button", { name: "Create token" }).click();
+    const secretBox = page.getByTestId("token-secret");
+    await secretBox.waitFor();
+    const secret = (await secretBox.textContent())!.trim();
+    expect(secret).toMatch(/^sk-[0-9A-Za-z]{48}$/);
+    await shoot("05-token-secret");
+    await page.getByRole("button", { name: "I have stored the key" }).click();
+    const tokenRow = page.locator('tr[data-token-name="e2e laptop"]');
+    await tokenRow.waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await shoot("06-tokens");
+
+    // The call, then the write-behind's rows (a condition, not a sleep).
+    const response = await chat(secret);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBeString();
+    await waitFor(async () => {
+      const [logs] = await database.handle.db.select({ count: sql<number>`count(*)::int` }).from(requestLogs);
+      const [usage] = await database.handle.db.select({ count: sql<number>`count(*)::int` }).from(usageHourly);
+      return logs!.count >= 1 && usage!.count >= 1;
+    }, "the request log and usage rollup");
+
+    await navigate("Logs", "Logs");
+    const logRow = page.locator('tr[data-log-model="gpt-4o-mini"]').first();
+    await logRow.waitFor();
+    const logText = await logRow.textContent();
+    expect(logText).toContain("e2e laptop");
+    expect(logText).toContain("fake upstream");
+    expect(logText).toContain("200");
+    expect(logText).toContain("127.0.0.1");
+    await shoot("07-logs");
+
+    await navigate("Dashboard", "Dashboard");
+    await page.getByTestId("stat-requests").getByText("1", { exact: true }).waitFor();
+    await page.getByTestId("usage-by-model").getByText("gpt-4o-mini").waitFor();
+    await page.getByTestId("usage-by-token").getByText("e2e laptop").waitFor();
+    await page.locator('[data-testid="usage-chart"] .recharts-area').first().waitFor();
+    await shoot("08-dashboard");
+
+    await navigate("Quick start", "Quick start");
+    expect(await page.getByTestId("base-url").textContent()).toBe(`${baseUrl}/v1`);
+    await shoot("09-quick-start");
+    await navigate("Users", "Users");
+    await page.locator('tr[data-user-name="root"]').waitFor();
+    await shoot("10-users");
+
+    // Disable the token in the UI: the gateway refuses it from then on (NOTIFY evicts its cached copy).
+    await navigate("Tokens", "Tokens");
+    await tokenRow.getByRole("button", { name: "Disable" }).click();
+    await tokenRow.getByTestId("token-status").getByText("disabled").waitFor();
+    await shoot("11-token-disabled");
+    const refused = await waitFor(async () => {
+      const attempt = await chat(secret);
+      return attempt.status === 401 ? attempt : null;
+    }, "the disabled token to be refused");
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("token_disabled");
+  });
+});
