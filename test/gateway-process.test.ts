@@ -119,3 +119,32 @@ describe("the gateway process", () => {
     // Starts a process on a fresh embedded database and runs four CLI processes: seconds, not milliseconds.
   }, SETUP_TIMEOUT_MS);
 });
+
+describe("request log lines", () => {
+  test("every /v1 request prints one JSON line with its request id and never the key", async () => {
+    const gateway = await startProcess();
+    try {
+      const refused = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: "Bearer sk-not-a-real-key-123456", "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] }),
+      });
+      expect(refused.status).toBe(401);
+      const requestId = refused.headers.get("x-request-id");
+      expect(requestId).toMatch(/^req_/);
+      const line = await waitForLine(gateway.output, requestId!);
+      expect(JSON.parse(line)).toMatchObject({ message: "request", requestId, status: 401, error: "invalid_api_key" });
+      expect(gateway.output()).not.toContain("sk-not-a-real-key-123456");
+    } finally {
+      gateway.child.kill("SIGKILL");
+    }
+  }, SETUP_TIMEOUT_MS);
+});
+
+async function waitForLine(output: () => string, needle: string): Promise<string> {
+  for (;;) {
+    const line = output().split("\n").find((candidate) => candidate.includes(needle));
+    if (line) return line;
+    await Bun.sleep(10);
+  }
+}

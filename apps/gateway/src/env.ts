@@ -29,6 +29,8 @@ const schema = z.object({
   CHANNEL_COOLDOWN_MS: integer(30_000),
   DATABASE_POOL_SIZE: integer(10),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** One JSON line per /v1 request on stdout ("false" to turn off). */
+  LOG_REQUESTS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
 });
 
 export type GatewayEnv = z.infer<typeof schema>;

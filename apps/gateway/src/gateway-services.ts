@@ -25,6 +25,8 @@ export interface GatewayOptions {
   /** Idle time allowed between two chunks of a stream, unless the channel sets its own. */
   streamIdleTimeoutMs: number;
   channelHealth: ChannelHealthOptions;
+  /** One JSON log line per /v1 request (request id, token id, model, status, timings; never a secret). */
+  logRequests: boolean;
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -42,6 +44,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   maxUpstreamAttempts: 3,
   streamIdleTimeoutMs: 120_000,
   channelHealth: defaultChannelHealthOptions,
+  logRequests: true,
 };
 
 /** Everything a request handler needs; built once per process (or per test) around one database. */

@@ -51,6 +51,7 @@ const services = createGatewayServices({
     usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     usageBufferMax: env.USAGE_BUFFER_MAX,
     maxUpstreamAttempts: Math.max(1, env.UPSTREAM_MAX_ATTEMPTS),
+    logRequests: env.LOG_REQUESTS,
     streamIdleTimeoutMs: env.STREAM_IDLE_TIMEOUT_MS,
     channelHealth: {
       failureThreshold: Math.max(1, env.CHANNEL_FAILURE_THRESHOLD),

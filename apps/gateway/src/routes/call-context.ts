@@ -124,12 +124,47 @@ export class CallContext {
     stream?: boolean;
   }): void {
     const caller = this.caller;
-    if (!caller || this.finished) return;
+    if (this.finished) return;
     this.finished = true;
+    if (!caller) {
+      // Refused before the key was known (401, 503): a log line, but no request-log row to attribute.
+      if (this.services.options.logRequests) {
+        this.services.log("info", "request", {
+          requestId: this.requestId,
+          endpoint: this.endpoint,
+          status: outcome.status,
+          error: outcome.errorCode ?? null,
+          latencyMs: Math.round(performance.now() - this.startedAt),
+          ip: this.clientAddress,
+        });
+      }
+      return;
+    }
     const usage = outcome.usage ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
     const cost = computeCost(usage, this.price);
     if (this.reservation) this.services.ledger.settle(this.reservation, cost);
     const now = performance.now();
+    const latencyMs = Math.round(now - this.startedAt);
+    const firstTokenMs = this.firstByteAt === null ? null : Math.round(this.firstByteAt - this.startedAt);
+    if (this.services.options.logRequests) {
+      this.services.log("info", "request", {
+        requestId: this.requestId,
+        endpoint: this.endpoint,
+        token: caller.token.id,
+        user: caller.user.id,
+        model: this.model,
+        channel: outcome.channel?.id ?? null,
+        status: outcome.status,
+        error: outcome.errorCode ?? null,
+        stream: outcome.stream ?? false,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cost,
+        latencyMs,
+        firstTokenMs,
+        ip: this.clientAddress,
+      });
+    }
     this.services.usage.record({
       tokenId: caller.token.id,
       userId: caller.user.id,
@@ -152,8 +187,8 @@ export class CallContext {
         cost,
         status: outcome.status,
         errorCode: outcome.errorCode ?? null,
-        latencyMs: Math.round(now - this.startedAt),
-        firstTokenMs: this.firstByteAt === null ? null : Math.round(this.firstByteAt - this.startedAt),
+        latencyMs,
+        firstTokenMs,
         clientIp: this.clientAddress,
         stream: outcome.stream ?? false,
       },
