@@ -1,6 +1,5 @@
-import { usdToMicros } from "@tollgate/shared";
+import { normaliseIpEntry, usdToMicros } from "@tollgate/shared";
 import { z } from "zod";
-import { normaliseIpEntry } from "../../cli/src/parse-ip-allow-list";
 
 /**
  * Input rules shared by the routers. They mirror the CLI's (apps/cli/src/parse-values.ts) so that a value

@@ -2,3 +2,4 @@ export * from "./money";
 export * from "./secret-box";
 export * from "./token-key";
 export * from "./openai-compatible-presets";
+export * from "./ip-entry";
