@@ -3,6 +3,7 @@ import { createSecretBox } from "@tollgate/shared";
 import { createConsole } from "./create-console";
 import { readConsoleEnv } from "./env";
 import type { ConsoleLog } from "./trpc";
+import { createChannelProber } from "@tollgate/gateway/probe-channel";
 
 // The console as its own process (`start:console`), for deployments on DATABASE_URL where gateways scale
 // separately. `npm start` instead mounts createConsole() inside the gateway process.
@@ -41,6 +42,8 @@ const consoleApp = createConsole({
   log,
   embedded,
   publicBaseUrl: env.TOLLGATE_PUBLIC_URL,
+  // The same request building as live traffic, so every channel type can be tested.
+  testChannel: createChannelProber(database.db, secretBox),
   clientAddress: (request) => server?.requestIP(request)?.address ?? null,
 });
 server = Bun.serve({

@@ -8,6 +8,7 @@ import { clientAddressResolver, createApp } from "./app";
 import { readGatewayEnv } from "./env";
 import { createGatewayServices } from "./gateway-services";
 import { createLogger } from "./logger";
+import { createChannelProber } from "./routing/probe-channel";
 
 const env = readGatewayEnv();
 const log = createLogger(env.LOG_LEVEL);
@@ -74,6 +75,7 @@ const consoleApp = serveConsole
       embedded,
       log: (level, message, fields) => log(level, message, fields),
       clientAddress: clientAddressResolver(services, () => serverOfApp?.()),
+      testChannel: createChannelProber(database.db, secretBox),
     })
   : null;
 const app = createApp({

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { collectGatewaySources, createMetricsHooks } from "./bind-gateway-metrics";
 import { createGatewayMetrics } from "./gateway-metrics";
 import { MetricsRegistry, OVERFLOW_LABEL_VALUE } from "./registry";
 
@@ -251,5 +252,38 @@ describe("gateway metrics", () => {
     expect(valueOf(exposition, "tollgate_channel_state", { channel: "openai", state: "enabled" })).toBe(1);
     expect(valueOf(exposition, "process_resident_memory_bytes")).toBeGreaterThan(0);
     expect(metrics.contentType).toBe("text/plain; version=0.0.4; charset=utf-8");
+  });
+});
+
+describe("gateway metric sources", () => {
+  test("reads caches, the usage queue and channel states at scrape time, and maps the routing hooks", () => {
+    const metrics = createGatewayMetrics({ processMetrics: false });
+    const tokens = { hits: 5, misses: 2, evictions: 1 };
+    let depth = 4;
+    const remove = collectGatewaySources(metrics, {
+      caches: { tokens },
+      usageQueueDepth: () => depth,
+      usageDroppedLogs: () => 3,
+      channelStates: () => [["openai", "cooldown"]],
+      channelStateNames: ["healthy", "cooldown", "probing"],
+    });
+    const hooks = createMetricsHooks(metrics, (id) => `channel-${id}`);
+    hooks.retry(7);
+    hooks.retry(7);
+    hooks.upstreamError(7, "timeout");
+    tokens.hits = 6;
+    depth = 9;
+    let exposition = parseExposition(metrics.render());
+    expect(valueOf(exposition, "tollgate_cache_events_total", { cache: "tokens", event: "hit" })).toBe(6);
+    expect(valueOf(exposition, "tollgate_cache_events_total", { cache: "tokens", event: "eviction" })).toBe(1);
+    expect(valueOf(exposition, "tollgate_usage_queue_depth")).toBe(9);
+    expect(valueOf(exposition, "tollgate_usage_dropped_logs_total")).toBe(3);
+    expect(valueOf(exposition, "tollgate_channel_state", { channel: "openai", state: "cooldown" })).toBe(1);
+    expect(valueOf(exposition, "tollgate_channel_state", { channel: "openai", state: "healthy" })).toBe(0);
+    expect(valueOf(exposition, "tollgate_upstream_retries_total", { channel: "channel-7" })).toBe(2);
+    expect(valueOf(exposition, "tollgate_upstream_errors_total", { channel: "channel-7", status: "timeout" })).toBe(1);
+    remove();
+    exposition = parseExposition(metrics.render());
+    expect(find(exposition, "tollgate_usage_queue_depth")).toHaveLength(0);
   });
 });

@@ -30,6 +30,25 @@ export interface CatalogSnapshot {
   loadedAt: number;
 }
 
+/** A channel row as the router uses it, with its key already decrypted. */
+export function toRoutableChannel(row: typeof channels.$inferSelect, apiKey: string): RoutableChannel {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    baseUrl: row.baseUrl.replace(/\/+$/, ""),
+    apiKey,
+    models: row.models,
+    modelMapping: row.modelMapping ?? {},
+    groups: new Set(row.groups),
+    priority: row.priority,
+    weight: Math.max(0, row.weight),
+    enabled: row.status === "enabled",
+    config: row.config ?? {},
+    createdAt: row.createdAt.getTime(),
+  };
+}
+
 /**
  * Channels and prices are small tables: they are loaded whole, kept in memory and reloaded when a NOTIFY
  * says one changed. Until the reload lands, callers wait on it rather than route on a stale picture.
@@ -90,21 +109,7 @@ export class ChannelCatalog {
         this.log("channel key cannot be decrypted with TOLLGATE_SECRET; channel skipped", { channel: row.id });
         continue;
       }
-      const channel: RoutableChannel = {
-        id: row.id,
-        name: row.name,
-        type: row.type,
-        baseUrl: row.baseUrl.replace(/\/+$/, ""),
-        apiKey,
-        models: row.models,
-        modelMapping: row.modelMapping ?? {},
-        groups: new Set(row.groups),
-        priority: row.priority,
-        weight: Math.max(0, row.weight),
-        enabled: row.status === "enabled",
-        config: row.config ?? {},
-        createdAt: row.createdAt.getTime(),
-      };
+      const channel = toRoutableChannel(row, apiKey);
       for (const model of row.models) {
         const list = channelsByModel.get(model);
         if (list) list.push(channel);
