@@ -75,7 +75,11 @@ describe("a database outage", () => {
       const [row] = await database.handle.db.select().from(tokens).where(eq(tokens.id, kept.row.id));
       expect(row!.usedQuota).toBe(logs.reduce((sum, log) => sum + log.cost, 0));
       await waitFor(async () => (await chat(revoked.secret)).status === 401, "the revoked token to be refused after reconnect", 30_000);
-      expect((await gateway.handle(new Request("http://gateway.test/readyz"))).status).toBe(200);
+      await waitFor(
+        async () => (await gateway.handle(new Request("http://gateway.test/readyz"))).status === 200,
+        "readiness after the database returned",
+        30_000,
+      );
     },
     SETUP_TIMEOUT_MS,
   );
