@@ -102,8 +102,9 @@ describe("accounting", () => {
       [500, 0],
       [400, 0],
     ]);
-    const cached = gateway.services.tokens.peek(token.row.keyHash)!;
-    expect(gateway.services.ledger.remainingQuota(cached)).toBe(1_000_000);
+    // Both holds were released: nothing of the token's quota stays held, nothing was spent.
+    expect(gateway.services.ledger.heldFor(token.row.id)).toBe(0);
+    expect((await seed.tokenRow(token.row.id)).usedQuota).toBe(0);
   });
 
   test("50 concurrent requests on a token whose quota covers 5 never overspend", async () => {

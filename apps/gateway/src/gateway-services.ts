@@ -1,6 +1,7 @@
 import { type DatabaseHandle, INVALIDATION_CHANNEL, type InvalidationMessage, parseInvalidation } from "@tollgate/db";
 import type { SecretBox } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
+import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
 import { UsageWriter } from "./accounting/usage-writer";
 import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from "./auth/cached-records";
 import { LoadingCache } from "./auth/loading-cache";
@@ -27,6 +28,7 @@ export interface GatewayOptions {
   channelHealth: ChannelHealthOptions;
   /** One JSON log line per /v1 request (request id, token id, model, status, timings; never a secret). */
   logRequests: boolean;
+  quotaLeases: LeaseOptions;
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -45,6 +47,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   streamIdleTimeoutMs: 120_000,
   channelHealth: defaultChannelHealthOptions,
   logRequests: true,
+  quotaLeases: defaultLeaseOptions,
 };
 
 /** Everything a request handler needs; built once per process (or per test) around one database. */
@@ -92,11 +95,14 @@ export function createGatewayServices(input: {
   });
   const catalog = new ChannelCatalog(db, input.secretBox, (message, fields) => log("warn", message, fields));
   const settings = new SettingsCache(db);
-  const ledger = new QuotaLedger();
+  const instanceId = crypto.randomUUID();
+  const leases = new LeaseBook(db, instanceId, (message, fields) => log("warn", message, fields), options.quotaLeases);
+  const ledger = new QuotaLedger(leases);
   const usage = new UsageWriter(db, {
     intervalMs: options.usageFlushIntervalMs,
     maxBufferedLogs: options.usageBufferMax,
     log: (message, fields) => log("warn", message, fields),
+    instanceId,
     onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances }) {
       ledger.markWritten(tokenDeltas, userDeltas);
       for (const [id, total] of tokenTotals) {
@@ -107,7 +113,6 @@ export function createGatewayServices(input: {
     },
   });
   const rateLimiter = new SlidingWindowRateLimiter();
-  const instanceId = crypto.randomUUID();
   const broadcast = (payload: Record<string, unknown>) => {
     const text = JSON.stringify({ ...payload, origin: instanceId });
     db.execute(sql`select pg_notify('tollgate_invalidate', ${text})`).catch((error) =>
@@ -137,13 +142,19 @@ export function createGatewayServices(input: {
         if (message.key_hash) {
           if (message.id !== undefined) tokenHashById.set(message.id, message.key_hash);
           if (message.kind === "usage") tokens.refresh(message.key_hash);
-          else tokens.delete(message.key_hash);
+          else {
+            tokens.delete(message.key_hash);
+            if (message.id !== undefined) leases.forgetRefusal(`token:${message.id}`);
+          }
         }
         return;
       case "users":
         if (message.id === undefined) return;
         if (message.kind === "usage") users.refresh(message.id);
-        else users.delete(message.id);
+        else {
+          users.delete(message.id);
+          leases.forgetRefusal(`user:${message.id}`);
+        }
         return;
       case "channels":
       case "model_prices":
@@ -201,6 +212,7 @@ export function createGatewayServices(input: {
         },
       });
       usage.start();
+      leases.start();
       // Warm the small caches so that the first requests, and /readyz, find them loaded.
       await Promise.all([catalog.get(), settings.get()]);
       pruneTimer = setInterval(() => rateLimiter.prune(), 60_000);
@@ -209,6 +221,7 @@ export function createGatewayServices(input: {
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);
       await usage.stop();
+      await leases.stop();
       if (unlisten) await unlisten().catch(() => {});
       unlisten = null;
     },

@@ -1,84 +1,86 @@
 import type { CachedToken, CachedUser } from "../auth/cached-records";
-
-interface Account {
-  /** Worst-case cost of requests in flight. */
-  reserved: number;
-  /** Settled cost not yet written to the database. */
-  pending: number;
-}
+import type { LeaseBook, LeaseSubject } from "./quota-leases";
 
 /** A hold on quota and balance for one request, released by settle(). */
 export interface Reservation {
   tokenId: number;
   userId: number;
+  /** Null when the token's quota is unlimited / the owner's balance is unlimited. */
+  tokenSubject: LeaseSubject | null;
+  userSubject: LeaseSubject | null;
   amount: number;
   settled: boolean;
 }
 
+export type Refusal = { refused: "token" | "user" };
+
 /**
- * This process's view of spend on top of what the database last said. Available quota is
- * limit - (used in database + pending here + reserved here); a request reserves its worst-case cost
- * before it is forwarded, so concurrent requests cannot together spend past the limit. settle() swaps
- * the reservation for the real cost, which the write-behind later moves into the database.
+ * Holds the worst-case cost of a request against the token's quota and the owner's balance before it is
+ * forwarded, from this instance's leases (memory only, when they cover it) or by taking a bigger lease
+ * (one short locked transaction). settle() swaps the hold for the real cost, which the write-behind later
+ * moves into the database together with the lease.
  */
 export class QuotaLedger {
-  private readonly tokenAccounts = new Map<number, Account>();
-  private readonly userAccounts = new Map<number, Account>();
+  constructor(private readonly leases: LeaseBook) {}
 
-  /** Returns null when the token's quota or the owner's balance cannot cover `amount`. */
-  reserve(token: CachedToken, user: CachedUser, amount: number): Reservation | { refused: "token" | "user" } {
-    const tokenAccount = this.account(this.tokenAccounts, token.id);
-    const userAccount = this.account(this.userAccounts, user.id);
-    if (token.quotaLimit !== null) {
-      const remaining = token.quotaLimit - token.usedQuota - tokenAccount.pending - tokenAccount.reserved;
-      if (remaining <= 0 || amount > remaining) return { refused: "token" };
+  reserve(token: CachedToken, user: CachedUser, amount: number): Reservation | Refusal | Promise<Reservation | Refusal> {
+    const tokenSubject: LeaseSubject | null = token.quotaLimit !== null ? `token:${token.id}` : null;
+    const userSubject: LeaseSubject | null = user.balanceUnlimited ? null : `user:${user.id}`;
+    // Exhausted according to the cached rows: refuse without touching the database.
+    if (token.quotaLimit !== null && token.quotaLimit - token.usedQuota <= 0) return { refused: "token" };
+    if (userSubject && user.balance <= 0) return { refused: "user" };
+    const reservation: Reservation = { tokenId: token.id, userId: user.id, tokenSubject, userSubject, amount, settled: false };
+    if (!tokenSubject && !userSubject) return reservation;
+    const tokenHeld = !tokenSubject || this.leases.tryHold(tokenSubject, amount);
+    const userHeld = tokenHeld && (!userSubject || this.leases.tryHold(userSubject, amount));
+    if (tokenHeld && userHeld) return reservation;
+    if (tokenHeld && tokenSubject) this.leases.release(tokenSubject, amount);
+    return this.reserveWithNewLeases(reservation);
+  }
+
+  private async reserveWithNewLeases(reservation: Reservation): Promise<Reservation | Refusal> {
+    const { tokenSubject, userSubject, amount } = reservation;
+    if (tokenSubject && !(await this.hold(tokenSubject, amount))) return { refused: "token" };
+    if (userSubject && !(await this.hold(userSubject, amount))) {
+      if (tokenSubject) this.leases.release(tokenSubject, amount);
+      return { refused: "user" };
     }
-    if (!user.balanceUnlimited) {
-      const remaining = user.balance - userAccount.pending - userAccount.reserved;
-      if (remaining <= 0 || amount > remaining) return { refused: "user" };
+    return reservation;
+  }
+
+  /**
+   * Concurrent requests share one acquisition at a time; a request that finds the new slice already taken
+   * by the others asks again, until the database says there is no more.
+   */
+  private async hold(subject: LeaseSubject, amount: number): Promise<boolean> {
+    for (let attempt = 0; attempt < 64; attempt++) {
+      if (this.leases.tryHold(subject, amount)) return true;
+      if (!(await this.leases.acquire(subject, amount))) return this.leases.tryHold(subject, amount);
     }
-    tokenAccount.reserved += amount;
-    userAccount.reserved += amount;
-    return { tokenId: token.id, userId: user.id, amount, settled: false };
+    return false;
   }
 
   /** Releases the hold and records the real cost (which may exceed the hold: usage is billed as used). */
   settle(reservation: Reservation, cost: number): void {
     if (reservation.settled) return;
     reservation.settled = true;
-    const tokenAccount = this.account(this.tokenAccounts, reservation.tokenId);
-    const userAccount = this.account(this.userAccounts, reservation.userId);
-    tokenAccount.reserved -= reservation.amount;
-    userAccount.reserved -= reservation.amount;
-    tokenAccount.pending += cost;
-    userAccount.pending += cost;
+    if (reservation.tokenSubject) this.leases.spend(reservation.tokenSubject, reservation.amount, cost);
+    if (reservation.userSubject) this.leases.spend(reservation.userSubject, reservation.amount, cost);
   }
 
-  /** Called once the write-behind has committed these amounts to the database. */
+  /** Called once the write-behind has committed these amounts (and shrunk the leases by them). */
   markWritten(tokenDeltas: Map<number, number>, userDeltas: Map<number, number>): void {
-    for (const [id, amount] of tokenDeltas) this.release(this.tokenAccounts, id, amount);
-    for (const [id, amount] of userDeltas) this.release(this.userAccounts, id, amount);
+    for (const [id, amount] of tokenDeltas) this.leases.written(`token:${id}`, amount);
+    for (const [id, amount] of userDeltas) this.leases.written(`user:${id}`, amount);
   }
 
-  remainingQuota(token: CachedToken): number | null {
-    if (token.quotaLimit === null) return null;
-    const account = this.tokenAccounts.get(token.id);
-    return token.quotaLimit - token.usedQuota - (account?.pending ?? 0) - (account?.reserved ?? 0);
+  /** Amount of a token's quota held by this instance's requests in flight. */
+  heldFor(tokenId: number): number {
+    return this.leases.held(`token:${tokenId}`);
   }
 
-  private account(accounts: Map<number, Account>, id: number): Account {
-    let account = accounts.get(id);
-    if (!account) {
-      account = { reserved: 0, pending: 0 };
-      accounts.set(id, account);
-    }
-    return account;
-  }
-
-  private release(accounts: Map<number, Account>, id: number, amount: number): void {
-    const account = accounts.get(id);
-    if (!account) return;
-    account.pending -= amount;
-    if (account.pending === 0 && account.reserved === 0) accounts.delete(id);
+  /** What this instance may still spend of a token's quota without taking a new lease. */
+  unspentLease(tokenId: number): number {
+    return this.leases.unspent(`token:${tokenId}`);
   }
 }

@@ -23,6 +23,8 @@ export interface UsageWriterOptions {
     userBalances: Map<number, number>;
   }) => void;
   log: (message: string, fields?: Record<string, unknown>) => void;
+  /** This process's id in quota_leases: spend written back shrinks its leases in the same transaction. */
+  instanceId: string;
 }
 
 const ROWS_PER_INSERT = 500;
@@ -203,6 +205,16 @@ export class UsageWriter {
             where tokens.id = d.id
             returning tokens.id, tokens.used_quota`);
           for (const row of rowsOf(result)) tokenTotals.set(Number(row.id), Number(row.used_quota));
+        }
+        const leaseDeltas = [
+          ...[...tokenDeltas].map(([id, amount]) => sql`(${`token:${id}`}, ${amount}::bigint)`),
+          ...[...userDeltas].map(([id, amount]) => sql`(${`user:${id}`}, ${amount}::bigint)`),
+        ];
+        if (leaseDeltas.length > 0) {
+          await transaction.execute(sql`
+            update quota_leases set amount = greatest(0, quota_leases.amount - d.amount)
+            from (values ${sql.join(leaseDeltas, sql`, `)}) as d(subject, amount)
+            where quota_leases.subject = d.subject and quota_leases.instance_id = ${this.options.instanceId}`);
         }
         if (userDeltas.size > 0) {
           const result = await transaction.execute(sql`

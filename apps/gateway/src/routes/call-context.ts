@@ -98,7 +98,8 @@ export class CallContext {
       cachedTokens: 0,
     };
     const amount = computeCost(usage, this.price);
-    const held = this.services.ledger.reserve(caller.token, caller.user, amount);
+    const holding = this.services.ledger.reserve(caller.token, caller.user, amount);
+    const held = holding instanceof Promise ? await holding : holding;
     if ("refused" in held) {
       throw errors.insufficientQuota(
         held.refused === "token"

@@ -6,3 +6,4 @@ export * from "./tokens";
 export * from "./users";
 export * from "./sessions";
 export * from "./usage-hourly";
+export * from "./quota-leases";

@@ -1,0 +1,203 @@
+import type { Database } from "@tollgate/db";
+import { sql } from "drizzle-orm";
+
+/** `token:<id>` or `user:<id>`: what a lease is a slice of. */
+export type LeaseSubject = `token:${number}` | `user:${number}`;
+
+interface Lease {
+  /** Mirror of this instance's row in quota_leases: granted and not yet written back as spent. */
+  granted: number;
+  /** Holds of requests in flight. */
+  reserved: number;
+  /** Settled costs not yet written (still inside `granted` in the database). */
+  pendingSpent: number;
+  lastUsedAt: number;
+  acquiring: Promise<boolean> | null;
+  /** After a refused acquisition, further refusals come from memory until then (no query storm). */
+  refusedUntil: number;
+}
+
+export interface LeaseOptions {
+  /** A lease whose instance has not heart-beaten for this long is ignored and removed by others. */
+  ttlMs: number;
+  heartbeatMs: number;
+  /** Unspent slices unused for this long go back, so other instances can use them. */
+  idleReturnMs: number;
+  /** Share of the limit taken at once (more means fewer queries, coarser sharing between instances). */
+  chunkFraction: number;
+}
+
+export const defaultLeaseOptions: LeaseOptions = { ttlMs: 60_000, heartbeatMs: 10_000, idleReturnMs: 10_000, chunkFraction: 0.05 };
+
+function rowsOf(result: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
+  return ((result as { rows?: Array<Record<string, unknown>> }).rows ?? []) as Array<Record<string, unknown>>;
+}
+
+/**
+ * Quota and balance shared by many gateway instances without a query per request. Each instance spends only
+ * from slices (leases) it took from the database in a locked transaction; together the slices never exceed
+ * limit - used, so the instances cannot overspend together. The only excess is a request whose real cost
+ * exceeds the worst case it reserved (a completion longer than its bound): it is billed in full and later
+ * slices shrink by it.
+ */
+export class LeaseBook {
+  private readonly leases = new Map<LeaseSubject, Lease>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly db: Database,
+    readonly instanceId: string,
+    private readonly log: (message: string, fields?: Record<string, unknown>) => void,
+    private readonly options: LeaseOptions = defaultLeaseOptions,
+  ) {}
+
+  private lease(subject: LeaseSubject): Lease {
+    let lease = this.leases.get(subject);
+    if (!lease) {
+      lease = { granted: 0, reserved: 0, pendingSpent: 0, lastUsedAt: Date.now(), acquiring: null, refusedUntil: 0 };
+      this.leases.set(subject, lease);
+    }
+    return lease;
+  }
+
+  unspent(subject: LeaseSubject): number {
+    const lease = this.leases.get(subject);
+    return lease ? lease.granted - lease.reserved - lease.pendingSpent : 0;
+  }
+
+  /** Amount held by requests in flight. */
+  held(subject: LeaseSubject): number {
+    return this.leases.get(subject)?.reserved ?? 0;
+  }
+
+  /** Holds `amount` from this instance's slice if it covers it (no I/O). */
+  tryHold(subject: LeaseSubject, amount: number): boolean {
+    const lease = this.lease(subject);
+    if (lease.granted - lease.reserved - lease.pendingSpent < amount) return false;
+    lease.reserved += amount;
+    lease.lastUsedAt = Date.now();
+    return true;
+  }
+
+  release(subject: LeaseSubject, amount: number): void {
+    const lease = this.lease(subject);
+    lease.reserved -= amount;
+  }
+
+  /** A held amount became a real cost (which may exceed what was held). */
+  spend(subject: LeaseSubject, held: number, cost: number): void {
+    const lease = this.lease(subject);
+    lease.reserved -= held;
+    lease.pendingSpent += cost;
+    lease.lastUsedAt = Date.now();
+  }
+
+  /** The write-behind committed `amount` of spend for `subject` (and shrank the lease row by it). */
+  written(subject: LeaseSubject, amount: number): void {
+    const lease = this.leases.get(subject);
+    if (!lease) return;
+    lease.pendingSpent -= amount;
+    lease.granted = Math.max(0, lease.granted - amount);
+  }
+
+  /** The limit or balance changed: refusals remembered from before no longer hold. */
+  forgetRefusal(subject: LeaseSubject): void {
+    const lease = this.leases.get(subject);
+    if (lease) lease.refusedUntil = 0;
+  }
+
+  /**
+   * Takes a bigger slice so that `amount` can be held; concurrent callers share one acquisition. Resolves
+   * false when limit - used - other instances' slices cannot cover it.
+   */
+  acquire(subject: LeaseSubject, amount: number): Promise<boolean> {
+    const lease = this.lease(subject);
+    if (lease.refusedUntil > Date.now()) return Promise.resolve(false);
+    lease.acquiring ??= this.acquireFromDatabase(subject, lease, amount).finally(() => {
+      lease.acquiring = null;
+    });
+    return lease.acquiring;
+  }
+
+  private async acquireFromDatabase(subject: LeaseSubject, lease: Lease, amount: number): Promise<boolean> {
+    const [kind, idText] = subject.split(":") as ["token" | "user", string];
+    const id = Number(idText);
+    const granted = await this.db.transaction(async (transaction) => {
+      const limitRow =
+        kind === "token"
+          ? rowsOf(await transaction.execute(sql`select quota_limit as "limit", used_quota as used from tokens where id = ${id} for update`))[0]
+          : rowsOf(await transaction.execute(sql`select case when balance_unlimited then null else balance end as "limit", 0 as used from users where id = ${id} for update`))[0];
+      if (!limitRow) return 0;
+      if (limitRow.limit === null || limitRow.limit === undefined) return Number.POSITIVE_INFINITY;
+      await transaction.execute(
+        sql`delete from quota_leases where subject = ${subject} and heartbeat_at < now() - make_interval(secs => ${this.options.ttlMs / 1000})`,
+      );
+      const held = rowsOf(
+        await transaction.execute(sql`
+          select coalesce(sum(amount) filter (where instance_id <> ${this.instanceId}), 0) as others,
+                 coalesce(sum(amount) filter (where instance_id = ${this.instanceId}), 0) as mine
+          from quota_leases where subject = ${subject}`),
+      )[0] ?? { others: 0, mine: 0 };
+      const limit = Number(limitRow.limit);
+      const available = limit - Number(limitRow.used) - Number(held.others) - Number(held.mine);
+      // What is missing for this request, from what this instance's slice has left.
+      const missing = amount - (Number(held.mine) - lease.reserved - lease.pendingSpent);
+      if (missing <= 0) return 0;
+      if (available < missing) return -1;
+      const chunk = Math.min(available, Math.max(missing, Math.ceil(limit * this.options.chunkFraction)));
+      await transaction.execute(sql`
+        insert into quota_leases (subject, instance_id, amount, heartbeat_at)
+        values (${subject}, ${this.instanceId}, ${chunk}, now())
+        on conflict (subject, instance_id) do update set amount = quota_leases.amount + excluded.amount, heartbeat_at = now()`);
+      lease.granted = Number(held.mine) + chunk;
+      return chunk;
+    });
+    if (granted === -1) {
+      lease.refusedUntil = Date.now() + 1000;
+      return false;
+    }
+    if (granted === Number.POSITIVE_INFINITY) {
+      // Unlimited after all (changed since it was cached): nothing to lease.
+      lease.granted = Number.MAX_SAFE_INTEGER / 4;
+    }
+    return lease.granted - lease.reserved - lease.pendingSpent >= amount;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.heartbeat().catch((error) => this.log("lease heartbeat failed", { error: String(error) }));
+    }, this.options.heartbeatMs);
+    this.timer.unref?.();
+  }
+
+  /** Keeps this instance's slices alive, notices slices others took back, returns idle ones. */
+  async heartbeat(now = Date.now()): Promise<void> {
+    if (this.leases.size === 0) return;
+    const alive = rowsOf(
+      await this.db.execute(sql`update quota_leases set heartbeat_at = now() where instance_id = ${this.instanceId} returning subject, amount`),
+    );
+    const present = new Map(alive.map((row) => [String(row.subject) as LeaseSubject, Number(row.amount)]));
+    for (const [subject, lease] of this.leases) {
+      if (!present.has(subject)) lease.granted = 0;
+      const unspent = lease.granted - lease.reserved - lease.pendingSpent;
+      if (unspent > 0 && lease.reserved === 0 && now - lease.lastUsedAt > this.options.idleReturnMs) {
+        await this.db.execute(sql`
+          update quota_leases set amount = greatest(0, amount - ${unspent})
+          where subject = ${subject} and instance_id = ${this.instanceId}`);
+        lease.granted -= unspent;
+      }
+      if (lease.granted === 0 && lease.reserved === 0 && lease.pendingSpent === 0) this.leases.delete(subject);
+    }
+  }
+
+  /** After the last write-behind: hands every slice back. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.db.execute(sql`delete from quota_leases where instance_id = ${this.instanceId}`).catch((error) =>
+      this.log("could not return quota leases", { error: String(error) }),
+    );
+    this.leases.clear();
+  }
+}
