@@ -6,6 +6,7 @@ import { CallContext } from "./routes/call-context";
 import { handleChatCompletions, handleTextCompletions } from "./routes/chat-completions";
 import { handleHealth, handleReadiness } from "./routes/health";
 import { handleMessages } from "./routes/messages";
+import { createMetricsHandler } from "./routes/metrics";
 import { anthropicErrorResponse } from "./messages-api/anthropic-error";
 import { handleEmbeddings } from "./routes/embeddings";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
@@ -60,6 +61,8 @@ export function createApp(dependencies: AppDependencies) {
     }
   };
 
+  const metricsHandler = createMetricsHandler(services);
+
   const withErrors = async (handler: () => Promise<Response>): Promise<Response> => {
     try {
       return await handler();
@@ -98,6 +101,7 @@ export function createApp(dependencies: AppDependencies) {
       parse: "none",
     })
     .get("/healthz", () => handleHealth())
+    .get("/metrics", ({ request }) => metricsHandler(request, clientAddressOf(request)))
     .get("/readyz", () => handleReadiness(services))
     .post("/v1/embeddings", ({ request }) => handleCall(request, "embeddings", handleEmbeddings), { parse: "none" })
     .get("/v1/models", ({ request }) => withErrors(() => handleListModels(services, request, clientAddressOf(request))))

@@ -28,6 +28,12 @@ const schema = z.object({
   /** First cool-down; doubles after each failed probe, up to ten times as long. */
   CHANNEL_COOLDOWN_MS: integer(30_000),
   DATABASE_POOL_SIZE: integer(10),
+  /** redis://host:6379: per-token rate limits shared by every instance; unset: counted per process. */
+  REDIS_URL: z.string().optional().or(z.literal("").transform(() => undefined)),
+  REDIS_KEY_PREFIX: z.string().default("tollgate:rl:"),
+  /** Bearer token that opens GET /metrics; without it only METRICS_ALLOWED_IPS may scrape. */
+  METRICS_TOKEN: z.string().min(16).optional().or(z.literal("").transform(() => undefined)),
+  METRICS_ALLOWED_IPS: z.string().default("127.0.0.1,::1"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** One JSON line per /v1 request on stdout ("false" to turn off). */
   LOG_REQUESTS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),

@@ -7,6 +7,10 @@ import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from
 import { LoadingCache } from "./auth/loading-cache";
 import { createIpAllowList, type IpAllowList } from "./policy/ip-allow-list";
 import { SlidingWindowRateLimiter } from "./policy/rate-limiter";
+import type { RateLimiter } from "./policy/rate-limiter-port";
+import { RedisRateLimiter } from "./policy/redis-rate-limiter";
+import { collectGatewaySources, createMetricsHooks } from "./metrics/bind-gateway-metrics";
+import { createGatewayMetrics, type GatewayMetrics } from "./metrics/gateway-metrics";
 import type { Logger } from "./logger";
 import { channels } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
@@ -29,6 +33,14 @@ export interface GatewayOptions {
   /** One JSON log line per /v1 request (request id, token id, model, status, timings; never a secret). */
   logRequests: boolean;
   quotaLeases: LeaseOptions;
+  /** redis://...: requests-per-minute limits shared by every instance; unset: counted per process. */
+  redisUrl?: string;
+  /** Prefix of the rate-limit keys on Redis (separate deployments sharing one Redis use different ones). */
+  redisKeyPrefix?: string;
+  /** Bearer token that opens GET /metrics from anywhere. */
+  metricsToken?: string;
+  /** Addresses and ranges that may scrape GET /metrics without the token. */
+  metricsAllowedIps: string[];
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -48,6 +60,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   channelHealth: defaultChannelHealthOptions,
   logRequests: true,
   quotaLeases: defaultLeaseOptions,
+  metricsAllowedIps: ["127.0.0.1", "::1"],
 };
 
 /** Everything a request handler needs; built once per process (or per test) around one database. */
@@ -60,7 +73,9 @@ export interface GatewayServices {
   catalog: ChannelCatalog;
   settings: SettingsCache;
   ledger: QuotaLedger;
-  rateLimiter: SlidingWindowRateLimiter;
+  rateLimiter: RateLimiter;
+  /** Prometheus metrics (GET /metrics). */
+  prometheus: GatewayMetrics;
   usage: UsageWriter;
   health: ChannelHealth;
   metrics: GatewayMetricsHooks | null;
@@ -112,7 +127,10 @@ export function createGatewayServices(input: {
       for (const [id, balance] of userBalances) users.update(id, (user) => (user.balance = balance));
     },
   });
-  const rateLimiter = new SlidingWindowRateLimiter();
+  const localLimiter = new SlidingWindowRateLimiter();
+  const redisLimiter = options.redisUrl ? new RedisRateLimiter({ url: options.redisUrl, log, keyPrefix: options.redisKeyPrefix }) : null;
+  const rateLimiter: RateLimiter = redisLimiter ?? localLimiter;
+  const prometheus = createGatewayMetrics();
   const broadcast = (payload: Record<string, unknown>) => {
     const text = JSON.stringify({ ...payload, origin: instanceId });
     db.execute(sql`select pg_notify('tollgate_invalidate', ${text})`).catch((error) =>
@@ -183,7 +201,8 @@ export function createGatewayServices(input: {
     rateLimiter,
     usage,
     health,
-    metrics: null,
+    prometheus,
+    metrics: createMetricsHooks(prometheus),
     disableChannel(channel, reason) {
       if (disabling.has(channel.id)) return;
       disabling.add(channel.id);
@@ -214,8 +233,16 @@ export function createGatewayServices(input: {
       usage.start();
       leases.start();
       // Warm the small caches so that the first requests, and /readyz, find them loaded.
-      await Promise.all([catalog.get(), settings.get()]);
-      pruneTimer = setInterval(() => rateLimiter.prune(), 60_000);
+      // ...and let the first Redis connection settle, so the first requests are counted where all the others are.
+      await Promise.all([catalog.get(), settings.get(), redisLimiter?.ready()]);
+      pruneTimer = setInterval(() => localLimiter.prune(), 60_000);
+      collectGatewaySources(prometheus, {
+        caches: { tokens, users },
+        usageQueueDepth: () => usage.queueDepth,
+        usageDroppedLogs: () => usage.droppedLogs,
+        channelStateNames: ["cooldown", "probing"],
+        channelStates: () => [...health.snapshot()].map(([id, state]) => [String(id), state] as const),
+      });
       pruneTimer.unref?.();
     },
     async stop() {
@@ -223,6 +250,7 @@ export function createGatewayServices(input: {
       await usage.stop();
       await leases.stop();
       if (unlisten) await unlisten().catch(() => {});
+      await redisLimiter?.close();
       unlisten = null;
     },
   };

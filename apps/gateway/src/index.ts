@@ -53,6 +53,10 @@ const services = createGatewayServices({
     usageBufferMax: env.USAGE_BUFFER_MAX,
     maxUpstreamAttempts: Math.max(1, env.UPSTREAM_MAX_ATTEMPTS),
     logRequests: env.LOG_REQUESTS,
+    redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    metricsToken: env.METRICS_TOKEN,
+    metricsAllowedIps: env.METRICS_ALLOWED_IPS.split(",").map((entry) => entry.trim()).filter(Boolean),
     streamIdleTimeoutMs: env.STREAM_IDLE_TIMEOUT_MS,
     channelHealth: {
       failureThreshold: Math.max(1, env.CHANNEL_FAILURE_THRESHOLD),

@@ -79,6 +79,7 @@ export class RedisRateLimiter implements RateLimiter {
   private probing = false;
   private closed = false;
   private readonly pruneTimer: ReturnType<typeof setInterval>;
+  private readonly firstProbe: Promise<void>;
 
   constructor(options: RedisRateLimiterOptions) {
     this.log = options.log;
@@ -95,7 +96,12 @@ export class RedisRateLimiter implements RateLimiter {
     this.client.onclose = (error) => this.markUnavailable(error);
     this.pruneTimer = setInterval(() => this.local.prune(), WINDOW_MS);
     this.pruneTimer.unref?.();
-    void this.probe();
+    this.firstProbe = this.probe().catch(() => {});
+  }
+
+  /** Resolves once the first connection attempt has ended (connected or fallen back to local counting). */
+  ready(): Promise<void> {
+    return this.firstProbe;
   }
 
   /** "redis" while checks go to Redis, "local" while they are answered by this process alone. */

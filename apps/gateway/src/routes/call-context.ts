@@ -54,13 +54,15 @@ export class CallContext {
     const caller = await authenticate(this.services, this.request, this.clientAddress);
     this.caller = caller;
     if (caller.token.rpmLimit !== null) {
-      const decision = this.services.rateLimiter.check(caller.token.id, caller.token.rpmLimit);
+      const checked = this.services.rateLimiter.check(caller.token.id, caller.token.rpmLimit);
+      const decision = checked instanceof Promise ? await checked : checked;
       this.rateLimitHeaders = {
         "x-ratelimit-limit-requests": String(decision.limit),
         "x-ratelimit-remaining-requests": String(decision.remaining),
         "x-ratelimit-reset-requests": formatReset(decision.allowed ? decision.resetMs : decision.retryAfterMs),
       };
       if (!decision.allowed) {
+        this.services.prometheus.rateLimitRefusals.inc();
         throw new GatewayError(
           `Rate limit reached for this API key: ${decision.limit} requests per minute. Retry after ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
           {
@@ -108,6 +110,27 @@ export class CallContext {
       );
     }
     this.reservation = held;
+  }
+
+  private recordMetrics(
+    status: number,
+    channelId: number | null,
+    usage: TokenUsage,
+    cost: number,
+    latencyMs: number,
+    firstTokenMs: number | null,
+    stream: boolean,
+  ): void {
+    const metrics = this.services.prometheus;
+    // Models outside the catalog (404s) are folded into one label value to keep the series bounded.
+    const model = this.price !== undefined || this.candidates.length > 0 ? this.model : "_unlisted";
+    metrics.requests.labels(this.endpoint, model, channelId === null ? "" : String(channelId), String(status)).inc();
+    metrics.requestDuration.labels(this.endpoint, model).observe(latencyMs / 1000);
+    if (stream && firstTokenMs !== null) metrics.timeToFirstToken.labels(model).observe(firstTokenMs / 1000);
+    if (usage.promptTokens) metrics.tokens.labels(model, "prompt").inc(usage.promptTokens);
+    if (usage.completionTokens) metrics.tokens.labels(model, "completion").inc(usage.completionTokens);
+    if (usage.cachedTokens) metrics.tokens.labels(model, "cached").inc(usage.cachedTokens);
+    if (cost) metrics.cost.labels(model).inc(cost);
   }
 
   markFirstByte(): void {
@@ -166,6 +189,7 @@ export class CallContext {
         ip: this.clientAddress,
       });
     }
+    this.recordMetrics(outcome.status, outcome.channel?.id ?? null, usage, cost, latencyMs, firstTokenMs, outcome.stream === true);
     this.services.usage.record({
       tokenId: caller.token.id,
       userId: caller.user.id,
