@@ -148,3 +148,43 @@ async function waitForLine(output: () => string, needle: string): Promise<string
     await Bun.sleep(10);
   }
 }
+
+describe("graceful stop", () => {
+  test("SIGTERM lets an in-flight stream finish, writes its usage, and exits", async () => {
+    const slow = await startFakeOpenAIUpstream({ chunkDelayMs: 40 });
+    const gateway = await startProcess();
+    try {
+      expect(cli("channel", "add", "--name", "slow", "--base-url", slow.url, "--key", "sk-slow-upstream", "--models", "slow-model").exitCode).toBe(0);
+      const created = cli("token", "create", "--user", "alice", "--name", "stream", "--json");
+      const { id, key } = JSON.parse(created.stdout) as { id: number; key: string };
+      slow.enqueue({ kind: "ok", content: "one two three four five six seven eight nine ten", completionTokens: 10 });
+      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "slow-model", stream: true, messages: [{ role: "user", content: "count" }] }),
+      });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      let text = new TextDecoder().decode((await reader.read()).value);
+      gateway.child.kill("SIGTERM");
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+      expect(await gateway.child.exited).toBe(0);
+      const handle = usePostgres ? await openDatabase({ databaseUrl: database!.url }) : await openDatabase({ dataDir });
+      try {
+        const logs = await handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, id));
+        expect(logs).toHaveLength(1);
+        expect(logs[0]).toMatchObject({ status: 200, stream: true, completionTokens: 10 });
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      gateway.child.kill("SIGKILL");
+      await slow.close();
+    }
+  }, SETUP_TIMEOUT_MS);
+});
