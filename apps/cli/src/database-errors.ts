@@ -1,17 +1,6 @@
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current: unknown = error;
-  while (current !== undefined && current !== null && chain.length < 10) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
+import { errorCauses as causes, isUniqueViolation } from "@tollgate/db";
 
-/** True for Postgres error 23505, whether it comes from postgres.js, PGlite or wrapped by Drizzle. */
-export function isUniqueViolation(error: unknown): boolean {
-  return causes(error).some((item) => (item as { code?: unknown }).code === "23505");
-}
+export { isUniqueViolation };
 
 /**
  * A one-line description of an unexpected error. Drizzle's own message lists the query parameters (which

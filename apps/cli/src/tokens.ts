@@ -1,4 +1,4 @@
-import { tokens, users } from "@tollgate/db";
+import { tokens, users, tokenPublicColumns } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { CommandContext, CommandHandler } from "./command-context";
@@ -19,24 +19,7 @@ import {
 
 type TokenRow = typeof tokens.$inferSelect;
 
-/** Every column except keyHash: neither the secret nor its hash ever leaves the CLI. */
-const tokenColumns = {
-  id: tokens.id,
-  userId: tokens.userId,
-  userName: users.name,
-  name: tokens.name,
-  keyPrefix: tokens.keyPrefix,
-  status: tokens.status,
-  group: tokens.group,
-  expiresAt: tokens.expiresAt,
-  quotaLimit: tokens.quotaLimit,
-  usedQuota: tokens.usedQuota,
-  allowedModels: tokens.allowedModels,
-  allowedIps: tokens.allowedIps,
-  rpmLimit: tokens.rpmLimit,
-  lastUsedAt: tokens.lastUsedAt,
-  createdAt: tokens.createdAt,
-};
+const tokenColumns = tokenPublicColumns;
 
 type TokenView = Omit<TokenRow, "keyHash" | "updatedAt"> & { userName: string };
 

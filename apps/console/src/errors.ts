@@ -1,3 +1,6 @@
+import { isUniqueViolation } from "@tollgate/db";
+
+export { isUniqueViolation };
 import { TRPCError } from "@trpc/server";
 
 /** Validation failures found after input parsing (unknown user, duplicate name), keyed by form field. */
@@ -16,17 +19,3 @@ export function notFound(what: string): TRPCError {
   return new TRPCError({ code: "NOT_FOUND", message: `${what} not found` });
 }
 
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current: unknown = error;
-  while (current !== undefined && current !== null && chain.length < 10) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
-
-/** Postgres 23505, from postgres.js or PGlite, possibly wrapped by Drizzle. */
-export function isUniqueViolation(error: unknown): boolean {
-  return causes(error).some((item) => (item as { code?: unknown }).code === "23505");
-}

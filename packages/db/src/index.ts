@@ -4,3 +4,5 @@ export * from "./notify";
 export * from "./schema";
 export * from "./embedded-secret";
 export * from "./data-dir-lock";
+export * from "./database-errors";
+export * from "./token-columns";

@@ -1,4 +1,4 @@
-import { tokens, users } from "@tollgate/db";
+import { tokens, users, tokenPublicColumns } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { TRPCError } from "@trpc/server";
 import { and, desc, eq, type SQL } from "drizzle-orm";
@@ -17,24 +17,7 @@ import {
   usdSchema,
 } from "../validation";
 
-/** Every column except keyHash: neither a secret nor its hash leaves the server. */
-const tokenColumns = {
-  id: tokens.id,
-  userId: tokens.userId,
-  userName: users.name,
-  name: tokens.name,
-  keyPrefix: tokens.keyPrefix,
-  status: tokens.status,
-  group: tokens.group,
-  expiresAt: tokens.expiresAt,
-  quotaLimit: tokens.quotaLimit,
-  usedQuota: tokens.usedQuota,
-  allowedModels: tokens.allowedModels,
-  allowedIps: tokens.allowedIps,
-  rpmLimit: tokens.rpmLimit,
-  lastUsedAt: tokens.lastUsedAt,
-  createdAt: tokens.createdAt,
-};
+const tokenColumns = tokenPublicColumns;
 
 /** Fields a token form sets; null means "none" (never expires, unlimited, no limit, owner's group). */
 const tokenFields = z.object({

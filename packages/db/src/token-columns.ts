@@ -1,0 +1,23 @@
+import { tokens, users } from "./schema";
+
+/**
+ * The columns of a token any interface may show, with its owner's name (join users on tokens.user_id):
+ * every column except key_hash, so neither a secret nor its hash leaves the server.
+ */
+export const tokenPublicColumns = {
+  id: tokens.id,
+  userId: tokens.userId,
+  userName: users.name,
+  name: tokens.name,
+  keyPrefix: tokens.keyPrefix,
+  status: tokens.status,
+  group: tokens.group,
+  expiresAt: tokens.expiresAt,
+  quotaLimit: tokens.quotaLimit,
+  usedQuota: tokens.usedQuota,
+  allowedModels: tokens.allowedModels,
+  allowedIps: tokens.allowedIps,
+  rpmLimit: tokens.rpmLimit,
+  lastUsedAt: tokens.lastUsedAt,
+  createdAt: tokens.createdAt,
+};
