@@ -27,7 +27,7 @@ interface FamilyOptions<Names extends readonly string[]> {
   name: string;
   help: string;
   labelNames: Names;
-  /** Largest number of label combinations kept; later ones share one series labelled "_overflow". */
+  /** Label combinations with a series of their own (default 10,000); later ones share one more, labelled "_overflow". */
   maxSeries?: number;
 }
 

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { SQL } from "bun";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { run, type Service, startService } from "./processes";
+
+export const root = join(import.meta.dir, "..", "..");
+export const BENCH_MODEL = "gpt-bench";
+
+export interface StackOptions {
+  /** Also start the bare Bun.serve + fetch proxy. */
+  proxy?: boolean;
+  /** Extra Bun flags for the gateway process, e.g. ["--cpu-prof", "--cpu-prof-dir=/tmp/x"]. */
+  gatewayBunFlags?: string[];
+}
+
+export interface Stack {
+  upstream: Service;
+  proxy: Service | null;
+  gateway: Service;
+  /** The bench token's secret (sk-...). */
+  key: string;
+  dataDir: string;
+  /** "embedded PGlite" or "postgres". */
+  storage: string;
+  stop(): Promise<void>;
+}
+
+/** A database of its own on the server of BENCH_DATABASE_URL, dropped when the bench ends. */
+async function createBenchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `tollgate_bench_${process.pid}_${Date.now()}`;
+  const admin = new SQL(serverUrl);
+  await admin.unsafe(`create database ${name}`);
+  await admin.close();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const cleanup = new SQL(serverUrl);
+      await cleanup.unsafe(`drop database if exists ${name} with (force)`);
+      await cleanup.close();
+    },
+  };
+}
+
+/**
+ * Environment of every bench process. Bun's fetch keeps at most BUN_CONFIG_MAX_HTTP_REQUESTS (default 256)
+ * requests in flight per process and queues the rest, which would cap 1,000 concurrent streams in the
+ * driver, the proxy and the gateway alike; the bench raises it for all of them (BENCH_MAX_HTTP_REQUESTS).
+ */
+export function benchEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BENCH_MAX_HTTP_REQUESTS ?? "4096",
+    ...extra,
+  };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  return env;
+}
+
+/**
+ * The fake upstream, optionally the bare proxy, and the real gateway on a fresh embedded PGlite folder,
+ * seeded through the operator CLI (forwarded to the running gateway) with every rule in force: a user
+ * with a finite balance, a priced model, and a token with an expiry, a quota, a model allow-list, an IP
+ * allow-list holding 127.0.0.1 and an RPM limit far above what the bench sends. With BENCH_DATABASE_URL
+ * (a Postgres server URL) the gateway runs on a fresh database there instead.
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const bun = process.execPath;
+  const upstream = await startService("fake upstream", [bun, join(root, "bench/fake-upstream.ts")], benchEnv({ PORT: "0" }));
+  let proxy: Service | null = null;
+  let gateway: Service | null = null;
+  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bench-"));
+  const database = process.env.BENCH_DATABASE_URL ? await createBenchDatabase(process.env.BENCH_DATABASE_URL) : null;
+  const stopAll = async () => {
+    await Promise.all([gateway?.stop(), proxy?.stop(), upstream.stop()]);
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    if (options.proxy) {
+      proxy = await startService("bare proxy", [bun, join(root, "bench/bare-proxy.ts")], benchEnv({ PORT: "0", UPSTREAM_URL: upstream.url }));
+    }
+    const gatewayEnv = benchEnv({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      TOLLGATE_DATA_DIR: dataDir,
+      DATABASE_URL: database?.url,
+      TOLLGATE_SECRET: database ? "bench-secret-0123456789abcdef" : undefined,
+      REDIS_URL: process.env.BENCH_GATEWAY_REDIS_URL,
+      LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? "info",
+    });
+    gateway = await startService(
+      "gateway",
+      [bun, ...(options.gatewayBunFlags ?? []), join(root, "apps/gateway/src/index.ts")],
+      gatewayEnv,
+      root,
+    );
+    const cli = (...argv: string[]) => run([bun, join(root, "apps/cli/src/index.ts"), ...argv], gatewayEnv, root);
+    await cli("user", "create", "--name", "bench", "--balance", "1000000");
+    await cli("channel", "add", "--name", "bench-upstream", "--type", "openai-compatible", "--base-url", upstream.url, "--key", "sk-bench-upstream", "--models", BENCH_MODEL);
+    await cli("model", "price", "--model", BENCH_MODEL, "--input", "0.15", "--output", "0.6");
+    const created = await cli(
+      "token", "create", "--user", "bench", "--name", "bench", "--quota", "1000000", "--expires", "2099-12-31",
+      "--models", `${BENCH_MODEL},gpt-other`, "--ip", "127.0.0.1,::1,10.0.0.0/8", "--rpm", "1000000000", "--json",
+    );
+    const { key } = JSON.parse(created) as { key: string };
+    return { upstream, proxy, gateway, key, dataDir, storage: database ? "postgres" : "embedded PGlite", stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+export function chatBody(stream: boolean): string {
+  return JSON.stringify({
+    model: BENCH_MODEL,
+    messages: [
+      { role: "system", content: "You are a helpful assistant." },
+      { role: "user", content: "Write one sentence about foxes." },
+    ],
+    max_tokens: 100,
+    ...(stream ? { stream: true } : {}),
+  });
+}
