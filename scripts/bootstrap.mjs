@@ -32,7 +32,13 @@ function findBun() {
 
 const [task = "start", ...rest] = process.argv.slice(2);
 const bun = findBun();
-const env = { ...process.env, PATH: `${dirname(localBun)}:${process.env.PATH ?? ""}` };
+const env = {
+  ...process.env,
+  PATH: `${dirname(localBun)}:${process.env.PATH ?? ""}`,
+  // Bun's fetch keeps at most 256 upstream requests in flight per process by default and queues the rest:
+  // a gateway holding a thousand streams must not.
+  BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? "16384",
+};
 
 // `bun install` is a no-op in a fraction of a second when nothing changed, so it always runs: a pull
 // that changed dependencies never leaves a stale node_modules behind.

@@ -157,3 +157,16 @@ describe("hourly rollup", () => {
     });
   });
 });
+
+describe("batched request-log insert", () => {
+  test("awkward text survives the write-behind exactly", async () => {
+    const token = await seed.token({ userId, name: 'quote " backslash \\ comma , brace } {' });
+    const response = await chat(token.secret, {});
+    expect(response.status).toBe(200);
+    await gateway.services.usage.flush();
+    const [log] = await logsOf(token.row.id);
+    expect(log!.tokenName).toBe('quote " backslash \\ comma , brace } {');
+    expect(log!.channelsTried).toEqual([expect.any(Number)]);
+    expect(log!.clientIp).toBe("127.0.0.1");
+  });
+});

@@ -1,5 +1,6 @@
 import { type Database, requestLogs, usageHourly } from "@tollgate/db";
 import { type SQL, sql } from "drizzle-orm";
+import { insertRequestLogs } from "./insert-request-logs";
 
 export type RequestLogRow = typeof requestLogs.$inferInsert;
 
@@ -27,7 +28,7 @@ export interface UsageWriterOptions {
   instanceId: string;
 }
 
-const ROWS_PER_INSERT = 500;
+const ROWS_PER_INSERT = 5000;
 const HOUR_MS = 3_600_000;
 
 type RollupRow = typeof usageHourly.$inferInsert;
@@ -179,7 +180,7 @@ export class UsageWriter {
     try {
       await this.db.transaction(async (transaction) => {
         for (let index = 0; index < logs.length; index += ROWS_PER_INSERT) {
-          await transaction.insert(requestLogs).values(logs.slice(index, index + ROWS_PER_INSERT));
+          await transaction.execute(insertRequestLogs(logs.slice(index, index + ROWS_PER_INSERT)));
         }
         const rollups = rollUp(logs);
         for (let index = 0; index < rollups.length; index += ROWS_PER_INSERT) {

@@ -40,7 +40,7 @@ export async function forwardWithFailover(
   prepare: (channel: RoutableChannel, signal: AbortSignal) => UpstreamAttempt,
 ): Promise<ForwardedResponse> {
   const { services } = context;
-  let lastError: GatewayError = errors.upstreamUnreachable();
+  let lastError: GatewayError | null = null;
   const attempts = byHealth(context).slice(0, services.options.maxUpstreamAttempts);
   for (const channel of attempts) {
     if (clientSignal?.aborted) break;
@@ -93,5 +93,5 @@ export async function forwardWithFailover(
     if (response.ok) services.health.recordSuccess(channel.id);
     return { response, channel, upstreamModel: attempt.upstreamModel, attempt, abort: () => controller.abort() };
   }
-  throw lastError;
+  throw lastError ?? errors.upstreamUnreachable();
 }

@@ -33,12 +33,20 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
     finished = true;
     options.onFinish(outcome, error);
   };
-  const read = () => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+  // One idle timer per stream, re-armed at each item (a timer per chunk costs at 1,000 streams).
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let onIdle: ((error: IdleTimeout) => void) | null = null;
+  const stopIdleTimer = () => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = undefined;
+  };
+  const read = (): Promise<ReadableStreamReadResult<Item>> => {
+    if (idleTimer) idleTimer.refresh();
+    else idleTimer = setTimeout(() => onIdle?.(new IdleTimeout()), options.idleTimeoutMs);
     const idle = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new IdleTimeout()), options.idleTimeoutMs);
+      onIdle = reject;
     });
-    return Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+    return Promise.race([reader.read(), idle]);
   };
 
   return new ReadableStream<Uint8Array>(
@@ -48,6 +56,7 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
           for (;;) {
             const { done, value } = await read();
             if (done) {
+              stopIdleTimer();
               const closing = options.closing?.();
               if (closing) controller.enqueue(closing);
               finish("completed");
@@ -65,6 +74,7 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
             }
           }
         } catch (error) {
+          stopIdleTimer();
           if (finished) return;
           const stalled = error instanceof IdleTimeout;
           if (stalled) options.abortUpstream();
@@ -79,6 +89,7 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
         }
       },
       cancel() {
+        stopIdleTimer();
         finish("cancelled");
         options.abortUpstream();
         reader.cancel().catch(() => {});
