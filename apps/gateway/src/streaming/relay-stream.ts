@@ -40,7 +40,7 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = undefined;
   };
-  const read = (): Promise<ReadableStreamReadResult<Item>> => {
+  const read = (): Promise<ReadableStreamDefaultReadResult<Item>> => {
     if (idleTimer) idleTimer.refresh();
     else idleTimer = setTimeout(() => onIdle?.(new IdleTimeout()), options.idleTimeoutMs);
     const idle = new Promise<never>((_, reject) => {
