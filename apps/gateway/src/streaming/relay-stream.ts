@@ -40,7 +40,7 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = undefined;
   };
-  const read = (): Promise<ReadableStreamDefaultReadResult<Item>> => {
+  const read = (): ReturnType<ReadableStreamDefaultReader<Item>["read"]> => {
     if (idleTimer) idleTimer.refresh();
     else idleTimer = setTimeout(() => onIdle?.(new IdleTimeout()), options.idleTimeoutMs);
     const idle = new Promise<never>((_, reject) => {
