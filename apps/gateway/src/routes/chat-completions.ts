@@ -116,6 +116,16 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
   const adapter = adapterFor(channel.type);
   let upstreamUsage: TokenUsage | null = null;
   const produced: string[] = [];
+  // Relayed chunks are kept as text and parsed only if the upstream never reports usage.
+  const rawChunks: string[] = [];
+  const textOfChunk = (chunk: Record<string, unknown>) => {
+    const choices = chunk.choices as Array<{ delta?: Record<string, unknown>; text?: string }> | undefined;
+    if (!choices) return;
+    for (const choice of choices) {
+      const text = choice.delta ? producedText(choice.delta) : (choice.text ?? "");
+      if (text) produced.push(text);
+    }
+  };
   const events = parseEventStream(response.body!);
   const source = adapter
     ? {
@@ -134,12 +144,10 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
       onFirstEvent: () => context.markFirstByte(),
       onChunk(chunk) {
         if (chunk.usage) upstreamUsage = extractUsage(chunk.usage) ?? upstreamUsage;
-        const choices = chunk.choices as Array<{ delta?: Record<string, unknown>; text?: string }> | undefined;
-        if (!choices) return;
-        for (const choice of choices) {
-          const text = choice.delta ? producedText(choice.delta) : (choice.text ?? "");
-          if (text) produced.push(text);
-        }
+        textOfChunk(chunk);
+      },
+      onRawChunk(data) {
+        rawChunks.push(data);
       },
       onFinish(reported) {
         // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
@@ -152,6 +160,13 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
           return;
         }
         // No usage from the upstream (cut short, or a server that never sends it): bill what was produced.
+        for (const data of rawChunks) {
+          try {
+            textOfChunk(JSON.parse(data));
+          } catch {
+            // Not JSON: nothing the model produced.
+          }
+        }
         estimateUsage(shape.body, produced.join("")).then(
           (usage) => context.finish({ status, usage, usageEstimated: true, channel, upstreamModel, errorCode, stream: true }),
           () => context.finish({ status, usage: null, channel, upstreamModel, errorCode, stream: true }),

@@ -5,8 +5,10 @@ import { relayStream, type StreamOutcome } from "./relay-stream";
 export type { StreamOutcome } from "./relay-stream";
 
 export interface RelayTap {
-  /** Every parsed chunk, in order, before it is forwarded. */
+  /** Chunks that were parsed (translated ones, and relayed ones that carry usage), before they are forwarded. */
   onChunk(chunk: Record<string, unknown>): void;
+  /** Relayed chunks forwarded without parsing (no usage in them): their JSON text, for a local count later. */
+  onRawChunk(data: string): void;
   onFirstEvent(): void;
   onFinish(outcome: StreamOutcome, error?: unknown): void;
 }
@@ -43,6 +45,26 @@ export function parseChatChunks(events: ReadableStream<EventSourceMessage>): Rea
       },
     }),
   );
+}
+
+/**
+ * Whether a relayed chunk carries a usage object. Most chunks carry none, or `"usage":null` when the
+ * gateway asked for the usage chunk: those are forwarded without parsing (JSON.parse per chunk is a
+ * large share of a relay's CPU at a thousand streams).
+ */
+export function carriesUsage(data: string): boolean {
+  let index = data.indexOf('"usage"');
+  while (index !== -1) {
+    let cursor = index + 7;
+    while (data[cursor] === " ") cursor++;
+    if (data[cursor] === ":") {
+      cursor++;
+      while (data[cursor] === " ") cursor++;
+      if (data[cursor] !== "n") return true;
+    }
+    index = data.indexOf('"usage"', index + 7);
+  }
+  return false;
 }
 
 function openAIErrorFrame(kind: "stalled" | "failed", error: unknown, translated: boolean): Uint8Array {
@@ -87,6 +109,10 @@ export function relayChatStream(
     if (event.data === "[DONE]") {
       sentDone = true;
       return doneFrame;
+    }
+    if (!carriesUsage(event.data)) {
+      options.tap.onRawChunk(event.data);
+      return encoder.encode(`${event.event ? `event: ${event.event}\n` : ""}data: ${event.data}\n\n`);
     }
     let chunk: Record<string, unknown>;
     try {
