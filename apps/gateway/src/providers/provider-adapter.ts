@@ -5,7 +5,7 @@ import type { EventSourceMessage } from "eventsource-parser";
  * The contract every upstream protocol folder implements (providers/<protocol>/index.ts exports one
  * ProviderAdapter). Inputs and outputs are OpenAI chat-completions shapes; the adapter owns the translation
  * to and from its upstream's wire format. Adapters are pure: no fetch, no clock reads beyond `created`, no
- * process.env. The gateway does the HTTP, the failover, the accounting.
+ * environment variables. The gateway does the HTTP, the failover, the accounting.
  */
 export interface AdapterChannel {
   /** Base URL as configured, without a trailing slash (e.g. https://api.anthropic.com). */
