@@ -5,7 +5,7 @@ import OpenAI from "openai";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
@@ -204,5 +204,25 @@ describe("the openai client against a Gemini channel", () => {
     expect(result.data).toHaveLength(2);
     expect(result.data[0]!.embedding).toHaveLength(8);
     expect(result.data[0]!.embedding).not.toEqual(result.data[1]!.embedding);
+  });
+});
+
+describe("a Gemini channel whose key is rejected", () => {
+  test("is disabled and the request fails over, although Gemini answers 400 rather than 401", async () => {
+    const { channels } = await import("@tollgate/db");
+    const { eq } = await import("drizzle-orm");
+    const seed = seeder(database.handle, gateway.secretBox);
+    const broken = await seed.channel({ name: "gemini bad key", type: "gemini", baseUrl: gemini.url, apiKey: "wrong-gemini-key", models: ["gemini-failover"], priority: 10 });
+    await seed.channel({ name: "claude backup", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["gemini-failover"], priority: 0 });
+    await waitFor(async () => (await gateway.services.catalog.get()).channelsByModel.get("gemini-failover")?.length === 2, "the channels");
+    anthropic.enqueue({ kind: "text", text: "served by the backup" });
+    const completion = await client.chat.completions.create({ model: "gemini-failover", messages: [{ role: "user", content: "hi" }] });
+    expect(completion.choices[0]!.message.content).toBe("served by the backup");
+    const [row] = await waitFor(async () => {
+      const rows = await database.handle.db.select().from(channels).where(eq(channels.id, broken.id));
+      return rows[0]?.status === "auto_disabled" ? rows : null;
+    }, "the channel to be disabled");
+    expect(row!.statusReason).toContain("400");
+    expect(row!.statusReason).not.toContain("wrong-gemini-key");
   });
 });

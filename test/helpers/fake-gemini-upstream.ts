@@ -48,11 +48,19 @@ export async function startFakeGeminiUpstream(options: { requireApiKey?: string 
       const body = await request.json().catch(() => null);
       requests.push({ path: url.pathname, search: url.search, headers: Object.fromEntries(request.headers), body });
       const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(url.pathname);
-      const error = (status: number, message: string, statusText = googleStatus(status)) =>
-        Response.json({ error: { code: status, message, status: statusText } }, { status });
+      const error = (status: number, message: string, statusText = googleStatus(status), details?: unknown[]) =>
+        Response.json({ error: { code: status, message, status: statusText, ...(details ? { details } : {}) } }, { status });
       if (!match) return error(404, `Requested entity was not found.`);
       if (options.requireApiKey && request.headers.get("x-goog-api-key") !== options.requireApiKey) {
-        return error(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT");
+        // As Google answers a wrong key: 400 INVALID_ARGUMENT with an ErrorInfo whose reason is API_KEY_INVALID.
+        return error(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT", [
+          {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            reason: "API_KEY_INVALID",
+            domain: "googleapis.com",
+            metadata: { service: "generativelanguage.googleapis.com" },
+          },
+        ]);
       }
       const [, model, method] = match;
       if (method === "embedContent") return Response.json({ embedding: { values: vectorOf(body?.content?.parts?.[0]?.text ?? "") } });

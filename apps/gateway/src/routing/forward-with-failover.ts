@@ -90,6 +90,20 @@ export async function forwardWithFailover(
       services.log("warn", "upstream answered with a retryable error", { requestId: context.requestId, channel: channel.id, status });
       continue;
     }
+    if (status === 400 && channel.type !== "openai-compatible") {
+      // Some upstreams reject a bad key with 400 (Gemini's API_KEY_INVALID); their adapter says so through
+      // the upstream_auth_failed code. That is the channel's fault, not the caller's: disable and move on.
+      const text = await response.text().catch(() => "");
+      const mapped = attempt.mapError(status, text);
+      if (mapped.code === "upstream_auth_failed") {
+        clientSignal?.removeEventListener("abort", onClientAbort);
+        lastError = mapped;
+        services.metrics?.upstreamError(channel.id, String(status));
+        services.disableChannel(channel, `upstream rejected the key (${status}): ${mapped.message}`.slice(0, 500));
+        continue;
+      }
+      response = new Response(text, { status, headers: response.headers });
+    }
     if (response.ok) services.health.recordSuccess(channel.id);
     return { response, channel, upstreamModel: attempt.upstreamModel, attempt, abort: () => controller.abort() };
   }
