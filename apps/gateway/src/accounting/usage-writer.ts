@@ -26,6 +26,10 @@ export interface UsageWriterOptions {
   log: (message: string, fields?: Record<string, unknown>) => void;
   /** This process's id in quota_leases: spend written back shrinks its leases in the same transaction. */
   instanceId: string;
+  /** Request-log rows per INSERT statement. */
+  rowsPerInsert?: number;
+  /** Yield to the event loop between INSERTs (embedded PGlite executes on the request thread). */
+  yieldBetweenInserts?: boolean;
 }
 
 const ROWS_PER_INSERT = 5000;
@@ -179,8 +183,11 @@ export class UsageWriter {
     const userBalances = new Map<number, number>();
     try {
       await this.db.transaction(async (transaction) => {
-        for (let index = 0; index < logs.length; index += ROWS_PER_INSERT) {
-          await transaction.execute(insertRequestLogs(logs.slice(index, index + ROWS_PER_INSERT)));
+        const rowsPerInsert = this.options.rowsPerInsert ?? ROWS_PER_INSERT;
+        for (let index = 0; index < logs.length; index += rowsPerInsert) {
+          await transaction.execute(insertRequestLogs(logs.slice(index, index + rowsPerInsert)));
+          // An embedded database runs each statement on this thread: let requests through between slices.
+          if (this.options.yieldBetweenInserts && index + rowsPerInsert < logs.length) await new Promise(setImmediate);
         }
         const rollups = rollUp(logs);
         for (let index = 0; index < rollups.length; index += ROWS_PER_INSERT) {
