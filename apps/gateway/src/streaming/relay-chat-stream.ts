@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from "eventsource-parser";
-import { EventSourceParserStream } from "eventsource-parser/stream";
+import { createParser } from "eventsource-parser";
 import { relayStream, type StreamOutcome } from "./relay-stream";
 
 export type { StreamOutcome } from "./relay-stream";
@@ -24,11 +24,29 @@ export interface RelayOptions {
 const encoder = new TextEncoder();
 const doneFrame = encoder.encode("data: [DONE]\n\n");
 
-/** Upstream bytes -> SSE events, the first stage of every relay. */
+/**
+ * Upstream bytes -> SSE events, the first stage of every relay: one stage that decodes UTF-8 (streaming, so
+ * a character split across chunks survives) and feeds eventsource-parser, instead of two chained streams.
+ */
 export function parseEventStream(body: ReadableStream<Uint8Array>): ReadableStream<EventSourceMessage> {
-  return body
-    .pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
-    .pipeThrough(new EventSourceParserStream());
+  const decoder = new TextDecoder();
+  let parser: ReturnType<typeof createParser>;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, EventSourceMessage>({
+      start(controller) {
+        parser = createParser({ onEvent: (event) => controller.enqueue(event) });
+      },
+      transform(chunk) {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+      },
+      flush() {
+        const rest = decoder.decode();
+        if (rest) parser.feed(rest);
+        // Some upstreams end without the blank line after their last event: close it, so it is not lost.
+        parser.feed("\n\n");
+      },
+    }),
+  );
 }
 
 /** OpenAI-format SSE events -> chunk objects (for translators that work on objects); `[DONE]` ends it. */
