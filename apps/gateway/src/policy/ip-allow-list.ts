@@ -34,18 +34,31 @@ export function isValidIpOrCidr(entry: string): boolean {
   }
 }
 
+/** Parsed client addresses: the same few addresses arrive again and again (bounded, oldest dropped). */
+const parsedAddresses = new Map<string, ipaddr.IPv4 | ipaddr.IPv6 | null>();
+const MAX_PARSED_ADDRESSES = 10_000;
+
+function parseClientAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  let parsed = parsedAddresses.get(address);
+  if (parsed !== undefined) return parsed;
+  try {
+    parsed = normalize(ipaddr.parse(address));
+  } catch {
+    parsed = null;
+  }
+  if (parsedAddresses.size >= MAX_PARSED_ADDRESSES) parsedAddresses.delete(parsedAddresses.keys().next().value as string);
+  parsedAddresses.set(address, parsed);
+  return parsed;
+}
+
 /** Throws on an invalid entry: lists are validated when written, so a bad one here is a data error. */
 export function createIpAllowList(entries: readonly string[]): IpAllowList {
   const ranges = entries.filter((entry) => entry.trim() !== "").map(parseEntry);
   return {
     allows(address) {
       if (!address) return false;
-      let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-      try {
-        parsed = normalize(ipaddr.parse(address));
-      } catch {
-        return false;
-      }
+      const parsed = parseClientAddress(address);
+      if (!parsed) return false;
       for (const [range, prefix] of ranges) {
         if (range.kind() === parsed.kind() && parsed.match(range as never, prefix)) return true;
       }

@@ -40,7 +40,13 @@ export function prepareChatAttempt(channel: RoutableChannel, shape: ChatRequestS
     const dropFields = quirks?.dropFields?.filter((field) => field in shape.body) ?? [];
     const dropStreamOptions = quirks?.noStreamOptions === true && "stream_options" in shape.body;
     let text = shape.text;
-    if (upstreamModel !== shape.model || askForUsage || dropFields.length > 0 || dropStreamOptions) {
+    const onlyUsage = askForUsage && upstreamModel === shape.model && dropFields.length === 0 && !("stream_options" in shape.body);
+    if (onlyUsage && text.trimStart().startsWith("{")) {
+      // Only the usage chunk must be asked for: prepend the field instead of re-serialising the whole body.
+      const brace = text.indexOf("{");
+      const rest = text.slice(brace + 1).trimStart();
+      text = `{"stream_options":{"include_usage":true}${rest.startsWith("}") ? "" : ","}${rest}`;
+    } else if (upstreamModel !== shape.model || askForUsage || dropFields.length > 0 || dropStreamOptions) {
       // Re-serialise only when something must change: the model name, the usage chunk, a vendor's quirks.
       const outgoing: Record<string, unknown> = { ...shape.body, model: upstreamModel };
       if (askForUsage) outgoing.stream_options = { ...(shape.body.stream_options as object), include_usage: true };
