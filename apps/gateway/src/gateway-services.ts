@@ -1,4 +1,4 @@
-import { type DatabaseHandle, INVALIDATION_CHANNEL, type InvalidationMessage, parseInvalidation } from "@tollgate/db";
+import { channels, type DatabaseHandle, INVALIDATION_CHANNEL, type InvalidationMessage, parseInvalidation } from "@tollgate/db";
 import type { SecretBox } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
@@ -12,7 +12,6 @@ import { RedisRateLimiter } from "./policy/redis-rate-limiter";
 import { collectGatewaySources, createMetricsHooks } from "./metrics/bind-gateway-metrics";
 import { createGatewayMetrics, type GatewayMetrics } from "./metrics/gateway-metrics";
 import type { Logger } from "./logger";
-import { channels } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { ChannelCatalog, type RoutableChannel } from "./routing/channel-catalog";
 import { ChannelHealth, defaultChannelHealthOptions, type ChannelHealthOptions, type HealthChange } from "./routing/channel-health";

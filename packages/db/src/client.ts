@@ -92,3 +92,9 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     },
   };
 }
+
+/** Rows of a `db.execute()` result: postgres.js returns an array, PGlite an object with `rows`. */
+export function resultRows(result: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
+  return ((result as { rows?: Array<Record<string, unknown>> }).rows ?? []) as Array<Record<string, unknown>>;
+}

@@ -1,4 +1,4 @@
-import type { Database } from "@tollgate/db";
+import { type Database, resultRows } from "@tollgate/db";
 import { sql } from "drizzle-orm";
 
 /** `token:<id>` or `user:<id>`: what a lease is a slice of. */
@@ -29,10 +29,6 @@ export interface LeaseOptions {
 
 export const defaultLeaseOptions: LeaseOptions = { ttlMs: 60_000, heartbeatMs: 10_000, idleReturnMs: 10_000, chunkFraction: 0.05 };
 
-function rowsOf(result: unknown): Array<Record<string, unknown>> {
-  if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
-  return ((result as { rows?: Array<Record<string, unknown>> }).rows ?? []) as Array<Record<string, unknown>>;
-}
 
 /**
  * Quota and balance shared by many gateway instances without a query per request. Each instance spends only
@@ -126,14 +122,14 @@ export class LeaseBook {
     const granted = await this.db.transaction(async (transaction) => {
       const limitRow =
         kind === "token"
-          ? rowsOf(await transaction.execute(sql`select quota_limit as "limit", used_quota as used from tokens where id = ${id} for update`))[0]
-          : rowsOf(await transaction.execute(sql`select case when balance_unlimited then null else balance end as "limit", 0 as used from users where id = ${id} for update`))[0];
+          ? resultRows(await transaction.execute(sql`select quota_limit as "limit", used_quota as used from tokens where id = ${id} for update`))[0]
+          : resultRows(await transaction.execute(sql`select case when balance_unlimited then null else balance end as "limit", 0 as used from users where id = ${id} for update`))[0];
       if (!limitRow) return 0;
       if (limitRow.limit === null || limitRow.limit === undefined) return Number.POSITIVE_INFINITY;
       await transaction.execute(
         sql`delete from quota_leases where subject = ${subject} and heartbeat_at < now() - make_interval(secs => ${this.options.ttlMs / 1000})`,
       );
-      const held = rowsOf(
+      const held = resultRows(
         await transaction.execute(sql`
           select coalesce(sum(amount) filter (where instance_id <> ${this.instanceId}), 0) as others,
                  coalesce(sum(amount) filter (where instance_id = ${this.instanceId}), 0) as mine
@@ -174,7 +170,7 @@ export class LeaseBook {
   /** Keeps this instance's slices alive, notices slices others took back, returns idle ones. */
   async heartbeat(now = Date.now()): Promise<void> {
     if (this.leases.size === 0) return;
-    const alive = rowsOf(
+    const alive = resultRows(
       await this.db.execute(sql`update quota_leases set heartbeat_at = now() where instance_id = ${this.instanceId} returning subject, amount`),
     );
     const present = new Map(alive.map((row) => [String(row.subject) as LeaseSubject, Number(row.amount)]));

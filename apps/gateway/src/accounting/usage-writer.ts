@@ -1,4 +1,4 @@
-import { type Database, requestLogs, usageHourly } from "@tollgate/db";
+import { type Database, type requestLogs, resultRows, usageHourly } from "@tollgate/db";
 import { type SQL, sql } from "drizzle-orm";
 import { insertRequestLogs } from "./insert-request-logs";
 
@@ -61,10 +61,6 @@ export function rollUp(logs: readonly RequestLogRow[]): RollupRow[] {
   return [...groups.values()];
 }
 
-function rowsOf(result: unknown): Array<Record<string, unknown>> {
-  if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
-  return ((result as { rows?: Array<Record<string, unknown>> }).rows ?? []) as Array<Record<string, unknown>>;
-}
 
 function valuesList(deltas: Map<number, number>): SQL {
   return sql.join(
@@ -212,7 +208,7 @@ export class UsageWriter {
             from (values ${valuesList(tokenDeltas)}) as d(id, amount)
             where tokens.id = d.id
             returning tokens.id, tokens.used_quota`);
-          for (const row of rowsOf(result)) tokenTotals.set(Number(row.id), Number(row.used_quota));
+          for (const row of resultRows(result)) tokenTotals.set(Number(row.id), Number(row.used_quota));
         }
         const leaseDeltas = [
           ...[...tokenDeltas].map(([id, amount]) => sql`(${`token:${id}`}, ${amount}::bigint)`),
@@ -230,7 +226,7 @@ export class UsageWriter {
             from (values ${valuesList(userDeltas)}) as d(id, amount)
             where users.id = d.id
             returning users.id, users.balance`);
-          for (const row of rowsOf(result)) userBalances.set(Number(row.id), Number(row.balance));
+          for (const row of resultRows(result)) userBalances.set(Number(row.id), Number(row.balance));
         }
       });
     } catch (error) {
