@@ -3,6 +3,7 @@ import { errors, GatewayError } from "../errors";
 import { adapterFor } from "../providers";
 import { extractUsage } from "../providers/openai-compatible/extract-usage";
 import { type ForwardedResponse, forwardWithFailover } from "../routing/forward-with-failover";
+import { eventData } from "../streaming/event-data";
 import { parseEventStream, relayChatStream } from "../streaming/relay-chat-stream";
 import type { CallContext } from "./call-context";
 import { type ChatRequestShape, estimateUsage, prepareChatAttempt, producedText, translationInput } from "./chat-attempt";
@@ -116,8 +117,8 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
   const adapter = adapterFor(channel.type);
   let upstreamUsage: TokenUsage | null = null;
   const produced: string[] = [];
-  // Relayed chunks are kept as text and parsed only if the upstream never reports usage.
-  const rawChunks: string[] = [];
+  // Relayed events are kept as their SSE text and parsed only if the upstream never reports usage.
+  const forwardedTexts: string[] = [];
   const textOfChunk = (chunk: Record<string, unknown>) => {
     const choices = chunk.choices as Array<{ delta?: Record<string, unknown>; text?: string }> | undefined;
     if (!choices) return;
@@ -126,16 +127,15 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
       if (text) produced.push(text);
     }
   };
-  const events = parseEventStream(response.body!);
   const source = adapter
     ? {
-        chunks: events.pipeThrough(
+        chunks: parseEventStream(response.body!).pipeThrough(
           adapter.createChatStreamTransformer(translationInput(channel, shape, upstreamModel), (usage) => {
             upstreamUsage = usage;
           }),
         ),
       }
-    : { events };
+    : { body: response.body! };
   const relayed = relayChatStream(source, {
     forwardUsageChunk: shape.clientWantsUsage,
     abortUpstream: forwarded.abort,
@@ -146,8 +146,8 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
         if (chunk.usage) upstreamUsage = extractUsage(chunk.usage) ?? upstreamUsage;
         textOfChunk(chunk);
       },
-      onRawChunk(data) {
-        rawChunks.push(data);
+      onRawText(text) {
+        forwardedTexts.push(text);
       },
       onFinish(reported) {
         // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
@@ -160,11 +160,11 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
           return;
         }
         // No usage from the upstream (cut short, or a server that never sends it): bill what was produced.
-        for (const data of rawChunks) {
+        for (const data of eventData(forwardedTexts)) {
           try {
             textOfChunk(JSON.parse(data));
           } catch {
-            // Not JSON: nothing the model produced.
+            // Not JSON ([DONE], a vendor's comment): nothing the model produced.
           }
         }
         estimateUsage(shape.body, produced.join("")).then(

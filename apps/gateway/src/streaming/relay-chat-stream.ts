@@ -1,14 +1,16 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import { createParser } from "eventsource-parser";
+import { createPassthroughFramer, renderEvent } from "./openai-event-passthrough";
 import { relayStream, type StreamOutcome } from "./relay-stream";
 
+export { carriesUsage } from "./openai-event-passthrough";
 export type { StreamOutcome } from "./relay-stream";
 
 export interface RelayTap {
   /** Chunks that were parsed (translated ones, and relayed ones that carry usage), before they are forwarded. */
   onChunk(chunk: Record<string, unknown>): void;
-  /** Relayed chunks forwarded without parsing (no usage in them): their JSON text, for a local count later. */
-  onRawChunk(data: string): void;
+  /** Relayed events forwarded without parsing (no usage in them): their SSE text, for a local count later. */
+  onRawText(text: string): void;
   onFirstEvent(): void;
   onFinish(outcome: StreamOutcome, error?: unknown): void;
 }
@@ -65,26 +67,6 @@ export function parseChatChunks(events: ReadableStream<EventSourceMessage>): Rea
   );
 }
 
-/**
- * Whether a relayed chunk carries a usage object. Most chunks carry none, or `"usage":null` when the
- * gateway asked for the usage chunk: those are forwarded without parsing (JSON.parse per chunk is a
- * large share of a relay's CPU at a thousand streams).
- */
-export function carriesUsage(data: string): boolean {
-  let index = data.indexOf('"usage"');
-  while (index !== -1) {
-    let cursor = index + 7;
-    while (data[cursor] === " ") cursor++;
-    if (data[cursor] === ":") {
-      cursor++;
-      while (data[cursor] === " ") cursor++;
-      if (data[cursor] !== "n") return true;
-    }
-    index = data.indexOf('"usage"', index + 7);
-  }
-  return false;
-}
-
 function openAIErrorFrame(kind: "stalled" | "failed", error: unknown, translated: boolean): Uint8Array {
   const message =
     kind === "stalled"
@@ -98,59 +80,57 @@ function openAIErrorFrame(kind: "stalled" | "failed", error: unknown, translated
 
 /**
  * Relays a chat stream in OpenAI's format. Two sources:
- * - `events`: OpenAI-compatible SSE events, forwarded byte for byte (the tap parses a copy);
+ * - `body`: an OpenAI-compatible upstream's SSE bytes, forwarded byte for byte (only the usage chunk is parsed);
  * - `chunks`: chat.completion.chunk objects from a provider adapter, framed here, with `[DONE]` appended.
  */
 export function relayChatStream(
-  source: { events: ReadableStream<EventSourceMessage> } | { chunks: ReadableStream<Record<string, unknown>> },
+  source: { body: ReadableStream<Uint8Array> } | { chunks: ReadableStream<Record<string, unknown>> },
   options: RelayOptions,
 ): ReadableStream<Uint8Array> {
-  const translated = "chunks" in source;
-  let sentDone = false;
-
-  const frameChunk = (chunk: Record<string, unknown>, raw: EventSourceMessage | null): Uint8Array | null => {
-    options.tap.onChunk(chunk);
-    if (!options.forwardUsageChunk && chunk.usage) {
-      const choices = chunk.choices;
-      if (!Array.isArray(choices) || choices.length === 0) return null;
-      // Some vendors put usage on the last content chunk: keep the content, drop what was not asked for.
-      const { usage: _usage, ...rest } = chunk;
-      return encoder.encode(`data: ${JSON.stringify(rest)}\n\n`);
-    }
-    if (raw) return encoder.encode(`${raw.event ? `event: ${raw.event}\n` : ""}data: ${raw.data}\n\n`);
-    return encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`);
+  const relayOptions = {
+    onFirstItem: options.tap.onFirstEvent,
+    onFinish: options.tap.onFinish,
+    abortUpstream: options.abortUpstream,
+    idleTimeoutMs: options.idleTimeoutMs,
   };
+  if ("body" in source) {
+    const framer = createPassthroughFramer({
+      onUsageEvent: (_event, chunk) => options.tap.onChunk(chunk),
+      onForwardedText: options.tap.onRawText,
+      renderUsageEvent: (event, chunk) => {
+        const text = withoutUnaskedUsage(chunk, options.forwardUsageChunk);
+        return text === undefined ? renderEvent(event) : text;
+      },
+    });
+    return relayStream<Uint8Array>(source.body, {
+      ...relayOptions,
+      frame: framer.frame,
+      closing: framer.flush,
+      errorFrame: (kind, error) => openAIErrorFrame(kind, error, false),
+    });
+  }
 
-  const frame = (item: EventSourceMessage | Record<string, unknown>): Uint8Array | null => {
-    if (translated) return frameChunk(item as Record<string, unknown>, null);
-    const event = item as EventSourceMessage;
-    if (event.data === "[DONE]") {
-      sentDone = true;
-      return doneFrame;
-    }
-    if (!carriesUsage(event.data)) {
-      options.tap.onRawChunk(event.data);
-      return encoder.encode(`${event.event ? `event: ${event.event}\n` : ""}data: ${event.data}\n\n`);
-    }
-    let chunk: Record<string, unknown>;
-    try {
-      chunk = JSON.parse(event.data);
-    } catch {
-      return encoder.encode(`data: ${event.data}\n\n`);
-    }
-    return frameChunk(chunk, event);
-  };
-
-  return relayStream<EventSourceMessage | Record<string, unknown>>(
-    (translated ? source.chunks : source.events) as ReadableStream<EventSourceMessage | Record<string, unknown>>,
-    {
-      frame,
-      closing: () => (translated && !sentDone ? doneFrame : null),
-      errorFrame: (kind, error) => openAIErrorFrame(kind, error, translated),
-      onFirstItem: options.tap.onFirstEvent,
-      onFinish: options.tap.onFinish,
-      abortUpstream: options.abortUpstream,
-      idleTimeoutMs: options.idleTimeoutMs,
+  return relayStream<Record<string, unknown>>(source.chunks, {
+    ...relayOptions,
+    frame(chunk) {
+      options.tap.onChunk(chunk);
+      const text = withoutUnaskedUsage(chunk, options.forwardUsageChunk) ?? `data: ${JSON.stringify(chunk)}\n\n`;
+      return text ? encoder.encode(text) : null;
     },
-  );
+    closing: () => doneFrame,
+    errorFrame: (kind, error) => openAIErrorFrame(kind, error, true),
+  });
+}
+
+/**
+ * A chunk with a usage object the client did not ask for (`stream_options.include_usage`): "" when it is the
+ * usage-only chunk (dropped), its content without the usage when a vendor put usage on a content chunk;
+ * undefined when the chunk goes out as it is.
+ */
+function withoutUnaskedUsage(chunk: Record<string, unknown>, forwardUsageChunk: boolean): string | undefined {
+  if (forwardUsageChunk || !chunk.usage) return undefined;
+  const choices = chunk.choices;
+  if (!Array.isArray(choices) || choices.length === 0) return "";
+  const { usage: _usage, ...rest } = chunk;
+  return `data: ${JSON.stringify(rest)}\n\n`;
 }

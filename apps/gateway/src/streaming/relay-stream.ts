@@ -33,28 +33,40 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
     finished = true;
     options.onFinish(outcome, error);
   };
-  // One idle timer per stream, re-armed at each item (a timer per chunk costs at 1,000 streams).
+  // One idle timer per stream, and no timer work per item: a read only stamps its start, and the timer,
+  // when it fires, re-arms itself for what is left of the allowance (or ends a silent upstream).
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
-  let onIdle: ((error: IdleTimeout) => void) | null = null;
+  let reading = false;
+  let readStartedAt = 0;
+  let upstreamSilent = false;
+  const checkIdle = () => {
+    idleTimer = undefined;
+    if (finished) return;
+    // Only the wait for the upstream counts: a client that is slow to pull is not the upstream's silence.
+    const silentMs = reading ? Date.now() - readStartedAt : 0;
+    if (silentMs < options.idleTimeoutMs) {
+      idleTimer = setTimeout(checkIdle, options.idleTimeoutMs - silentMs);
+      return;
+    }
+    upstreamSilent = true;
+    // Cancelling ends the pending read with done: pull() sees `upstreamSilent` and ends the stream with an error.
+    reader.cancel().catch(() => {});
+  };
   const stopIdleTimer = () => {
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = undefined;
   };
-  const read = (): ReturnType<ReadableStreamDefaultReader<Item>["read"]> => {
-    if (idleTimer) idleTimer.refresh();
-    else idleTimer = setTimeout(() => onIdle?.(new IdleTimeout()), options.idleTimeoutMs);
-    const idle = new Promise<never>((_, reject) => {
-      onIdle = reject;
-    });
-    return Promise.race([reader.read(), idle]);
-  };
-
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
           for (;;) {
-            const { done, value } = await read();
+            readStartedAt = Date.now();
+            idleTimer ??= setTimeout(checkIdle, options.idleTimeoutMs);
+            reading = true;
+            const { done, value } = await reader.read();
+            reading = false;
+            if (upstreamSilent) throw new IdleTimeout();
             if (done) {
               stopIdleTimer();
               const closing = options.closing?.();
