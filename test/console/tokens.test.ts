@@ -28,6 +28,7 @@ describe("tokens procedures", () => {
       allowedModels: ["gpt-4o-mini", "gpt-4o-mini"],
       allowedIps: ["10.1.2.3/8", " 2001:db8::1 ", ""],
       rpmLimit: 60,
+      tpmLimit: 90_000,
     });
     expect(created.secret).toMatch(/^sk-[0-9A-Za-z]{48}$/);
     expect(created.token).toMatchObject({
@@ -37,6 +38,7 @@ describe("tokens procedures", () => {
       allowedModels: ["gpt-4o-mini"],
       allowedIps: ["10.0.0.0/8", "2001:db8::1"],
       rpmLimit: 60,
+      tpmLimit: 90_000,
       status: "enabled",
       keyPrefix: `${created.secret.slice(0, 7)}…${created.secret.slice(-4)}`,
     });
@@ -58,7 +60,7 @@ describe("tokens procedures", () => {
 
   test("defaults: never expires, unlimited quota, all models, any IP", async () => {
     const { token } = await alice.caller.tokens.create({ name: "defaults" });
-    expect(token).toMatchObject({ expiresAt: null, quotaLimit: null, allowedModels: [], allowedIps: [], rpmLimit: null, group: null });
+    expect(token).toMatchObject({ expiresAt: null, quotaLimit: null, allowedModels: [], allowedIps: [], rpmLimit: null, tpmLimit: null, group: null });
   });
 
   test("a user cannot read, change or delete another user's token, nor create one for them", async () => {
@@ -81,6 +83,16 @@ describe("tokens procedures", () => {
     expect((await rejection(admin.caller.tokens.create({ name: "ghost", userId: 999_999 }))).fieldErrors).toEqual({ userId: ["Unknown user"] });
   });
 
+  test("update sets and clears the per-minute limits, leaving the others", async () => {
+    const { token } = await alice.caller.tokens.create({ name: "limited", rpmLimit: 30 });
+    expect(await alice.caller.tokens.update({ id: token.id, tpmLimit: 10_000 })).toMatchObject({ rpmLimit: 30, tpmLimit: 10_000 });
+    expect(await alice.caller.tokens.update({ id: token.id, tpmLimit: null })).toMatchObject({ rpmLimit: 30, tpmLimit: null });
+    const [row] = await harness.database.handle.db.select().from(tokens).where(eq(tokens.id, token.id));
+    expect(row!.tpmLimit).toBeNull();
+    const refused = await rejection(alice.caller.tokens.update({ id: token.id, tpmLimit: 0 }));
+    expect(refused.fieldErrors?.tpmLimit).toEqual(["At least 1"]);
+  });
+
   test("enable, disable and delete", async () => {
     const { token } = await alice.caller.tokens.create({ name: "short-lived" });
     expect((await alice.caller.tokens.update({ id: token.id, status: "disabled" })).status).toBe("disabled");
@@ -97,6 +109,7 @@ describe("tokens procedures", () => {
         quotaLimit: "-1",
         allowedIps: ["10.0.0.1", "300.1.1.1", "10.0.0.0/33"],
         rpmLimit: 0,
+        tpmLimit: 2.5,
       }),
     );
     expect(failure.code).toBe("BAD_REQUEST");
@@ -109,6 +122,7 @@ describe("tokens procedures", () => {
       '"10.0.0.0/33" is not an IP address or CIDR range (v4 or v6)',
     ]);
     expect(fields.rpmLimit).toEqual(["At least 1"]);
+    expect(fields.tpmLimit).toEqual(["Enter a whole number"]);
     const { token } = await alice.caller.tokens.create({ name: "valid" });
     const update = await rejection(alice.caller.tokens.update({ id: token.id, group: "a,b" }));
     expect(update.fieldErrors?.group).toEqual(["A single group name, without commas"]);

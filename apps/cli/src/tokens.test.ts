@@ -51,6 +51,7 @@ describe("token create", () => {
       allowedModels: [],
       allowedIps: [],
       rpmLimit: null,
+      tpmLimit: null,
     });
   });
 
@@ -59,6 +60,7 @@ describe("token create", () => {
       "token", "create", "--user", String(bobId), "--name", "restricted",
       "--models", "gpt-4o,llama", "--quota", "5.5", "--expires", "2099-12-31T23:00:00+01:00",
       "--ip", "1.2.3.4, 10.1.2.3/8,::1,2001:DB8:0::/32,::ffff:192.168.0.1,1.2.3.4", "--group", "batch", "--rpm", "60",
+      "--tpm", "40000",
     );
     expect(await tokenRow(created.id)).toMatchObject({
       userId: bobId,
@@ -68,6 +70,7 @@ describe("token create", () => {
       allowedIps: ["1.2.3.4", "10.0.0.0/8", "::1", "2001:db8::/32", "192.168.0.1"],
       group: "batch",
       rpmLimit: 60,
+      tpmLimit: 40_000,
     });
   });
 
@@ -109,6 +112,9 @@ describe("token create", () => {
     await harness.expectRejected([...base, "--rpm", "0"], "--rpm must be a positive integer");
     await harness.expectRejected([...base, "--rpm", "2.5"], "--rpm must be a positive integer");
     await harness.expectRejected([...base, "--rpm", "9999999999"], "--rpm must be a positive integer");
+    await harness.expectRejected([...base, "--tpm", "0"], "--tpm must be a positive integer");
+    await harness.expectRejected([...base, "--tpm", "1e3"], "--tpm must be a positive integer");
+    await harness.expectRejected([...base, "--tpm", "none"], "--tpm must be a positive integer");
     await harness.expectRejected([...base, "--models", ","], "--models must be");
     await harness.expectRejected([...base, "--group", "a,b"], "--group must be a single group name");
   });
@@ -136,7 +142,7 @@ describe("token list and show", () => {
   });
 
   test("show reports quota limit, used and remaining in USD", async () => {
-    const created = await createToken("--quota", "10", "--expires", "2099-06-01T12:00:00Z", "--ip", "10.0.0.0/8", "--rpm", "5");
+    const created = await createToken("--quota", "10", "--expires", "2099-06-01T12:00:00Z", "--ip", "10.0.0.0/8", "--rpm", "5", "--tpm", "2000");
     await harness.context.db.update(tokens).set({ usedQuota: 2_500_000 }).where(eq(tokens.id, created.id));
     const shown = await harness.runJson("token", "show", String(created.id));
     expect(shown).toEqual({
@@ -155,12 +161,14 @@ describe("token list and show", () => {
       ips: ["10.0.0.0/8"],
       group: null,
       rpm: 5,
+      tpm: 2000,
       lastUsedAt: null,
       createdAt: expect.any(String),
     });
     const human = await harness.run("token", "show", String(created.id));
     expect(human.stdout).toMatch(/^quota remaining:\s+\$7\.500000$/m);
     expect(human.stdout).toMatch(/^expires:\s+2099-06-01T12:00:00\.000Z$/m);
+    expect(human.stdout).toMatch(/^tpm:\s+2000$/m);
     expect(human.stdout).not.toContain(created.key);
     expect(human.stdout).not.toContain(hashTokenSecret(created.key));
   });
@@ -181,6 +189,32 @@ describe("token list and show", () => {
     await harness.expectRejected(["token", "show", "999999"], "unknown token id 999999");
     await harness.expectRejected(["token", "show", "0"], "token id must be a positive integer");
     await harness.expectRejected(["token", "show", "1", "2"], "too many arguments for token show");
+  });
+});
+
+describe("token update", () => {
+  test("sets and removes the per-minute limits, leaving the ones not named", async () => {
+    const created = await createToken("--rpm", "10");
+    const updated = await harness.runJson("token", "update", String(created.id), "--tpm", "5000");
+    expect(updated).toMatchObject({ id: created.id, rpm: 10, tpm: 5000 });
+    expect(await tokenRow(created.id)).toMatchObject({ rpmLimit: 10, tpmLimit: 5000 });
+    const human = await harness.run("token", "update", String(created.id), "--rpm", "none", "--tpm", "7000");
+    expect(human.stdout).toMatch(/^rpm:\s+no limit$/m);
+    expect(human.stdout).toMatch(/^tpm:\s+7000$/m);
+    expect(await tokenRow(created.id)).toMatchObject({ rpmLimit: null, tpmLimit: 7000 });
+    await harness.runJson("token", "update", String(created.id), "--tpm", "NONE");
+    expect(await tokenRow(created.id)).toMatchObject({ rpmLimit: null, tpmLimit: null });
+  });
+
+  test("refuses bad arguments without writing anything", async () => {
+    const created = await createToken("--tpm", "100");
+    const id = String(created.id);
+    await harness.expectRejected(["token", "update", id], "token update needs --rpm or --tpm");
+    await harness.expectRejected(["token", "update", id, "--tpm", "0"], "--tpm must be a positive integer");
+    await harness.expectRejected(["token", "update", id, "--rpm", "-3"], "--rpm must be a positive integer");
+    await harness.expectRejected(["token", "update", id, "--name", "x"], "unknown flag --name for token update");
+    await harness.expectRejected(["token", "update", "999999", "--tpm", "5"], "unknown token id 999999");
+    expect((await tokenRow(created.id)).tpmLimit).toBe(100);
   });
 });
 

@@ -48,6 +48,7 @@ function tokenJson(token: TokenView, now: Date) {
     ips: token.allowedIps,
     group: token.group,
     rpm: token.rpmLimit,
+    tpm: token.tpmLimit,
     lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
     createdAt: token.createdAt.toISOString(),
   };
@@ -75,6 +76,7 @@ function tokenFields(token: TokenView, now: Date): [string, string][] {
     ["ips", formatList(token.allowedIps, "any")],
     ["group", token.group ?? `owner's group`],
     ["rpm", token.rpmLimit === null ? "no limit" : String(token.rpmLimit)],
+    ["tpm", token.tpmLimit === null ? "no limit" : String(token.tpmLimit)],
     ["last used", formatDate(token.lastUsedAt, "never")],
     ["created", token.createdAt.toISOString()],
   ];
@@ -104,6 +106,7 @@ async function createToken(argv: readonly string[], context: CommandContext): Pr
       ip: "string",
       group: "string",
       rpm: "string",
+      tpm: "string",
       json: "boolean",
     },
   });
@@ -115,6 +118,7 @@ async function createToken(argv: readonly string[], context: CommandContext): Pr
   const allowedIps = flags.ip === undefined ? [] : parseIpAllowList(flags.ip, "ip");
   const group = flags.group === undefined ? null : parseGroupName(flags.group, "group");
   const rpmLimit = flags.rpm === undefined ? null : parseInteger(flags.rpm, "rpm", 1);
+  const tpmLimit = flags.tpm === undefined ? null : parseInteger(flags.tpm, "tpm", 1);
   const user = await findUser(context.db, userNameOrId);
 
   const secret = generateTokenSecret();
@@ -131,6 +135,7 @@ async function createToken(argv: readonly string[], context: CommandContext): Pr
       allowedModels,
       allowedIps,
       rpmLimit,
+      tpmLimit,
     })
     .returning({ id: tokens.id });
   if (!created) throw new Error("the new token was not returned");
@@ -147,6 +152,34 @@ async function createToken(argv: readonly string[], context: CommandContext): Pr
     "         if it is lost, create a new token and delete this one.",
     "",
   ].join("\n");
+}
+
+/** A per-minute limit on update: a positive integer, or `none` to remove it. */
+function parseLimitOrNone(value: string, flag: string): number | null {
+  return value.trim().toLowerCase() === "none" ? null : parseInteger(value, flag, 1);
+}
+
+async function updateToken(argv: readonly string[], context: CommandContext): Promise<string> {
+  const now = new Date();
+  const { flags, positionals } = parseCommandArguments(argv, {
+    command: "token update",
+    flags: { rpm: "string", tpm: "string", json: "boolean" },
+    positionals: ["ID"],
+  });
+  const id = parseRecordId(positionals[0] as string, "token");
+  const changes: Partial<Pick<TokenRow, "rpmLimit" | "tpmLimit">> = {};
+  if (flags.rpm !== undefined) changes.rpmLimit = parseLimitOrNone(flags.rpm, "rpm");
+  if (flags.tpm !== undefined) changes.tpmLimit = parseLimitOrNone(flags.tpm, "tpm");
+  if (Object.keys(changes).length === 0) throw new CommandError("token update needs --rpm or --tpm");
+  const [updated] = await context.db
+    .update(tokens)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(tokens.id, id))
+    .returning({ id: tokens.id });
+  if (!updated) throw new CommandError(`unknown token id ${id}`);
+  const token = await loadToken(context, id);
+  if (flags.json) return formatJson(tokenJson(token, now));
+  return formatFields(tokenFields(token, now));
 }
 
 async function listTokens(argv: readonly string[], context: CommandContext): Promise<string> {
@@ -222,6 +255,7 @@ async function deleteToken(argv: readonly string[], { db }: CommandContext): Pro
 
 export const tokenCommands: Record<string, CommandHandler> = {
   create: createToken,
+  update: updateToken,
   list: listTokens,
   show: showToken,
   enable: setTokenStatus("enabled"),

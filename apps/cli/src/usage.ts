@@ -34,8 +34,12 @@ const sections = {
   token: `Tokens:
   token create --user NAME_OR_ID --name NAME [--models a,b] [--quota USD|unlimited]
       [--expires ISO8601|never] [--ip 1.2.3.4,10.0.0.0/8,::1,2001:db8::/32] [--group G] [--rpm N]
+      [--tpm N]
       Prints the key once. Quota defaults to unlimited, expiry to never. A date alone or a time
-      without an offset is UTC.
+      without an offset is UTC. --rpm: requests per minute; --tpm: tokens (prompt + completion) per
+      minute, counted when each request ends. Both default to no limit.
+  token update ID [--rpm N|none] [--tpm N|none]
+      Changes a token's per-minute limits; none removes one.
   token list [--user NAME_OR_ID]
   token show ID
   token enable ID | token disable ID | token delete ID

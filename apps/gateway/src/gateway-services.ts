@@ -7,8 +7,9 @@ import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from
 import { LoadingCache } from "./auth/loading-cache";
 import { createIpAllowList, type IpAllowList } from "./policy/ip-allow-list";
 import { SlidingWindowRateLimiter } from "./policy/rate-limiter";
-import type { RateLimiter } from "./policy/rate-limiter-port";
+import type { RateLimiter, TokenRateLimiter } from "./policy/rate-limiter-port";
 import { RedisRateLimiter } from "./policy/redis-rate-limiter";
+import { SlidingWindowTokenLimiter } from "./policy/token-rate-limiter";
 import { collectGatewaySources, createMetricsHooks } from "./metrics/bind-gateway-metrics";
 import { createGatewayMetrics, type GatewayMetrics } from "./metrics/gateway-metrics";
 import type { Logger } from "./logger";
@@ -32,7 +33,7 @@ export interface GatewayOptions {
   /** One JSON log line per /v1 request (request id, token id, model, status, timings; never a secret). */
   logRequests: boolean;
   quotaLeases: LeaseOptions;
-  /** redis://...: requests-per-minute limits shared by every instance; unset: counted per process. */
+  /** redis://...: requests- and tokens-per-minute limits shared by every instance; unset: counted per process. */
   redisUrl?: string;
   /** Prefix of the rate-limit keys on Redis (separate deployments sharing one Redis use different ones). */
   redisKeyPrefix?: string;
@@ -73,6 +74,8 @@ export interface GatewayServices {
   settings: SettingsCache;
   ledger: QuotaLedger;
   rateLimiter: RateLimiter;
+  /** Tokens per minute per token: checked on admission, fed each finished request's usage. */
+  tokenRateLimiter: TokenRateLimiter;
   /** Prometheus metrics (GET /metrics). */
   prometheus: GatewayMetrics;
   usage: UsageWriter;
@@ -130,6 +133,8 @@ export function createGatewayServices(input: {
   const localLimiter = new SlidingWindowRateLimiter();
   const redisLimiter = options.redisUrl ? new RedisRateLimiter({ url: options.redisUrl, log, keyPrefix: options.redisKeyPrefix }) : null;
   const rateLimiter: RateLimiter = redisLimiter ?? localLimiter;
+  const localTokenLimiter = new SlidingWindowTokenLimiter();
+  const tokenRateLimiter: TokenRateLimiter = redisLimiter?.tokens ?? localTokenLimiter;
   const prometheus = createGatewayMetrics();
   const broadcast = (payload: Record<string, unknown>) => {
     const text = JSON.stringify({ ...payload, origin: instanceId });
@@ -199,6 +204,7 @@ export function createGatewayServices(input: {
     settings,
     ledger,
     rateLimiter,
+    tokenRateLimiter,
     usage,
     health,
     prometheus,
@@ -235,7 +241,10 @@ export function createGatewayServices(input: {
       // Warm the small caches so that the first requests, and /readyz, find them loaded.
       // ...and let the first Redis connection settle, so the first requests are counted where all the others are.
       await Promise.all([catalog.get(), settings.get(), redisLimiter?.ready()]);
-      pruneTimer = setInterval(() => localLimiter.prune(), 60_000);
+      pruneTimer = setInterval(() => {
+        localLimiter.prune();
+        localTokenLimiter.prune();
+      }, 60_000);
       collectGatewaySources(prometheus, {
         caches: { tokens, users },
         usageQueueDepth: () => usage.queueDepth,

@@ -18,6 +18,7 @@ export const tokenPublicColumns = {
   allowedModels: tokens.allowedModels,
   allowedIps: tokens.allowedIps,
   rpmLimit: tokens.rpmLimit,
+  tpmLimit: tokens.tpmLimit,
   lastUsedAt: tokens.lastUsedAt,
   createdAt: tokens.createdAt,
 };

@@ -28,7 +28,10 @@ const tokenFields = z.object({
   quotaLimit: usdSchema.nullable(),
   allowedModels: modelListSchema,
   allowedIps: ipAllowListSchema,
+  /** Requests per minute; null is no limit. */
   rpmLimit: positiveIntSchema.nullable(),
+  /** Tokens (prompt + completion) per minute; null is no limit. */
+  tpmLimit: positiveIntSchema.nullable(),
 });
 
 const createInput = tokenFields.partial().required({ name: true }).extend({
@@ -101,6 +104,7 @@ export const tokensRouter = router({
         allowedModels: input.allowedModels ?? [],
         allowedIps: input.allowedIps ?? [],
         rpmLimit: input.rpmLimit ?? null,
+        tpmLimit: input.tpmLimit ?? null,
       })
       .returning({ id: tokens.id });
     if (!created) throw new Error("the new token was not returned");

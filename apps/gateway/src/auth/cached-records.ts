@@ -20,6 +20,8 @@ export interface CachedToken {
   /** Null means every source address. */
   ipAllowList: IpAllowList | null;
   rpmLimit: number | null;
+  /** Tokens (prompt + completion) per minute; null means no limit, and no work on the hot path. */
+  tpmLimit: number | null;
 }
 
 export interface CachedUser {
@@ -47,6 +49,7 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
     allowedModels: row.allowedModels.length > 0 ? new Set(row.allowedModels) : null,
     ipAllowList: row.allowedIps.length > 0 ? createIpAllowList(row.allowedIps) : null,
     rpmLimit: row.rpmLimit,
+    tpmLimit: row.tpmLimit,
   };
 }
 

@@ -11,3 +11,14 @@ export type { RateLimitDecision } from "./rate-limiter";
 export interface RateLimiter {
   check(key: number, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
 }
+
+/**
+ * What the gateway needs from a tokens-per-minute limiter (SlidingWindowTokenLimiter in process,
+ * RedisRateLimiter.tokens shared). `check` admits while the key's tokens of the last minute are below the
+ * limit and counts nothing (a promise only while Redis answers, as for RateLimiter); `consume` adds a
+ * finished request's prompt + completion tokens, never waits for Redis and never throws.
+ */
+export interface TokenRateLimiter {
+  check(key: number, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
+  consume(key: number, tokens: number): void;
+}

@@ -1,3 +1,5 @@
+import { MinuteCounters, type MinuteCount, WINDOW_MS } from "./minute-counters";
+
 /** The outcome of one rate-limit check, with what the x-ratelimit-* headers report. */
 export interface RateLimitDecision {
   allowed: boolean;
@@ -9,34 +11,17 @@ export interface RateLimitDecision {
   resetMs: number;
 }
 
-const WINDOW_MS = 60_000;
-
-interface WindowState {
-  windowStart: number;
-  current: number;
-  previous: number;
-}
-
 /**
  * Requests per minute per key, as a sliding-window counter (the current minute's count plus the previous
  * minute's, weighted by how much of it still overlaps the last 60 s). O(1) memory per key, no burst of
  * twice the limit at a window edge. Per process; shared limits across instances come with Redis.
  */
 export class SlidingWindowRateLimiter {
-  private readonly windows = new Map<number, WindowState>();
+  private readonly counters = new MinuteCounters();
 
   check(key: number, limit: number, now = Date.now()): RateLimitDecision {
-    const windowStart = now - (now % WINDOW_MS);
-    let state = this.windows.get(key);
-    if (!state) {
-      state = { windowStart, current: 0, previous: 0 };
-      this.windows.set(key, state);
-    } else if (state.windowStart !== windowStart) {
-      state.previous = windowStart - state.windowStart === WINDOW_MS ? state.current : 0;
-      state.current = 0;
-      state.windowStart = windowStart;
-    }
-    const elapsed = now - windowStart;
+    const state = this.counters.at(key, now);
+    const elapsed = now - state.windowStart;
     const previousWeight = (WINDOW_MS - elapsed) / WINDOW_MS;
     const used = state.previous * previousWeight + state.current;
     const resetMs = WINDOW_MS - elapsed + (state.previous > 0 ? WINDOW_MS : 0);
@@ -48,7 +33,7 @@ export class SlidingWindowRateLimiter {
   }
 
   /** Time until previous * weight + current + 1 <= limit. */
-  private retryAfter(state: WindowState, limit: number, elapsed: number): number {
+  private retryAfter(state: MinuteCount, limit: number, elapsed: number): number {
     if (state.current + 1 > limit) {
       // Even with the previous minute gone, this minute is full: wait for the next one, whose weight of
       // this minute's count must then also drop enough.
@@ -64,8 +49,6 @@ export class SlidingWindowRateLimiter {
 
   /** Drops windows idle for two minutes; called from a timer so memory follows the active keys. */
   prune(now = Date.now()): void {
-    for (const [key, state] of this.windows) {
-      if (now - state.windowStart > 2 * WINDOW_MS) this.windows.delete(key);
-    }
+    this.counters.prune(now);
   }
 }

@@ -3,6 +3,7 @@ import { RedisClient } from "bun";
 import type { LogLevel } from "../logger";
 import { SlidingWindowRateLimiter } from "./rate-limiter";
 import { RedisRateLimiter } from "./redis-rate-limiter";
+import { SlidingWindowTokenLimiter } from "./token-rate-limiter";
 
 interface LogLine {
   level: LogLevel;
@@ -189,6 +190,105 @@ describe("redis rate limiter", () => {
       expect(logs).toHaveLength(1);
     } finally {
       silent.stop(true);
+    }
+  });
+});
+
+describe("redis tokens-per-minute limiter", () => {
+  test("two instances share one token budget, on keys of their own", async () => {
+    const first = limiter(redis.url);
+    const second = limiter(redis.url);
+    await until(() => first.backend === "redis" && second.backend === "redis", "both limiters on redis");
+    const now = Date.now();
+    expect(await first.tokens.check(501, 1000, now)).toMatchObject({ allowed: true, remaining: 1000 });
+    first.tokens.consume(501, 600, now);
+    // The consume is not awaited by anyone: the other instance sees it once Redis has applied it.
+    await until(async () => (await second.tokens.check(501, 1000, now)).remaining === 400, "the first consume on redis");
+    second.tokens.consume(501, 400, now);
+    const refused = await second.tokens.check(501, 1000, now);
+    expect(refused).toMatchObject({ allowed: false, limit: 1000, remaining: 0 });
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    expect(await first.tokens.check(501, 1000, now)).toEqual(refused);
+    // Another token has its own budget, and the requests-per-minute counter of the same token is apart.
+    expect((await first.tokens.check(502, 1000, now)).allowed).toBe(true);
+    expect((await first.check(501, 1, now)).allowed).toBe(true);
+    const inspector = new RedisClient(redis.url);
+    try {
+      const key = `tollgate:rl:{501}:t:${startOfMinute(now)}`;
+      expect(await inspector.get(key)).toBe("1000");
+      expect(await inspector.pttl(key)).toBeGreaterThan(60_000);
+      expect(await inspector.get(`tollgate:rl:{501}:${startOfMinute(now)}`)).toBe("1");
+    } finally {
+      inspector.close();
+    }
+  });
+
+  test("gives the same decisions as the in-process limiter as the window slides and decays", async () => {
+    const shared = limiter(redis.url);
+    await until(() => shared.backend === "redis", "limiter on redis");
+    const local = new SlidingWindowTokenLimiter();
+    const start = startOfMinute(Date.now());
+    const steps: Array<[offset: number, consumed: number]> = [
+      [50_000, 400],
+      [55_000, 350],
+      [59_999, 300],
+      [60_001, 0],
+      [66_000, 120],
+      [75_000, 0],
+      [90_000, 500],
+      [105_000, 0],
+      [125_000, 0],
+      [179_999, 0],
+      [240_000, 0],
+    ];
+    for (const [offset, consumed] of steps) {
+      const time = start + offset;
+      // Consumes and checks of one instance go down one connection in order, so no wait is needed.
+      expect(await shared.tokens.check(601, 1000, time)).toEqual(local.check(601, 1000, time));
+      shared.tokens.consume(601, consumed, time);
+      local.consume(601, consumed, time);
+      expect(await shared.tokens.check(601, 1000, time)).toEqual(local.check(601, 1000, time));
+    }
+  });
+
+  test("falls back to this process's counts while redis is down, and counts on redis again when it is back", async () => {
+    const own = await startRedis();
+    const logs: LogLine[] = [];
+    const limits = limiter(own.url, logs, { probeIntervalMs: 20 });
+    await until(() => limits.backend === "redis", "limiter on redis");
+    const now = Date.now();
+    limits.tokens.consume(701, 300, now);
+    await until(async () => (await limits.tokens.check(701, 500, now)).remaining === 200, "the consume on redis");
+
+    await own.stop();
+    // Whether or not the loss was noticed yet, consume neither throws nor waits, and a check answers.
+    expect(limits.tokens.consume(701, 0, now)).toBeUndefined();
+    const firstDuringOutage = await limits.tokens.check(701, 500, now);
+    expect(limits.backend).toBe("local");
+    // The 300 tokens counted while on redis were counted here too: failover starts from this share.
+    expect(firstDuringOutage).toMatchObject({ allowed: true, remaining: 200 });
+    limits.tokens.consume(701, 250, now);
+    const refused = limits.tokens.check(701, 500, now);
+    expect(refused).not.toBeInstanceOf(Promise);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+    expect(logs.filter((line) => line.level === "warn")).toHaveLength(1);
+
+    const restarted = await startRedis(own.port);
+    try {
+      await until(() => limits.backend === "redis", "limiter back on redis");
+      expect(logs.filter((line) => line.level === "warn")).toHaveLength(1);
+      const later = Date.now();
+      limits.tokens.consume(702, 42, later);
+      const inspector = new RedisClient(restarted.url);
+      try {
+        const key = `tollgate:rl:{702}:t:${startOfMinute(later)}`;
+        await until(async () => (await inspector.get(key)) === "42", "the consume to land on the restarted redis");
+        expect(await inspector.pttl(key)).toBeGreaterThan(60_000);
+      } finally {
+        inspector.close();
+      }
+    } finally {
+      await restarted.stop();
     }
   });
 });

@@ -1,9 +1,9 @@
 import { RedisClient } from "bun";
 import type { LogLevel } from "../logger";
+import { WINDOW_MS } from "./minute-counters";
 import { type RateLimitDecision, SlidingWindowRateLimiter } from "./rate-limiter";
-import type { RateLimiter } from "./rate-limiter-port";
-
-const WINDOW_MS = 60_000;
+import type { RateLimiter, TokenRateLimiter } from "./rate-limiter-port";
+import { decideTokens, SlidingWindowTokenLimiter } from "./token-rate-limiter";
 
 /**
  * The sliding-window counter of SlidingWindowRateLimiter, done atomically on Redis. The arithmetic is
@@ -40,6 +40,25 @@ if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], window *
 return {1, math.max(0, math.floor(limit - used - 1)), 0, reset}
 `;
 
+/**
+ * Adds a finished request's tokens to this minute's tokens-per-minute counter, with the counter's expiry
+ * set in the same step (a key never outlives its window).
+ * KEYS[1]: this minute's token counter. ARGV: tokens, expiry (ms).
+ */
+export const CONSUME_TOKENS_SCRIPT = `
+local tokens = tonumber(ARGV[1])
+if redis.call('INCRBY', KEYS[1], tokens) == tokens then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+`;
+
+const KEY_EXPIRY_MS = WINDOW_MS * 2 + 1000;
+
+interface Script {
+  text: string;
+  /** SHA1 once SCRIPT LOAD answered; EVALSHA is tried first, EVAL when Redis has forgotten it. */
+  sha: string | null;
+}
+
 export interface RedisRateLimiterOptions {
   /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
   url: string;
@@ -48,7 +67,10 @@ export interface RedisRateLimiterOptions {
   timeoutMs?: number;
   /** How often a background probe tries Redis again while it is unavailable. Default 1000 ms. */
   probeIntervalMs?: number;
-  /** Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` (the braces are a cluster hash tag). */
+  /**
+   * Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` for requests and
+   * `${prefix}{tokenId}:t:${windowStart}` for tokens (the braces are a cluster hash tag).
+   */
   keyPrefix?: string;
 }
 
@@ -63,15 +85,21 @@ class RedisTimeoutError extends Error {}
  * Every request Redis allows is also counted locally, so that on a failover each instance starts from its
  * own share of the recent traffic instead of a fresh allowance. Windows come from this process's clock
  * (instances are assumed NTP-synced; a skew of s ms shifts the window edge by s ms).
+ *
+ * `tokens` is the tokens-per-minute limiter on the same connection, with the same fallback: a check is
+ * one MGET of the two minutes' counters, decided by decideTokens like the in-process limiter; a consume
+ * is one script (INCRBY + PEXPIRE) sent without waiting, and always counted locally as well.
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly client: RedisClient;
   private readonly local = new SlidingWindowRateLimiter();
+  private readonly localTokens = new SlidingWindowTokenLimiter();
+  private readonly windowScript: Script = { text: SLIDING_WINDOW_SCRIPT, sha: null };
+  private readonly consumeScript: Script = { text: CONSUME_TOKENS_SCRIPT, sha: null };
   private readonly log: RedisRateLimiterOptions["log"];
   private readonly timeoutMs: number;
   private readonly probeIntervalMs: number;
   private readonly keyPrefix: string;
-  private scriptSha: string | null = null;
   private available = false;
   /** True once Redis has been reported unavailable, until it answers again: one log line per outage. */
   private outageLogged = false;
@@ -94,7 +122,10 @@ export class RedisRateLimiter implements RateLimiter {
       connectionTimeout: Math.max(250, this.timeoutMs * 10),
     });
     this.client.onclose = (error) => this.markUnavailable(error);
-    this.pruneTimer = setInterval(() => this.local.prune(), WINDOW_MS);
+    this.pruneTimer = setInterval(() => {
+      this.local.prune();
+      this.localTokens.prune();
+    }, WINDOW_MS);
     this.pruneTimer.unref?.();
     this.firstProbe = this.probe().catch(() => {});
   }
@@ -114,6 +145,21 @@ export class RedisRateLimiter implements RateLimiter {
     return this.checkOnRedis(key, limit, now);
   }
 
+  /** Tokens per minute per token, shared like the requests per minute (see the class comment). */
+  readonly tokens = {
+    check: (key: number, limit: number, now = Date.now()): RateLimitDecision | Promise<RateLimitDecision> => {
+      if (!this.available) return this.localTokens.check(key, limit, now);
+      return this.checkTokensOnRedis(key, limit, now);
+    },
+    consume: (key: number, tokens: number, now = Date.now()): void => {
+      if (!(tokens > 0)) return;
+      this.localTokens.consume(key, tokens, now);
+      if (!this.available) return;
+      const args = [this.tokensKey(key, now - (now % WINDOW_MS)), String(Math.ceil(tokens)), String(KEY_EXPIRY_MS)];
+      this.withTimeout(this.evaluate(this.consumeScript, "1", args)).catch((error) => this.markUnavailable(error));
+    },
+  } satisfies TokenRateLimiter;
+
   /** Stops the probe and closes the connection; checks after this are local. */
   close(): void {
     this.closed = true;
@@ -131,7 +177,7 @@ export class RedisRateLimiter implements RateLimiter {
     const args = [currentKey, previousKey, String(limit), String(now), String(WINDOW_MS)];
     let reply: [number, number, number, number];
     try {
-      reply = await this.withTimeout(this.evaluate(args));
+      reply = await this.withTimeout(this.evaluate<[number, number, number, number]>(this.windowScript, "2", args));
     } catch (error) {
       this.markUnavailable(error);
       return this.local.check(key, limit, now);
@@ -141,16 +187,35 @@ export class RedisRateLimiter implements RateLimiter {
     return { allowed, limit, remaining: reply[1], retryAfterMs: reply[2], resetMs: reply[3] };
   }
 
-  private async evaluate(args: string[]): Promise<[number, number, number, number]> {
-    if (this.scriptSha !== null) {
+  private tokensKey(key: number, windowStart: number): string {
+    return `${this.keyPrefix}{${key}}:t:${windowStart}`;
+  }
+
+  private async checkTokensOnRedis(key: number, limit: number, now: number): Promise<RateLimitDecision> {
+    const windowStart = now - (now % WINDOW_MS);
+    let counts: [string | null, string | null];
+    try {
+      counts = await this.withTimeout(
+        this.client.send("MGET", [this.tokensKey(key, windowStart), this.tokensKey(key, windowStart - WINDOW_MS)]),
+      );
+    } catch (error) {
+      this.markUnavailable(error);
+      return this.localTokens.check(key, limit, now);
+    }
+    return decideTokens(limit, Number(counts[0] ?? 0), Number(counts[1] ?? 0), now);
+  }
+
+  /** keyCount and args (keys first, then arguments) as EVALSHA takes them. */
+  private async evaluate<T>(script: Script, keyCount: "1" | "2", args: string[]): Promise<T> {
+    if (script.sha !== null) {
       try {
-        return await this.client.send("EVALSHA", [this.scriptSha, "2", ...args]);
+        return await this.client.send("EVALSHA", [script.sha, keyCount, ...args]);
       } catch (error) {
         // A restarted or flushed Redis has forgotten the script: run it by its text (which caches it again).
         if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
       }
     }
-    return await this.client.send("EVAL", [SLIDING_WINDOW_SCRIPT, "2", ...args]);
+    return await this.client.send("EVAL", [script.text, keyCount, ...args]);
   }
 
   private withTimeout<T>(promise: Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
@@ -204,7 +269,9 @@ export class RedisRateLimiter implements RateLimiter {
     this.probing = true;
     try {
       if (!this.client.connected) await this.withTimeout(this.client.connect(), Math.max(250, this.timeoutMs * 10));
-      this.scriptSha = await this.withTimeout(this.client.send("SCRIPT", ["LOAD", SLIDING_WINDOW_SCRIPT]), 1000);
+      for (const script of [this.windowScript, this.consumeScript]) {
+        script.sha = await this.withTimeout(this.client.send("SCRIPT", ["LOAD", script.text]), 1000);
+      }
       if (this.closed) return;
       this.available = true;
       if (this.outageLogged) this.log("info", "redis answers again: rate limits are shared again");

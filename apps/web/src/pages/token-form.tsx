@@ -23,6 +23,7 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
   const [allowedModels, setAllowedModels] = useState<string[]>(editing?.allowedModels ?? []);
   const [ips, setIps] = useState((editing?.allowedIps ?? []).join("\n"));
   const [rpm, setRpm] = useState(editing?.rpmLimit === null || editing?.rpmLimit === undefined ? "" : String(editing.rpmLimit));
+  const [tpm, setTpm] = useState(editing?.tpmLimit === null || editing?.tpmLimit === undefined ? "" : String(editing.tpmLimit));
   const form = useFormErrors();
 
   const done = async () => {
@@ -61,6 +62,11 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
       rpmLimit = Number(rpm);
       if (!Number.isInteger(rpmLimit)) return form.setField("rpmLimit", "Enter a whole number, or leave empty for no limit");
     }
+    let tpmLimit: number | null = null;
+    if (tpm.trim() !== "") {
+      tpmLimit = Number(tpm);
+      if (!Number.isInteger(tpmLimit)) return form.setField("tpmLimit", "Enter a whole number, or leave empty for no limit");
+    }
     const fields = {
       name,
       group: group.trim() === "" ? null : group.trim(),
@@ -69,6 +75,7 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
       allowedModels,
       allowedIps: ips.split("\n"),
       rpmLimit,
+      tpmLimit,
     };
     if (editing) update.mutate({ id: editing.id, ...fields });
     else create.mutate({ ...fields, userId: userId === "" ? undefined : Number(userId) });
@@ -148,9 +155,14 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
             <textarea id={id} name="allowedIps" rows={3} className={`${inputClass(invalid)} font-mono`} value={ips} placeholder={"203.0.113.7\n10.0.0.0/8"} onChange={(event) => setIps(event.target.value)} />
           )}
         </Field>
-        <Field label="Requests per minute" error={errors.rpmLimit} hint="Empty: no per-token limit.">
-          {(id, invalid) => <input id={id} name="rpmLimit" inputMode="numeric" className={inputClass(invalid)} value={rpm} onChange={(event) => setRpm(event.target.value)} />}
-        </Field>
+        <div className="space-y-4">
+          <Field label="Requests per minute" error={errors.rpmLimit} hint="Empty: no per-token limit.">
+            {(id, invalid) => <input id={id} name="rpmLimit" inputMode="numeric" className={inputClass(invalid)} value={rpm} onChange={(event) => setRpm(event.target.value)} />}
+          </Field>
+          <Field label="Tokens per minute" error={errors.tpmLimit} hint="Prompt + completion tokens, counted as calls finish. Empty: no limit.">
+            {(id, invalid) => <input id={id} name="tpmLimit" inputMode="numeric" className={inputClass(invalid)} value={tpm} onChange={(event) => setTpm(event.target.value)} />}
+          </Field>
+        </div>
       </div>
       <FormError message={form.errors.form} />
       <div className="flex justify-end gap-2">

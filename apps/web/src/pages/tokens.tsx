@@ -110,6 +110,7 @@ export function TokensPage(props: { isAdmin: boolean }) {
                     {token.name}
                     {token.group ? <div className="text-xs text-slate-500">group {token.group}</div> : null}
                     {token.rpmLimit ? <div className="text-xs text-slate-500">{token.rpmLimit} req/min</div> : null}
+                    {token.tpmLimit ? <div className="text-xs text-slate-500">{token.tpmLimit} tokens/min</div> : null}
                   </td>
                   {props.isAdmin ? <td>{token.userName}</td> : null}
                   <td className="whitespace-nowrap font-mono text-xs">{token.keyPrefix}</td>

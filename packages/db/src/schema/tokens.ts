@@ -27,6 +27,8 @@ export const tokens = pgTable(
     allowedIps: text("allowed_ips").array().notNull().default(sql`'{}'::text[]`),
     /** Requests per minute; null means no per-token limit. */
     rpmLimit: integer("rpm_limit"),
+    /** Tokens (prompt + completion) per minute; null means no per-token limit. */
+    tpmLimit: integer("tpm_limit"),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -1,0 +1,39 @@
+export const WINDOW_MS = 60_000;
+
+/** One key's counts: the minute starting at windowStart (epoch ms) and the minute before it. */
+export interface MinuteCount {
+  windowStart: number;
+  current: number;
+  previous: number;
+}
+
+/**
+ * Per-key counts of the current and the previous minute, rolled forward lazily when a key is touched in a
+ * later minute. The sliding-window limiters weigh `previous` by how much of that minute still overlaps
+ * the last 60 s. O(1) memory per active key.
+ */
+export class MinuteCounters {
+  private readonly counts = new Map<number, MinuteCount>();
+
+  /** The key's counts as of `now`, created or rolled forward to the minute of `now`. */
+  at(key: number, now: number): MinuteCount {
+    const windowStart = now - (now % WINDOW_MS);
+    let count = this.counts.get(key);
+    if (!count) {
+      count = { windowStart, current: 0, previous: 0 };
+      this.counts.set(key, count);
+    } else if (count.windowStart !== windowStart) {
+      count.previous = windowStart - count.windowStart === WINDOW_MS ? count.current : 0;
+      count.current = 0;
+      count.windowStart = windowStart;
+    }
+    return count;
+  }
+
+  /** Drops keys idle for two minutes (their counts no longer weigh anything). */
+  prune(now: number): void {
+    for (const [key, count] of this.counts) {
+      if (now - count.windowStart > 2 * WINDOW_MS) this.counts.delete(key);
+    }
+  }
+}
