@@ -120,7 +120,7 @@ export function createGatewayServices(input: {
     maxBufferedLogs: options.usageBufferMax,
     log: (message, fields) => log("warn", message, fields),
     instanceId,
-    ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}),
+    yieldBetweenInserts: database.kind === "pglite",
     onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances }) {
       ledger.markWritten(tokenDeltas, userDeltas);
       for (const [id, total] of tokenTotals) {

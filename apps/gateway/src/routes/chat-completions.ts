@@ -174,7 +174,8 @@ function relay(context: CallContext, shape: ChatRequestShape, forwarded: Forward
       },
     },
   });
-  clientSignal.addEventListener("abort", () => forwarded.abort(), { once: true });
+  // A client that goes away cancels `relayed`, which aborts the upstream call (as does forwardWithFailover's
+  // listener on the client's signal, left in place for the life of the call).
   return new Response(relayed, {
     status: 200,
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...headers },

@@ -56,15 +56,8 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
   let pending = "";
   let parsedMode = false;
   const parsed: string[] = [];
-  const parser = createParser({
-    onEvent(event) {
-      parsed.push(renderParsed(event));
-    },
-    // Keep-alive comments go out too: some clients and proxies count on them.
-    onComment(comment) {
-      parsed.push(`: ${comment}\n\n`);
-    },
-  });
+  // Created on the first event that needs it (the usage chunk is usually split out without it).
+  let parser: ReturnType<typeof createParser> | null = null;
 
   function renderParsed(event: EventSourceMessage): string {
     if (event.data === "[DONE]" || !carriesUsage(event.data)) {
@@ -83,10 +76,36 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
   }
 
   function throughParser(text: string): Uint8Array | null {
+    parser ??= createParser({
+      onEvent(event) {
+        parsed.push(renderParsed(event));
+      },
+      // Keep-alive comments go out too: some clients and proxies count on them.
+      onComment(comment) {
+        parsed.push(`: ${comment}\n\n`);
+      },
+    });
     parser.feed(text);
     if (parsed.length === 0) return null;
     const out = parsed.length === 1 ? parsed[0]! : parsed.join("");
     parsed.length = 0;
+    return out ? encoder.encode(out) : null;
+  }
+
+  /**
+   * Whole events that carry the usage object. The usual shape (`data: {...}` events, one line each) is split
+   * here; anything else (event names, ids, comments, multi-line data) goes through eventsource-parser.
+   */
+  function frameUsageBlock(block: string): Uint8Array | null {
+    const events = block.split("\n\n");
+    for (let index = 0; index < events.length - 1; index++) {
+      const event = events[index]!;
+      if (!event.startsWith("data: ") || event.includes("\n", 6)) return throughParser(block);
+    }
+    let out = "";
+    for (let index = 0; index < events.length - 1; index++) {
+      out += renderParsed({ event: undefined, id: undefined, data: events[index]!.slice(6) });
+    }
     return out ? encoder.encode(out) : null;
   }
 
@@ -117,7 +136,7 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
         hooks.onForwardedText(complete);
         return sameBytes ? bytes : encoder.encode(complete);
       }
-      return throughParser(complete);
+      return frameUsageBlock(complete);
     },
     flush() {
       const rest = pending + decoder.decode();
