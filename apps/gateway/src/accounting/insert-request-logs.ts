@@ -3,22 +3,15 @@ import { sql, type SQL } from "drizzle-orm";
 
 type RequestLogRow = typeof requestLogs.$inferInsert;
 
-const NEEDS_ESCAPE = /["\\]/;
-const ESCAPED = /["\\]/g;
-
-/**
- * `{"a","b\\"c",3,true,NULL}`: strings quoted (backslash and quote escaped), numbers and booleans bare, nulls
- * bare. Built with one join: this runs for every column of every batch, on the request thread.
- */
+/** `{"a","b\\"c",NULL}`: every element quoted (backslash and quote escaped), nulls bare. */
 export function toArrayLiteral(values: ReadonlyArray<string | number | boolean | null>): string {
-  const parts = new Array<string>(values.length);
+  let literal = "{";
   for (let index = 0; index < values.length; index++) {
+    if (index > 0) literal += ",";
     const value = values[index];
-    if (value === null || value === undefined) parts[index] = "NULL";
-    else if (typeof value === "number" || typeof value === "boolean") parts[index] = String(value);
-    else parts[index] = NEEDS_ESCAPE.test(value) ? `"${value.replace(ESCAPED, "\\$&")}"` : `"${value}"`;
+    literal += value === null || value === undefined ? "NULL" : `"${String(value).replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
   }
-  return `{${parts.join(",")}}`;
+  return `${literal}}`;
 }
 
 /**
