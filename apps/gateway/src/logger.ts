@@ -4,11 +4,37 @@ const ranks: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 export type Logger = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
 
 /**
- * One JSON object per line on stdout. Lines are gathered and written once per event-loop turn: under load,
- * one write of many lines instead of a synchronous write per request. Callers never pass secrets: ids,
+ * Writes to stdout through Bun's file sink: a fraction of the CPU of process.stdout.write (a Node stream) per
+ * write, which counts at one log line per request. What a full pipe holds back is written synchronously at exit.
+ */
+function stdoutWriter(): (text: string) => void {
+  const sink = Bun.stdout.writer();
+  let backlog = false;
+  process.on("exit", () => {
+    if (backlog) sink.flush();
+  });
+  return (text) => {
+    sink.write(text);
+    const flushed = sink.flush();
+    if (flushed instanceof Promise) {
+      backlog = true;
+      flushed.then(
+        () => (backlog = false),
+        () => {},
+      );
+    }
+  };
+}
+
+/** Lines are gathered this long and written together: one write system call for many requests. */
+const WRITE_EVERY_MS = 20;
+
+/**
+ * One JSON object per line on stdout. Lines are gathered and written every WRITE_EVERY_MS: under load,
+ * one write of many lines instead of a write per request. Callers never pass secrets: ids,
  * codes and timings only.
  */
-export function createLogger(minimum: LogLevel, write: (text: string) => void = (text) => process.stdout.write(text)): Logger {
+export function createLogger(minimum: LogLevel, write: (text: string) => void = stdoutWriter()): Logger {
   const floor = ranks[minimum];
   let pending: string[] = [];
   const drain = () => {
@@ -22,8 +48,11 @@ export function createLogger(minimum: LogLevel, write: (text: string) => void = 
   });
   return (level, message, fields) => {
     if (ranks[level] < floor) return;
-    if (pending.length === 0) setImmediate(drain);
-    pending.push(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
+    if (pending.length === 0) setTimeout(drain, WRITE_EVERY_MS).unref();
+    // The fields object is serialised as it is and joined after the fixed head (no copy of it per line).
+    const head = `{"time":"${new Date().toISOString()}","level":"${level}","message":${JSON.stringify(message)}`;
+    const rest = fields ? JSON.stringify(fields) : "{}";
+    pending.push(rest.length > 2 ? `${head},${rest.slice(1)}\n` : `${head}}\n`);
   };
 }
 
