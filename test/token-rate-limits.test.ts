@@ -32,9 +32,7 @@ async function errorOf(response: Response) {
 }
 
 async function limitedToken(limits: { tpmLimit: number; rpmLimit?: number }) {
-  const token = await seed.token({ userId, rpmLimit: limits.rpmLimit ?? null });
-  await database.handle.db.update(tokens).set({ tpmLimit: limits.tpmLimit }).where(eq(tokens.id, token.row.id));
-  return token;
+  return seed.token({ userId, rpmLimit: limits.rpmLimit ?? null, tpmLimit: limits.tpmLimit });
 }
 
 beforeAll(async () => {

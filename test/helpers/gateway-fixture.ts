@@ -14,6 +14,7 @@ export interface SeedTokenOptions {
   allowedModels?: string[];
   allowedIps?: string[];
   rpmLimit?: number | null;
+  tpmLimit?: number | null;
   expiresAt?: Date | null;
   status?: "enabled" | "disabled";
   group?: string | null;
@@ -90,6 +91,7 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox) {
           allowedModels: options.allowedModels ?? [],
           allowedIps: options.allowedIps ?? [],
           rpmLimit: options.rpmLimit ?? null,
+          tpmLimit: options.tpmLimit ?? null,
           expiresAt: options.expiresAt ?? null,
           status: options.status ?? "enabled",
           group: options.group ?? null,
