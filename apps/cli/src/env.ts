@@ -28,3 +28,8 @@ export function readCliEnvironment(source: Record<string, string | undefined> = 
   });
   return { databaseUrl: parsed.DATABASE_URL, dataDir: parsed.TOLLGATE_DATA_DIR, secret: parsed.TOLLGATE_SECRET };
 }
+
+/** One variable by name, for flags that name one (`--key-env OPENAI_API_KEY`). */
+export function readVariable(name: string, source: Record<string, string | undefined> = process.env): string | undefined {
+  return source[name];
+}

@@ -82,6 +82,25 @@ describe("the admin entry point", () => {
   );
 
   test(
+    "--key-env takes the upstream key from the environment, and refuses an unset variable",
+    async () => {
+      const dataDir = temporaryDataDir();
+      const argv = ["channel", "add", "--name", "env-key", "--base-url", "https://api.example.com/v1", "--key-env", "TEST_UPSTREAM_KEY", "--models", "m1", "--json"];
+      const missing = await runEntryPoint(argv, { TOLLGATE_DATA_DIR: dataDir, TEST_UPSTREAM_KEY: "" });
+      expect(missing).toEqual({ exitCode: 2, stdout: "", stderr: "error: the environment variable TEST_UPSTREAM_KEY named by --key-env is not set\n" });
+      const added = await runEntryPoint(argv, { TOLLGATE_DATA_DIR: dataDir, TEST_UPSTREAM_KEY: "sk-from-environment-0123456789" });
+      expect(added.stderr).toBe("");
+      expect(added.exitCode).toBe(0);
+      expect(added.stdout).not.toContain("sk-from-environment-0123456789");
+      const listed = await runEntryPoint(["channel", "list", "--json"], { TOLLGATE_DATA_DIR: dataDir });
+      const [channel] = JSON.parse(listed.stdout) as Array<{ name: string; keyMasked: string }>;
+      expect(channel?.name).toBe("env-key");
+      expect(channel?.keyMasked.endsWith("6789")).toBe(true);
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  );
+
+  test(
     "sends the command to the running server that owns the embedded database",
     async () => {
       const adminSecret = "admin-secret-for-this-test";

@@ -2,8 +2,9 @@ import { createSecretBox } from "@tollgate/shared";
 import { dataDirHolder, lockDataDirWhenFree, migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
 import type { CommandResult } from "./command-context";
 import { describeUnexpectedError } from "./database-errors";
-import { readCliEnvironment } from "./env";
+import { readCliEnvironment, readVariable } from "./env";
 import { findRunningServer, forwardToServer } from "./forward-to-server";
+import { keyFromEnvironment } from "./key-from-environment";
 import { runCommand } from "./run-command";
 
 /** A server holds the folder but may still be starting: wait for it to say where it listens. */
@@ -61,7 +62,8 @@ async function runWithDatabase(environment: ReturnType<typeof readCliEnvironment
 async function main(): Promise<number> {
   let result: CommandResult;
   try {
-    result = await runLocally(process.argv.slice(2));
+    const resolved = keyFromEnvironment(process.argv.slice(2), (name) => readVariable(name));
+    result = "error" in resolved ? { exitCode: 2, stdout: "", stderr: `error: ${resolved.error}\n` } : await runLocally(resolved.argv);
   } catch (error) {
     result = { exitCode: 1, stdout: "", stderr: `error: ${describeUnexpectedError(error)}\n` };
   }

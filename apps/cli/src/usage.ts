@@ -14,7 +14,7 @@ const sections = {
   user topup NAME_OR_ID --amount USD [--reason TEXT]
 `,
   channel: `Channels:
-  channel add --name NAME --base-url URL --key KEY --models a,b
+  channel add --name NAME --base-url URL (--key KEY | --key-env VAR) --models a,b
       [--type openai-compatible|anthropic|gemini|azure-openai] [--preset VENDOR]
       [--map public=upstream[,public2=upstream2]] [--priority N] [--weight N] [--group G[,G2]]
       [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N]
@@ -22,7 +22,8 @@ const sections = {
       openrouter, vllm, ollama) fills --base-url and applies the vendor's quirks. --map maps a public
       model to the upstream's name (for azure-openai: to the deployment name).
       Higher --priority is tried first (default 0); --weight shares traffic in a tier (default 1);
-      groups default to "default". The key is stored encrypted and never printed in full.
+      groups default to "default". The key is stored encrypted and never printed in full;
+      --key-env VAR reads it from that environment variable, so it is not on the command line.
   channel list
   channel enable ID | channel disable ID | channel delete ID
 `,
