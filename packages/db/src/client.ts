@@ -67,13 +67,22 @@ function openPostgres(url: string, poolSize: number): DatabaseHandle {
   };
 }
 
+/**
+ * The embedded server's buffer pool. Postgres' default (128 MB) lives inside PGlite's WASM memory, which never
+ * shrinks: 16 MB takes a running gateway from about 280 MB to 160 MB of RSS (measured with 200k log rows);
+ * pages beyond it come from the OS page cache. Deployments that need more run on PostgreSQL.
+ */
+const EMBEDDED_SHARED_BUFFERS = "16MB";
+
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   let location = dataDir;
   if (!dataDir.startsWith("memory://")) {
     mkdirSync(dataDir, { recursive: true });
     location = join(dataDir, "pgdata");
   }
-  const pglite = await PGlite.create(location);
+  const pglite = await PGlite.create(location, {
+    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
+  });
   const db = drizzlePglite(pglite, { schema }) as unknown as Database;
   return {
     db,
