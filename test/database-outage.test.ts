@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type DatabaseHandle, openDatabase, requestLogs, tokens } from "@tollgate/db";
-import { eq } from "drizzle-orm";
+import { type DatabaseHandle, openDatabase, requestLogs, resultRows, tokens } from "@tollgate/db";
+import { eq, sql } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
@@ -78,6 +78,48 @@ describe("a database outage", () => {
       await waitFor(
         async () => (await gateway.handle(new Request("http://gateway.test/readyz"))).status === 200,
         "readiness after the database returned",
+        30_000,
+      );
+    },
+    SETUP_TIMEOUT_MS,
+  );
+
+  test.if(usePostgres)(
+    "every connection killed by the server (pg_terminate_backend): calls keep being served, usage is written once, revocations are heard again",
+    async () => {
+      const seed = seeder(database.handle, gateway.secretBox);
+      const user = await seed.user();
+      await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
+      await seed.price("gpt-4o-mini", 1, 1);
+      const token = await seed.token({ userId: user.id });
+      expect((await chat(token.secret)).status).toBe(200);
+      await gateway.services.usage.flush();
+
+      const killed = await database.handle.db.execute(
+        sql`select pg_terminate_backend(pid) as killed from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      expect(resultRows(killed).length).toBeGreaterThan(0);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => chat(token.secret)));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+
+      await waitFor(() => gateway.services.usage.queueDepth === 0, "the usage to be written after the reconnect", 30_000);
+      await waitFor(
+        async () => (await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, token.row.id))).length >= 6,
+        "the six request logs",
+        30_000,
+      );
+      const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, token.row.id));
+      expect(logs).toHaveLength(6);
+      const [row] = await database.handle.db.select().from(tokens).where(eq(tokens.id, token.row.id));
+      expect(row!.usedQuota).toBe(logs.reduce((sum, log) => sum + log.cost, 0));
+
+      // The LISTEN connection was killed too: once it is back, a revocation reaches this instance.
+      await waitFor(
+        async () => {
+          await database.handle.db.update(tokens).set({ status: "disabled" }).where(eq(tokens.id, token.row.id));
+          return (await chat(token.secret)).status === 401;
+        },
+        "the revocation to be enforced after the listener reconnected",
         30_000,
       );
     },
