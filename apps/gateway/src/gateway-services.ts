@@ -1,4 +1,4 @@
-import { withRetries } from "./auth/retry-load";
+import { retryRead } from "./retry-read";
 import { channels, type DatabaseHandle, INVALIDATION_CHANNEL, type InvalidationMessage, parseInvalidation } from "@tollgate/db";
 import type { SecretBox } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
@@ -102,12 +102,12 @@ export function createGatewayServices(input: {
   const db = database.db;
   // id -> key hash of every token seen, so that totals written by id can update the cached row.
   const tokenHashById = new Map<number, string>();
-  const tokens = new LoadingCache<string, CachedToken>(withRetries((hash) => loadTokenByHash(db, hash)), {
+  const tokens = new LoadingCache<string, CachedToken>((hash) => retryRead(() => loadTokenByHash(db, hash)), {
     maxEntries: 200_000,
     negativeTtlMs: 30_000,
     onLoaded: (hash, token) => tokenHashById.set(token.id, hash),
   });
-  const users = new LoadingCache<number, CachedUser>(withRetries((id) => loadUserById(db, id)), {
+  const users = new LoadingCache<number, CachedUser>((id) => retryRead(() => loadUserById(db, id)), {
     maxEntries: 100_000,
     negativeTtlMs: 30_000,
   });

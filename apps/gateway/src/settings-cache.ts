@@ -1,4 +1,5 @@
 import { type Database, settings } from "@tollgate/db";
+import { retryRead } from "./retry-read";
 
 /** Settings an admin can change at run time, with their defaults. */
 export interface GatewaySettings {
@@ -22,7 +23,7 @@ export class SettingsCache {
 
   get(): GatewaySettings | Promise<GatewaySettings> {
     if (this.current) return this.current;
-    this.loading ??= this.load().finally(() => {
+    this.loading ??= retryRead(() => this.load()).finally(() => {
       this.loading = null;
     });
     return this.loading;

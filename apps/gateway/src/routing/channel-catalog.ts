@@ -1,3 +1,4 @@
+import { retryRead } from "../retry-read";
 import { type ChannelConfig, channels, type Database, modelPrices } from "@tollgate/db";
 import type { ModelPrice, SecretBox } from "@tollgate/shared";
 
@@ -80,7 +81,7 @@ export class ChannelCatalog {
 
   private reload(): Promise<CatalogSnapshot> {
     const startedAt = this.generation;
-    const promise = this.load().then(
+    const promise = retryRead(() => this.load()).then(
       (snapshot) => {
         if (this.loading === promise) this.loading = null;
         if (this.generation === startedAt) this.snapshot = snapshot;

@@ -4,16 +4,14 @@
  * the next: without a retry, every key whose cache entry was flushed on the listener's reconnect would
  * get a 503 for that moment. A database that stays away still fails after the last pause.
  */
-export function withRetries<Key, Value>(load: (key: Key) => Promise<Value>, pausesMs: readonly number[] = [20, 100]): (key: Key) => Promise<Value> {
-  return async (key) => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await load(key);
-      } catch (error) {
-        const pause = pausesMs[attempt];
-        if (pause === undefined) throw error;
-        await Bun.sleep(pause);
-      }
+export async function retryRead<Value>(read: () => Promise<Value>, pausesMs: readonly number[] = [20, 100]): Promise<Value> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      const pause = pausesMs[attempt];
+      if (pause === undefined) throw error;
+      await Bun.sleep(pause);
     }
-  };
+  }
 }
