@@ -74,7 +74,7 @@ describe("GET /metrics", () => {
     upstream.enqueue({ kind: "error", status: 503 });
     expect((await chat(local, other.secret)).status).toBe(503);
     const text = await (await local.handle(new Request("http://gateway.test/metrics"))).text();
-    expect(text).toMatch(/tollgate_rate_limit_refusals_total [1-9]/);
+    expect(text).toMatch(/tollgate_rate_limit_refusals_total\{limit="requests"\} [1-9]/);
     expect(text).toContain('tollgate_upstream_errors_total{channel="1",status="503"} 1');
   });
 });

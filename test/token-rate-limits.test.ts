@@ -76,6 +76,7 @@ describe("tokens-per-minute limit", () => {
     const error = await errorOf(refused);
     expect(error).toMatchObject({ code: "rate_limit_exceeded" });
     expect(error.message).toContain("50 tokens per minute");
+    expect(gateway.services.prometheus.render()).toMatch(/tollgate_rate_limit_refusals_total\{limit="tokens"\} [1-9]/);
     // The refused call never reached the upstream.
     expect(upstream.requests.length).toBe(requestsBefore);
   });

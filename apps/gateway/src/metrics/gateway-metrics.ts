@@ -59,8 +59,8 @@ export function createGatewayMetrics(options: { processMetrics?: boolean } = {})
     }),
     rateLimitRefusals: registry.counter({
       name: "tollgate_rate_limit_refusals_total",
-      help: "Calls refused with 429 rate_limit_exceeded.",
-      labelNames: [],
+      help: "Calls refused with 429 rate_limit_exceeded, by the limit that refused them (requests or tokens per minute).",
+      labelNames: ["limit"],
     }),
     cacheEvents: registry.collected({
       name: "tollgate_cache_events_total",

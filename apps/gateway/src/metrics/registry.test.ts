@@ -211,7 +211,7 @@ describe("gateway metrics", () => {
     metrics.cost.labels("gpt-4o-mini").inc(2000);
     metrics.upstreamErrors.labels("openai", 503).inc();
     metrics.upstreamRetries.labels("openai").inc();
-    metrics.rateLimitRefusals.inc();
+    metrics.rateLimitRefusals.labels("tokens").inc();
     metrics.cacheEvents.onCollect((emit) => emit({ cache: "tokens", event: "eviction" }, 4));
     metrics.usageQueueDepth.onCollect((emit) => emit({}, 12));
     metrics.usageDroppedLogs.onCollect((emit) => emit({}, 0));
@@ -245,7 +245,7 @@ describe("gateway metrics", () => {
     expect(valueOf(exposition, "tollgate_cost_microusd_total", { model: "gpt-4o-mini" })).toBe(2000);
     expect(valueOf(exposition, "tollgate_upstream_errors_total", { channel: "openai", status: "503" })).toBe(1);
     expect(valueOf(exposition, "tollgate_upstream_retries_total", { channel: "openai" })).toBe(1);
-    expect(valueOf(exposition, "tollgate_rate_limit_refusals_total")).toBe(1);
+    expect(valueOf(exposition, "tollgate_rate_limit_refusals_total", { limit: "tokens" })).toBe(1);
     expect(valueOf(exposition, "tollgate_cache_events_total", { cache: "tokens", event: "eviction" })).toBe(4);
     expect(valueOf(exposition, "tollgate_usage_queue_depth")).toBe(12);
     expect(valueOf(exposition, "tollgate_usage_dropped_logs_total")).toBe(0);

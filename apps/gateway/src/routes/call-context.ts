@@ -83,7 +83,7 @@ export class CallContext {
     this.rateLimitHeaders[remainingHeader] = String(decision.remaining);
     this.rateLimitHeaders[resetHeader] = formatReset(decision.allowed ? decision.resetMs : decision.retryAfterMs);
     if (decision.allowed) return;
-    this.services.prometheus.rateLimitRefusals.inc();
+    this.services.prometheus.rateLimitRefusals.labels(unit).inc();
     throw new GatewayError(
       `Rate limit reached for this API key: ${decision.limit} ${unit} per minute. Retry after ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
       {
