@@ -121,7 +121,7 @@ export function createGatewayServices(input: {
     maxBufferedLogs: options.usageBufferMax,
     log: (message, fields) => log("warn", message, fields),
     instanceId,
-    yieldBetweenInserts: database.kind === "pglite",
+    ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}),
     onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances }) {
       ledger.markWritten(tokenDeltas, userDeltas);
       for (const [id, total] of tokenTotals) {

@@ -26,17 +26,13 @@ export interface UsageWriterOptions {
   log: (message: string, fields?: Record<string, unknown>) => void;
   /** This process's id in quota_leases: spend written back shrinks its leases in the same transaction. */
   instanceId: string;
-  /**
-   * Request-log rows per INSERT statement. Building a statement runs on the request thread (about 5 us a
-   * row): small slices, each awaited, keep a busy second's batch from stalling requests for milliseconds.
-   */
+  /** Request-log rows per INSERT statement. */
   rowsPerInsert?: number;
   /** Yield to the event loop between INSERTs (embedded PGlite executes on the request thread). */
   yieldBetweenInserts?: boolean;
 }
 
 const ROWS_PER_INSERT = 5000;
-const LOG_ROWS_PER_INSERT = 100;
 const HOUR_MS = 3_600_000;
 
 type RollupRow = typeof usageHourly.$inferInsert;
@@ -183,7 +179,7 @@ export class UsageWriter {
     const userBalances = new Map<number, number>();
     try {
       await this.db.transaction(async (transaction) => {
-        const rowsPerInsert = this.options.rowsPerInsert ?? LOG_ROWS_PER_INSERT;
+        const rowsPerInsert = this.options.rowsPerInsert ?? ROWS_PER_INSERT;
         for (let index = 0; index < logs.length; index += rowsPerInsert) {
           await transaction.execute(insertRequestLogs(logs.slice(index, index + rowsPerInsert)));
           // An embedded database runs each statement on this thread: let requests through between slices.
