@@ -122,8 +122,8 @@ export function createGatewayServices(input: {
     log: (message, fields) => log("warn", message, fields),
     instanceId,
     ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}),
-    onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances }) {
-      ledger.markWritten(tokenDeltas, userDeltas);
+    onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances, leaseRows }) {
+      ledger.markWritten(tokenDeltas, userDeltas, leaseRows);
       for (const [id, total] of tokenTotals) {
         const hash = tokenHashById.get(id);
         if (hash) tokens.update(hash, (token) => (token.usedQuota = total));

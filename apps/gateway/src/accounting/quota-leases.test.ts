@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { quotaLeases, tokens, users } from "@tollgate/db";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { resultRows } from "@tollgate/db";
 import { type FreshDatabase, freshDatabase } from "../../../../test/helpers/fresh-database";
 import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
-import { LeaseBook } from "./quota-leases";
+import { DATABASE_CLOCK_SQL, LeaseBook, type LeaseRow } from "./quota-leases";
 
 let database: FreshDatabase;
 let tokenId: number;
@@ -67,4 +68,34 @@ describe("quota leases", () => {
     expect(book.unspent(`token:${tokenId}`)).toBe(0);
     await book.stop();
   });
+
+  test("a write-behind commit reported after an acquisition that already saw it does not shrink the slice twice", async () => {
+    const [user] = await database.handle.db.insert(users).values({ name: "race-owner", balanceUnlimited: true }).returning();
+    const [token] = await database.handle.db
+      .insert(tokens)
+      .values({ userId: user!.id, name: "race", keyHash: "lease-race-hash", keyPrefix: "sk-", quotaLimit: 5000 })
+      .returning();
+    const subject = `token:${token!.id}` as const;
+    const book = new LeaseBook(database.handle.db, "race", () => {}, { ...options, chunkFraction: 0.01 });
+    // One request holds 1000, finishes and costs 1000 (not yet written).
+    expect(await book.acquire(subject, 1000)).toBe(true);
+    expect(book.tryHold(subject, 1000)).toBe(true);
+    book.spend(subject, 1000, 1000);
+    // The write-behind commits that spend (what its transaction does to these two rows) ...
+    await database.handle.db.execute(sql`update tokens set used_quota = used_quota + 1000 where id = ${token!.id}`);
+    const [written] = resultRows(
+      await database.handle.db.execute(sql`
+        update quota_leases set amount = greatest(0, amount - 1000) where subject = ${subject} and instance_id = 'race'
+        returning amount, ${sql.raw(DATABASE_CLOCK_SQL)} as at`),
+    );
+    // ... but before its report reaches the book, another request takes a new slice, reading the shrunk row.
+    expect(await book.acquire(subject, 1000)).toBe(true);
+    book.written(subject, 1000, { amount: Number(written!.amount), at: Number(written!.at) } satisfies LeaseRow);
+    const [row] = await database.handle.db.select().from(quotaLeases).where(eq(quotaLeases.subject, subject));
+    // The book's view of its slice is the row's: nothing lost to a double shrink, so the 1000 can be held.
+    expect(book.unspent(subject)).toBe(row!.amount);
+    expect(book.tryHold(subject, 1000)).toBe(true);
+    await book.stop();
+  });
 });
+

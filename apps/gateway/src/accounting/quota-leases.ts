@@ -4,6 +4,15 @@ import { sql } from "drizzle-orm";
 /** `token:<id>` or `user:<id>`: what a lease is a slice of. */
 export type LeaseSubject = `token:${number}` | `user:${number}`;
 
+/** This instance's lease row as a statement left it, with the database clock of that statement (microseconds). */
+export interface LeaseRow {
+  amount: number;
+  at: number;
+}
+
+/** The database clock in microseconds, to order lease row values read by different connections. */
+export const DATABASE_CLOCK_SQL = "(extract(epoch from clock_timestamp()) * 1000000)::bigint";
+
 interface Lease {
   /** Mirror of this instance's row in quota_leases: granted and not yet written back as spent. */
   granted: number;
@@ -13,6 +22,12 @@ interface Lease {
   pendingSpent: number;
   lastUsedAt: number;
   acquiring: Promise<boolean> | null;
+  /**
+   * When (database clock, microseconds) `granted` was last read from the database. The write-behind and an
+   * acquisition can commit in one order and be seen here in the other: a row value older than this one
+   * must not overwrite it.
+   */
+  syncedAt: number;
   /** After a refused acquisition, further refusals come from memory until then (no query storm). */
   refusedUntil: number;
 }
@@ -51,7 +66,7 @@ export class LeaseBook {
   private lease(subject: LeaseSubject): Lease {
     let lease = this.leases.get(subject);
     if (!lease) {
-      lease = { granted: 0, reserved: 0, pendingSpent: 0, lastUsedAt: Date.now(), acquiring: null, refusedUntil: 0 };
+      lease = { granted: 0, reserved: 0, pendingSpent: 0, lastUsedAt: Date.now(), acquiring: null, refusedUntil: 0, syncedAt: 0 };
       this.leases.set(subject, lease);
     }
     return lease;
@@ -89,12 +104,22 @@ export class LeaseBook {
     lease.lastUsedAt = Date.now();
   }
 
-  /** The write-behind committed `amount` of spend for `subject` (and shrank the lease row by it). */
-  written(subject: LeaseSubject, amount: number): void {
+  /**
+   * The write-behind committed `amount` of spend for `subject` and shrank the lease row by it; `row` is the
+   * row as that commit left it, unless a later read (an acquisition that ran in between) is newer.
+   */
+  written(subject: LeaseSubject, amount: number, row?: LeaseRow): void {
     const lease = this.leases.get(subject);
     if (!lease) return;
     lease.pendingSpent -= amount;
-    lease.granted = Math.max(0, lease.granted - amount);
+    if (row === undefined) lease.granted = Math.max(0, lease.granted - amount);
+    else this.sync(lease, row);
+  }
+
+  private sync(lease: Lease, row: LeaseRow): void {
+    if (row.at < lease.syncedAt) return;
+    lease.granted = row.amount;
+    lease.syncedAt = row.at;
   }
 
   /** The limit or balance changed: refusals remembered from before no longer hold. */
@@ -119,6 +144,8 @@ export class LeaseBook {
   private async acquireFromDatabase(subject: LeaseSubject, lease: Lease, amount: number): Promise<boolean> {
     const [kind, idText] = subject.split(":") as ["token" | "user", string];
     const id = Number(idText);
+    // Row values seen inside the transaction, mirrored only once it has committed.
+    const observed: LeaseRow[] = [];
     const granted = await this.db.transaction(async (transaction) => {
       const limitRow =
         kind === "token"
@@ -132,23 +159,31 @@ export class LeaseBook {
       const held = resultRows(
         await transaction.execute(sql`
           select coalesce(sum(amount) filter (where instance_id <> ${this.instanceId}), 0) as others,
-                 coalesce(sum(amount) filter (where instance_id = ${this.instanceId}), 0) as mine
+                 coalesce(sum(amount) filter (where instance_id = ${this.instanceId}), 0) as mine,
+                 ${sql.raw(DATABASE_CLOCK_SQL)} as at
           from quota_leases where subject = ${subject}`),
-      )[0] ?? { others: 0, mine: 0 };
+      )[0] ?? { others: 0, mine: 0, at: 0 };
       const limit = Number(limitRow.limit);
       const available = limit - Number(limitRow.used) - Number(held.others) - Number(held.mine);
       // What is missing for this request, from what this instance's slice has left.
       const missing = amount - (Number(held.mine) - lease.reserved - lease.pendingSpent);
+      // The row is the truth for this instance's slice (the token row's lock orders this read after any
+      // write-behind commit): keep the mirror in step with it even when nothing is taken.
+      observed.push({ amount: Number(held.mine), at: Number(held.at) });
       if (missing <= 0) return 0;
       if (available < missing) return -1;
       const chunk = Math.min(available, Math.max(missing, Math.ceil(limit * this.options.chunkFraction)));
-      await transaction.execute(sql`
-        insert into quota_leases (subject, instance_id, amount, heartbeat_at)
-        values (${subject}, ${this.instanceId}, ${chunk}, now())
-        on conflict (subject, instance_id) do update set amount = quota_leases.amount + excluded.amount, heartbeat_at = now()`);
-      lease.granted = Number(held.mine) + chunk;
+      const [row] = resultRows(
+        await transaction.execute(sql`
+          insert into quota_leases (subject, instance_id, amount, heartbeat_at)
+          values (${subject}, ${this.instanceId}, ${chunk}, now())
+          on conflict (subject, instance_id) do update set amount = quota_leases.amount + excluded.amount, heartbeat_at = now()
+          returning amount, ${sql.raw(DATABASE_CLOCK_SQL)} as at`),
+      );
+      observed.push({ amount: Number(row?.amount ?? Number(held.mine) + chunk), at: Number(row?.at ?? held.at) });
       return chunk;
     });
+    for (const row of observed) this.sync(lease, row);
     if (granted === -1) {
       lease.refusedUntil = Date.now() + 1000;
       return false;
@@ -178,10 +213,14 @@ export class LeaseBook {
       if (!present.has(subject)) lease.granted = 0;
       const unspent = lease.granted - lease.reserved - lease.pendingSpent;
       if (unspent > 0 && lease.reserved === 0 && now - lease.lastUsedAt > this.options.idleReturnMs) {
-        await this.db.execute(sql`
-          update quota_leases set amount = greatest(0, amount - ${unspent})
-          where subject = ${subject} and instance_id = ${this.instanceId}`);
-        lease.granted -= unspent;
+        const [row] = resultRows(
+          await this.db.execute(sql`
+            update quota_leases set amount = greatest(0, amount - ${unspent})
+            where subject = ${subject} and instance_id = ${this.instanceId}
+            returning amount, ${sql.raw(DATABASE_CLOCK_SQL)} as at`),
+        );
+        if (row) this.sync(lease, { amount: Number(row.amount), at: Number(row.at) });
+        else lease.granted = 0;
       }
       if (lease.granted === 0 && lease.reserved === 0 && lease.pendingSpent === 0) this.leases.delete(subject);
     }

@@ -1,6 +1,7 @@
 import { type Database, type requestLogs, resultRows, usageHourly } from "@tollgate/db";
 import { type SQL, sql } from "drizzle-orm";
 import { insertRequestLogs } from "./insert-request-logs";
+import { DATABASE_CLOCK_SQL, type LeaseRow, type LeaseSubject } from "./quota-leases";
 
 export type RequestLogRow = typeof requestLogs.$inferInsert;
 
@@ -22,6 +23,8 @@ export interface UsageWriterOptions {
     userDeltas: Map<number, number>;
     tokenTotals: Map<number, number>;
     userBalances: Map<number, number>;
+    /** This instance's lease rows as the commit left them. */
+    leaseRows: Map<LeaseSubject, LeaseRow>;
   }) => void;
   log: (message: string, fields?: Record<string, unknown>) => void;
   /** This process's id in quota_leases: spend written back shrinks its leases in the same transaction. */
@@ -177,6 +180,7 @@ export class UsageWriter {
     this.writingLogs = logs.length;
     const tokenTotals = new Map<number, number>();
     const userBalances = new Map<number, number>();
+    const leaseRows = new Map<LeaseSubject, LeaseRow>();
     try {
       await this.db.transaction(async (transaction) => {
         const rowsPerInsert = this.options.rowsPerInsert ?? ROWS_PER_INSERT;
@@ -210,16 +214,6 @@ export class UsageWriter {
             returning tokens.id, tokens.used_quota`);
           for (const row of resultRows(result)) tokenTotals.set(Number(row.id), Number(row.used_quota));
         }
-        const leaseDeltas = [
-          ...[...tokenDeltas].map(([id, amount]) => sql`(${`token:${id}`}, ${amount}::bigint)`),
-          ...[...userDeltas].map(([id, amount]) => sql`(${`user:${id}`}, ${amount}::bigint)`),
-        ];
-        if (leaseDeltas.length > 0) {
-          await transaction.execute(sql`
-            update quota_leases set amount = greatest(0, quota_leases.amount - d.amount)
-            from (values ${sql.join(leaseDeltas, sql`, `)}) as d(subject, amount)
-            where quota_leases.subject = d.subject and quota_leases.instance_id = ${this.options.instanceId}`);
-        }
         if (userDeltas.size > 0) {
           const result = await transaction.execute(sql`
             update users set balance = users.balance - d.amount
@@ -227,6 +221,19 @@ export class UsageWriter {
             where users.id = d.id
             returning users.id, users.balance`);
           for (const row of resultRows(result)) userBalances.set(Number(row.id), Number(row.balance));
+        }
+        const leaseDeltas = [
+          ...[...tokenDeltas].map(([id, amount]) => sql`(${`token:${id}`}, ${amount}::bigint)`),
+          ...[...userDeltas].map(([id, amount]) => sql`(${`user:${id}`}, ${amount}::bigint)`),
+        ];
+        // Last, after tokens and users: every transaction that locks these rows takes them in that order.
+        if (leaseDeltas.length > 0) {
+          const result = await transaction.execute(sql`
+            update quota_leases set amount = greatest(0, quota_leases.amount - d.amount)
+            from (values ${sql.join(leaseDeltas, sql`, `)}) as d(subject, amount)
+            where quota_leases.subject = d.subject and quota_leases.instance_id = ${this.options.instanceId}
+            returning quota_leases.subject, quota_leases.amount, ${sql.raw(DATABASE_CLOCK_SQL)} as at`);
+          for (const row of resultRows(result)) leaseRows.set(String(row.subject) as LeaseSubject, { amount: Number(row.amount), at: Number(row.at) });
         }
       });
     } catch (error) {
@@ -236,7 +243,7 @@ export class UsageWriter {
     }
     this.writingLogs = 0;
     this.writtenLogs += logs.length;
-    this.options.onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances });
+    this.options.onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances, leaseRows });
   }
 
   private putBack(logs: RequestLogRow[], tokenDeltas: Map<number, number>, userDeltas: Map<number, number>): void {
