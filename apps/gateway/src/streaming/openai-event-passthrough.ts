@@ -56,7 +56,7 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
   let pending = "";
   let parsedMode = false;
   const parsed: string[] = [];
-  // Created on the first event that needs it (the usage chunk is usually split out without it).
+  // Created on the first block that needs it: most streams need it once, for the usage chunk.
   let parser: ReturnType<typeof createParser> | null = null;
 
   function renderParsed(event: EventSourceMessage): string {
@@ -92,23 +92,6 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
     return out ? encoder.encode(out) : null;
   }
 
-  /**
-   * Whole events that carry the usage object. The usual shape (`data: {...}` events, one line each) is split
-   * here; anything else (event names, ids, comments, multi-line data) goes through eventsource-parser.
-   */
-  function frameUsageBlock(block: string): Uint8Array | null {
-    const events = block.split("\n\n");
-    for (let index = 0; index < events.length - 1; index++) {
-      const event = events[index]!;
-      if (!event.startsWith("data: ") || event.includes("\n", 6)) return throughParser(block);
-    }
-    let out = "";
-    for (let index = 0; index < events.length - 1; index++) {
-      out += renderParsed({ event: undefined, id: undefined, data: events[index]!.slice(6) });
-    }
-    return out ? encoder.encode(out) : null;
-  }
-
   return {
     frame(bytes) {
       const text = decoder.decode(bytes, { stream: true });
@@ -136,7 +119,7 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
         hooks.onForwardedText(complete);
         return sameBytes ? bytes : encoder.encode(complete);
       }
-      return frameUsageBlock(complete);
+      return throughParser(complete);
     },
     flush() {
       const rest = pending + decoder.decode();
