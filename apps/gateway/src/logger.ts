@@ -5,7 +5,8 @@ export type Logger = (level: LogLevel, message: string, fields?: Record<string, 
 
 /**
  * Writes to stdout through Bun's file sink: a fraction of the CPU of process.stdout.write (a Node stream) per
- * write, which counts at one log line per request. What a full pipe holds back is written synchronously at exit.
+ * write, which counts at one log line per request. What a full pipe still holds at exit gets a last flush
+ * (best effort, like any buffered stdout).
  */
 function stdoutWriter(): (text: string) => void {
   const sink = Bun.stdout.writer();

@@ -69,9 +69,9 @@ export class QuotaLedger {
   }
 
   /** Called once the write-behind has committed these amounts (and shrunk the leases by them). */
-  markWritten(tokenDeltas: Map<number, number>, userDeltas: Map<number, number>, leaseRows?: Map<LeaseSubject, LeaseRow>): void {
-    for (const [id, amount] of tokenDeltas) this.leases.written(`token:${id}`, amount, leaseRows?.get(`token:${id}`));
-    for (const [id, amount] of userDeltas) this.leases.written(`user:${id}`, amount, leaseRows?.get(`user:${id}`));
+  markWritten(tokenDeltas: Map<number, number>, userDeltas: Map<number, number>, leaseRows: Map<LeaseSubject, LeaseRow>): void {
+    for (const [id, amount] of tokenDeltas) this.leases.written(`token:${id}`, amount, leaseRows.get(`token:${id}`));
+    for (const [id, amount] of userDeltas) this.leases.written(`user:${id}`, amount, leaseRows.get(`user:${id}`));
   }
 
   /** Amount of a token's quota held by this instance's requests in flight. */
