@@ -14,6 +14,8 @@ let proxy: TcpProxy;
 let proxied: DatabaseHandle;
 let upstream: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
+let seed: ReturnType<typeof seeder>;
+let userId: number;
 
 function chat(key: string) {
   return gateway.handle(
@@ -35,7 +37,19 @@ beforeAll(async () => {
   proxied = await openDatabase({ databaseUrl: viaProxy.toString(), poolSize: 3 });
   upstream = await startFakeOpenAIUpstream();
   gateway = await startGateway(proxied);
+  seed = seeder(database.handle, gateway.secretBox);
+  userId = (await seed.user()).id;
+  await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
+  await seed.price("gpt-4o-mini", 1, 1);
 }, SETUP_TIMEOUT_MS);
+
+/** Every call of the token has its request-log row, and the token's spend is their sum: nothing lost or doubled. */
+async function expectWrittenOnce(tokenId: number, calls: number): Promise<void> {
+  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId));
+  expect(logs).toHaveLength(calls);
+  const [row] = await database.handle.db.select().from(tokens).where(eq(tokens.id, tokenId));
+  expect(row!.usedQuota).toBe(logs.reduce((sum, log) => sum + log.cost, 0));
+}
 
 afterAll(async () => {
   if (!usePostgres) return;
@@ -51,12 +65,8 @@ describe("a database outage", () => {
   test.if(usePostgres)(
     "cached tokens keep working, usage is buffered and written after the database returns, and caches are flushed on reconnect",
     async () => {
-      const seed = seeder(database.handle, gateway.secretBox);
-      const user = await seed.user();
-      await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
-      await seed.price("gpt-4o-mini", 1, 1);
-      const kept = await seed.token({ userId: user.id });
-      const revoked = await seed.token({ userId: user.id });
+      const kept = await seed.token({ userId });
+      const revoked = await seed.token({ userId });
       expect((await chat(kept.secret)).status).toBe(200);
       expect((await chat(revoked.secret)).status).toBe(200);
       await gateway.services.usage.flush();
@@ -70,10 +80,7 @@ describe("a database outage", () => {
 
       proxy.up();
       await waitFor(() => gateway.services.usage.queueDepth === 0, "the buffered usage to be written", 30_000);
-      const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, kept.row.id));
-      expect(logs).toHaveLength(6);
-      const [row] = await database.handle.db.select().from(tokens).where(eq(tokens.id, kept.row.id));
-      expect(row!.usedQuota).toBe(logs.reduce((sum, log) => sum + log.cost, 0));
+      await expectWrittenOnce(kept.row.id, 6);
       await waitFor(async () => (await chat(revoked.secret)).status === 401, "the revoked token to be refused after reconnect", 30_000);
       await waitFor(
         async () => (await gateway.handle(new Request("http://gateway.test/readyz"))).status === 200,
@@ -87,11 +94,7 @@ describe("a database outage", () => {
   test.if(usePostgres)(
     "every connection killed by the server (pg_terminate_backend): calls keep being served, usage is written once, revocations are heard again",
     async () => {
-      const seed = seeder(database.handle, gateway.secretBox);
-      const user = await seed.user();
-      await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
-      await seed.price("gpt-4o-mini", 1, 1);
-      const token = await seed.token({ userId: user.id });
+      const token = await seed.token({ userId });
       expect((await chat(token.secret)).status).toBe(200);
       await gateway.services.usage.flush();
 
@@ -108,10 +111,7 @@ describe("a database outage", () => {
         "the six request logs",
         30_000,
       );
-      const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, token.row.id));
-      expect(logs).toHaveLength(6);
-      const [row] = await database.handle.db.select().from(tokens).where(eq(tokens.id, token.row.id));
-      expect(row!.usedQuota).toBe(logs.reduce((sum, log) => sum + log.cost, 0));
+      await expectWrittenOnce(token.row.id, 6);
 
       // The LISTEN connection was killed too: once it is back, a revocation reaches this instance.
       await waitFor(
