@@ -180,8 +180,7 @@ export class CallContext {
     }
     const usage = outcome.usage ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
     if (caller.token.tpmLimit !== null) {
-      const tokens = usage.promptTokens + usage.completionTokens;
-      if (tokens > 0) this.services.tokenRateLimiter.consume(caller.token.id, tokens);
+      this.services.tokenRateLimiter.consume(caller.token.id, usage.promptTokens + usage.completionTokens);
     }
     const cost = computeCost(usage, this.price);
     if (this.reservation) this.services.ledger.settle(this.reservation, cost);
