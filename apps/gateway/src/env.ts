@@ -16,6 +16,8 @@ const schema = z.object({
   USAGE_FLUSH_INTERVAL_MS: integer(1000),
   /** Request-log rows kept in memory while the database is unreachable; quota deltas are never dropped. */
   USAGE_BUFFER_MAX: integer(100_000),
+  /** On Postgres the write-behind runs on a worker thread; "false" keeps it on the request thread. */
+  USAGE_WRITER_THREAD: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
   /** Upstream time to response headers (non-streamed answers can take minutes). */
   UPSTREAM_TIMEOUT_MS: integer(600_000),
   /** Channels tried for one request before giving up (failover). */

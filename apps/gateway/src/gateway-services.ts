@@ -3,7 +3,8 @@ import { channels, type DatabaseHandle, INVALIDATION_CHANNEL, type InvalidationM
 import type { SecretBox } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
-import { UsageWriter } from "./accounting/usage-writer";
+import { type UsageSink, UsageWriter, type WrittenUsage } from "./accounting/usage-writer";
+import { ThreadedUsageWriter } from "./accounting/usage-writer-thread";
 import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from "./auth/cached-records";
 import { LoadingCache } from "./auth/loading-cache";
 import { createIpAllowList, type IpAllowList } from "./policy/ip-allow-list";
@@ -26,6 +27,8 @@ export interface GatewayOptions {
   upstreamTimeoutMs: number;
   usageFlushIntervalMs: number;
   usageBufferMax: number;
+  /** On Postgres, run the write-behind on a worker thread of its own (off the event loop that serves requests). */
+  usageWriterThread: boolean;
   /** Channels tried for one request before giving up (failover). */
   maxUpstreamAttempts: number;
   /** Idle time allowed between two chunks of a stream, unless the channel sets its own. */
@@ -56,6 +59,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   upstreamTimeoutMs: 600_000,
   usageFlushIntervalMs: 1000,
   usageBufferMax: 100_000,
+  usageWriterThread: true,
   maxUpstreamAttempts: 3,
   streamIdleTimeoutMs: 120_000,
   channelHealth: defaultChannelHealthOptions,
@@ -79,7 +83,7 @@ export interface GatewayServices {
   tokenRateLimiter: TokenRateLimiter;
   /** Prometheus metrics (GET /metrics). */
   prometheus: GatewayMetrics;
-  usage: UsageWriter;
+  usage: UsageSink;
   health: ChannelHealth;
   metrics: GatewayMetricsHooks | null;
   /** Marks a channel auto_disabled (its key was rejected); every instance sees it through NOTIFY. */
@@ -116,21 +120,33 @@ export function createGatewayServices(input: {
   const instanceId = crypto.randomUUID();
   const leases = new LeaseBook(db, instanceId, (message, fields) => log("warn", message, fields), options.quotaLeases);
   const ledger = new QuotaLedger(leases);
-  const usage = new UsageWriter(db, {
+  const onWritten = ({ tokenDeltas, userDeltas, tokenTotals, userBalances, leaseRows }: WrittenUsage) => {
+    ledger.markWritten(tokenDeltas, userDeltas, leaseRows);
+    for (const [id, total] of tokenTotals) {
+      const hash = tokenHashById.get(id);
+      if (hash) tokens.update(hash, (token) => (token.usedQuota = total));
+    }
+    for (const [id, balance] of userBalances) users.update(id, (user) => (user.balance = balance));
+  };
+  const writerOptions = {
     intervalMs: options.usageFlushIntervalMs,
     maxBufferedLogs: options.usageBufferMax,
-    log: (message, fields) => log("warn", message, fields),
+    log: (message: string, fields?: Record<string, unknown>) => log("warn", message, fields),
     instanceId,
-    ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}),
-    onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances, leaseRows }) {
-      ledger.markWritten(tokenDeltas, userDeltas, leaseRows);
-      for (const [id, total] of tokenTotals) {
-        const hash = tokenHashById.get(id);
-        if (hash) tokens.update(hash, (token) => (token.usedQuota = total));
-      }
-      for (const [id, balance] of userBalances) users.update(id, (user) => (user.balance = balance));
-    },
-  });
+    onWritten,
+  };
+  const inThreadWriter = () =>
+    new UsageWriter(db, { ...writerOptions, ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}) });
+  // Embedded PGlite lives on this thread, so its writer must too; on Postgres the writer gets a thread of its own.
+  const usage: UsageSink =
+    options.usageWriterThread && database.kind === "postgres" && database.url
+      ? new ThreadedUsageWriter({
+          settings: { databaseUrl: database.url, poolSize: 2, intervalMs: options.usageFlushIntervalMs, maxBufferedLogs: options.usageBufferMax, instanceId },
+          onWritten,
+          log,
+          fallback: inThreadWriter,
+        })
+      : inThreadWriter();
   const localLimiter = new SlidingWindowRateLimiter();
   const redisLimiter = options.redisUrl ? new RedisRateLimiter({ url: options.redisUrl, log, keyPrefix: options.redisKeyPrefix }) : null;
   const rateLimiter: RateLimiter = redisLimiter ?? localLimiter;

@@ -51,6 +51,7 @@ const services = createGatewayServices({
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     usageBufferMax: env.USAGE_BUFFER_MAX,
+    usageWriterThread: env.USAGE_WRITER_THREAD,
     maxUpstreamAttempts: Math.max(1, env.UPSTREAM_MAX_ATTEMPTS),
     logRequests: env.LOG_REQUESTS,
     redisUrl: env.REDIS_URL,

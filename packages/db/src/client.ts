@@ -44,7 +44,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return openPglite(options.dataDir ?? "./data");
 }
 
-function openPostgres(url: string, poolSize: number): DatabaseHandle {
+/** A Postgres handle (synchronous: postgres.js connects on the first query). */
+export function openPostgres(url: string, poolSize: number): DatabaseHandle {
   const client = postgres(url, {
     max: poolSize,
     onnotice: () => {},

@@ -35,6 +35,22 @@ export interface UsageWriterOptions {
   yieldBetweenInserts?: boolean;
 }
 
+/** What requests and the process see of the write-behind, whichever thread runs it. */
+export interface UsageSink {
+  record(record: UsageRecord): void;
+  /** Writes everything recorded before the call; rejects if the database refused it (it stays buffered). */
+  flush(): Promise<void>;
+  start(): void;
+  /** Stops the timer and writes what is left, retrying for up to `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+  /** Request logs recorded and not yet committed. */
+  readonly queueDepth: number;
+  /** Request logs dropped because the buffer was full during an outage (spend is never dropped). */
+  readonly droppedLogs: number;
+}
+
+export type WrittenUsage = Parameters<UsageWriterOptions["onWritten"]>[0];
+
 const ROWS_PER_INSERT = 5000;
 const HOUR_MS = 3_600_000;
 
@@ -77,7 +93,7 @@ function valuesList(deltas: Map<number, number>): SQL {
  * writes everything in one transaction per batch. On failure nothing is lost: the batch is put back and
  * retried with back-off. stop() writes what is left (SIGTERM/SIGINT).
  */
-export class UsageWriter {
+export class UsageWriter implements UsageSink {
   private logs: RequestLogRow[] = [];
   private tokenDeltas = new Map<number, number>();
   private userDeltas = new Map<number, number>();

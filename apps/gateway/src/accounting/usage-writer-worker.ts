@@ -1,0 +1,67 @@
+// Worker thread of ThreadedUsageWriter: a UsageWriter on a Postgres connection pool of its own. Messages are
+// handled in the order they were posted, so a flush covers every record posted before it.
+import { openPostgres } from "@tollgate/db";
+import type { FromUsageWorker, ToUsageWorker } from "./usage-writer-thread";
+import { UsageWriter } from "./usage-writer";
+
+declare const self: Worker;
+
+const DROPPED_REPORT_MS = 250;
+
+let writer: UsageWriter | null = null;
+let closeDatabase: (() => Promise<void>) | null = null;
+let reportedDropped = 0;
+
+const send = (message: FromUsageWorker) => self.postMessage(message);
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+// Drops happen on record() while the database is away; the main thread learns of them a little later.
+const dropReporter = setInterval(() => {
+  if (writer && writer.droppedLogs !== reportedDropped) {
+    reportedDropped = writer.droppedLogs;
+    send({ type: "dropped", droppedLogs: reportedDropped });
+  }
+}, DROPPED_REPORT_MS);
+
+self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
+  const message = event.data;
+  switch (message.type) {
+    case "init": {
+      const { databaseUrl, poolSize, intervalMs, maxBufferedLogs, instanceId } = message.settings;
+      const database = openPostgres(databaseUrl, poolSize);
+      closeDatabase = () => database.close();
+      const created: UsageWriter = new UsageWriter(database.db, {
+        intervalMs,
+        maxBufferedLogs,
+        instanceId,
+        log: (text, fields) => send({ type: "log", message: text, fields }),
+        onWritten: (written) => {
+          reportedDropped = created.droppedLogs;
+          send({ type: "written", written, writtenLogs: created.writtenLogs, droppedLogs: created.droppedLogs });
+        },
+      });
+      writer = created;
+      writer.start();
+      return;
+    }
+    case "record":
+      writer!.record(message.record);
+      return;
+    case "flush":
+      writer!.flush().then(
+        () => send({ type: "done", id: message.id }),
+        (error) => send({ type: "done", id: message.id, error: describe(error) }),
+      );
+      return;
+    case "stop":
+      clearInterval(dropReporter);
+      writer!
+        .stop(message.graceMs)
+        .then(() => closeDatabase?.())
+        .then(
+          () => send({ type: "done", id: message.id }),
+          (error) => send({ type: "done", id: message.id, error: describe(error) }),
+        );
+      return;
+  }
+});
