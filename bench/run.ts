@@ -8,6 +8,7 @@
 //   BENCH_UPSTREAM_DELAY_MS (20), BENCH_STREAM_CHUNKS (20), BENCH_CHUNK_INTERVAL_MS (10): the fake upstream
 //   BENCH_MAX_HTTP_REQUESTS (4096)                     BUN_CONFIG_MAX_HTTP_REQUESTS of every process
 //   BENCH_GATEWAY_REDIS_URL                            passed to the gateway as REDIS_URL
+//   BENCH_GATEWAY_BUN_FLAGS                            extra flags of the gateway's bun, e.g. "--smol"
 //   BENCH_DATABASE_URL                                 a Postgres server: the gateway runs on a fresh database
 //                                                      there instead of embedded PGlite
 import { cpus, loadavg } from "node:os";

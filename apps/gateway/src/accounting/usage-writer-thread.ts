@@ -21,6 +21,9 @@ export type FromUsageWorker =
   | { type: "log"; message: string; fields?: Record<string, unknown> }
   | { type: "done"; id: number; error?: string };
 
+/** Time a stopping worker gets beyond its grace period to close its connections and answer. */
+const STOP_MARGIN_MS = 5_000;
+
 export interface ThreadedUsageWriterOptions {
   settings: UsageWorkerSettings;
   onWritten: (written: WrittenUsage) => void;
@@ -81,9 +84,19 @@ export class ThreadedUsageWriter implements UsageSink {
 
   async stop(graceMs = 10_000): Promise<void> {
     if (this.replacement) return this.replacement.stop(graceMs);
+    // Like UsageWriter.stop(), this never throws: a shutdown must end. The worker gets its grace period and a
+    // little more to close its connections; what it could not write it has logged.
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    const outOfTime = new Promise<"late">((resolve) => {
+      deadline = setTimeout(() => resolve("late"), graceMs + STOP_MARGIN_MS);
+    });
     try {
-      await this.request((id) => ({ type: "stop", id, graceMs }));
+      const outcome = await Promise.race([this.request((id) => ({ type: "stop", id, graceMs })), outOfTime]);
+      if (outcome === "late") this.options.log("error", "usage writer thread did not stop in time", { queued: this.queueDepth });
+    } catch (error) {
+      this.options.log("warn", "usage writer thread stopped with an error", { error: String(error) });
     } finally {
+      clearTimeout(deadline);
       this.worker.terminate();
     }
   }
