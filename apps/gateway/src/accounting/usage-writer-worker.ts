@@ -44,8 +44,8 @@ self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
       writer.start();
       return;
     }
-    case "record":
-      writer!.record(message.record);
+    case "records":
+      for (const record of message.records) writer!.record(record);
       return;
     case "flush":
       writer!.flush().then(
