@@ -63,6 +63,10 @@ try {
     const slope = (Number(last[1]) - Number(first[1])) / Math.max(minutes, 1e-9);
     console.log(`RSS slope after warm-up: ${slope >= 0 ? "+" : ""}${slope.toFixed(1)} MB/min (${first[1]} -> ${last[1]} MB)`);
   }
+  // Every request the driver sent was answered (or failed) by the gateway, and each leaves one log row.
+  const sent = plain.result.completed + plain.result.errors + streamed.result.completed + streamed.result.errors;
+  const logged = await stack.stopGatewayAndCountLogs();
+  console.log(`accounting: ${sent} requests sent, ${logged} request-log rows written after SIGTERM${logged === sent ? "" : ` (MISMATCH: ${logged - sent})`}`);
 } finally {
   clearInterval(timer);
   await stack.stop();

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { SQL } from "bun";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDatabase, resultRows } from "@tollgate/db";
+import { sql } from "drizzle-orm";
 import { run, type Service, startService } from "./processes";
 
 export const root = join(import.meta.dir, "..", "..");
@@ -23,6 +25,11 @@ export interface Stack {
   dataDir: string;
   /** "embedded PGlite" or "postgres". */
   storage: string;
+  /**
+   * Stops the gateway with SIGTERM (which writes what it buffered) and counts the request-log rows it left:
+   * one per request it answered, if nothing accepted was lost.
+   */
+  stopGatewayAndCountLogs(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -106,7 +113,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       "--models", `${BENCH_MODEL},gpt-other`, "--ip", "127.0.0.1,::1,10.0.0.0/8", "--rpm", "1000000000", "--json",
     );
     const { key } = JSON.parse(created) as { key: string };
-    return { upstream, proxy, gateway, key, dataDir, storage: database ? "postgres" : "embedded PGlite", stop: stopAll };
+    const service = gateway;
+    const stopGatewayAndCountLogs = async () => {
+      await service.stop();
+      const handle = await openDatabase(database ? { databaseUrl: database.url, poolSize: 1 } : { dataDir });
+      try {
+        const [row] = resultRows(await handle.db.execute(sql`select count(*)::int as rows from request_logs`));
+        return Number(row!.rows);
+      } finally {
+        await handle.close();
+      }
+    };
+    return { upstream, proxy, gateway, key, dataDir, storage: database ? "postgres" : "embedded PGlite", stopGatewayAndCountLogs, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
