@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requestLogs, tokens, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FreshDatabase, freshDatabase } from "../../../../test/helpers/fresh-database";
+import { startGateway } from "../../../../test/helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
 import { type UsageRecord, UsageWriter, type WrittenUsage } from "./usage-writer";
 import { ThreadedUsageWriter, type UsageWorkerSettings } from "./usage-writer-thread";
@@ -125,5 +126,28 @@ describe("the write-behind on a worker thread", () => {
     const rows = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.requestId, "req_after_takeover"));
     expect(rows).toHaveLength(1);
     await writer.stop();
+  });
+
+  test.if(usePostgres)("a gateway on Postgres writes usage on the thread unless told not to", async () => {
+    const threaded = await startGateway(database.handle);
+    const inline = await startGateway(database.handle, { usageWriterThread: false });
+    try {
+      expect(threaded.services.usage).toBeInstanceOf(ThreadedUsageWriter);
+      expect(inline.services.usage).toBeInstanceOf(UsageWriter);
+    } finally {
+      await threaded.stop();
+      await inline.stop();
+    }
+  });
+
+  test.if(!usePostgres)("embedded PGlite lives on the main thread, and so does its write-behind", async () => {
+    const embedded = await freshDatabase();
+    const gateway = await startGateway(embedded.handle);
+    try {
+      expect(gateway.services.usage).toBeInstanceOf(UsageWriter);
+    } finally {
+      await gateway.stop();
+      await embedded.drop();
+    }
   });
 });
