@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requestLogs, users } from "@tollgate/db";
 import { asc, eq } from "drizzle-orm";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import type { FreshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, waitFor, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
+let stack: GatewayStack;
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
@@ -27,23 +28,16 @@ function chat(key: string, body: Record<string, unknown>, signal?: AbortSignal) 
 }
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  upstream = await startFakeOpenAIUpstream();
-  gateway = await startGateway(database.handle);
+  stack = await startGatewayStack();
+  ({ database, upstream, gateway, seed, userId } = stack);
   baseURL = await gateway.listen();
-  seed = seeder(database.handle, gateway.secretBox);
-  userId = (await seed.user()).id;
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini", "metered"] });
   await seed.price("gpt-4o-mini", 1, 2);
   // Prompts are free and each completion token costs one micro-USD: costs are easy to reason about.
   await seed.price("metered", 0, 1);
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await upstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("accounting", () => {
   test("a stream the client abandons cancels the upstream call and is billed for what was produced", async () => {

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tokens, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import type { FreshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, startGateway, waitFor, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
+let stack: GatewayStack;
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
@@ -29,21 +30,14 @@ async function errorOf(response: Response) {
 }
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  upstream = await startFakeOpenAIUpstream();
-  gateway = await startGateway(database.handle, { socketAddress: "198.51.100.20" });
-  seed = seeder(database.handle, gateway.secretBox);
-  userId = (await seed.user()).id;
+  stack = await startGatewayStack({ gateway: { socketAddress: "198.51.100.20" } });
+  ({ database, upstream, gateway, seed, userId } = stack);
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini", "gpt-4o", "vip-model"] });
   await seed.channel({ baseUrl: upstream.url, models: ["vip-model"], groups: ["vip"] });
   await seed.price("gpt-4o-mini", 1, 1);
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await upstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("token rules", () => {
   test("a disabled token and an expired token are refused with 401", async () => {

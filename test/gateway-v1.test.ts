@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requestLogs } from "@tollgate/db";
 import { asc, eq } from "drizzle-orm";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import type { FreshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, waitFor, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
+let stack: GatewayStack;
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
@@ -31,11 +32,11 @@ async function logsOf(token: number) {
 }
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  upstream = await startFakeOpenAIUpstream({ requireApiKey: "sk-upstream-test-key" });
-  gateway = await startGateway(database.handle, { socketAddress: "203.0.113.7", maxBodyBytes: 64 * 1024 });
-  seed = seeder(database.handle, gateway.secretBox);
-  userId = (await seed.user()).id;
+  stack = await startGatewayStack({
+    upstream: { requireApiKey: "sk-upstream-test-key" },
+    gateway: { socketAddress: "203.0.113.7", maxBodyBytes: 64 * 1024 },
+  });
+  ({ database, upstream, gateway, seed, userId } = stack);
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini", "text-embedding-3-small", "alias-model"], modelMapping: { "alias-model": "gpt-4o" } });
   await seed.channel({ baseUrl: upstream.url, models: ["offline-model"], status: "disabled" });
   await seed.price("gpt-4o-mini", 1, 2);
@@ -44,11 +45,7 @@ beforeAll(async () => {
   tokenId = created.row.id;
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await upstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("chat completions through app.handle", () => {
   test("a non-streamed call returns the upstream's answer and records usage and cost", async () => {

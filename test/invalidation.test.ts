@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runCommand } from "@tollgate/cli/run-command";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, TEST_SECRET, waitFor } from "./helpers/gateway-fixture";
+import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import type { FreshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, startGateway, TEST_SECRET, waitFor, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const cliEntry = join(import.meta.dir, "..", "apps", "cli", "src", "index.ts");
 
+let stack: GatewayStack;
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
 let first: GatewayUnderTest;
@@ -29,19 +30,12 @@ function chat(gateway: GatewayUnderTest, key: string, model: string) {
 }
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  upstream = await startFakeOpenAIUpstream();
-  first = await startGateway(database.handle);
-  seed = seeder(database.handle, first.secretBox);
-  userId = (await seed.user({ name: "owner" })).id;
+  stack = await startGatewayStack({ user: { name: "owner" } });
+  ({ database, upstream, gateway: first, seed, userId } = stack);
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await first?.stop();
-  await upstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("cache invalidation through LISTEN/NOTIFY", () => {
   test("a token disabled by the CLI is refused by a warm gateway", async () => {

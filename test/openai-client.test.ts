@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import type { FreshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
+let stack: GatewayStack;
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
@@ -14,22 +15,15 @@ let userId: number;
 let client: OpenAI;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  upstream = await startFakeOpenAIUpstream();
-  gateway = await startGateway(database.handle);
+  stack = await startGatewayStack();
+  ({ database, upstream, gateway, seed, userId } = stack);
   baseURL = await gateway.listen();
-  seed = seeder(database.handle, gateway.secretBox);
-  userId = (await seed.user()).id;
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini", "text-embedding-3-small", "other-model"] });
   const token = await seed.token({ userId });
   client = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await upstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("the official openai client against a listening gateway", () => {
   test("chat completion", async () => {

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import type { FreshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, startGateway, waitFor, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
+let stack: GatewayStack;
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
@@ -36,20 +37,13 @@ async function limitedToken(limits: { tpmLimit: number; rpmLimit?: number }) {
 }
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  upstream = await startFakeOpenAIUpstream();
+  stack = await startGatewayStack();
+  ({ database, upstream, gateway, seed, userId } = stack);
   upstream.setDefault({ kind: "ok", promptTokens: 20, completionTokens: 10 });
-  gateway = await startGateway(database.handle);
-  seed = seeder(database.handle, gateway.secretBox);
-  userId = (await seed.user()).id;
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await upstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("tokens-per-minute limit", () => {
   test("serves while the minute's tokens are below the limit, then answers 429 with the -tokens headers", async () => {

@@ -4,6 +4,8 @@ import { silentLogger } from "@tollgate/gateway/logger";
 import { channels, type DatabaseHandle, modelPrices, tokens, users } from "@tollgate/db";
 import { createSecretBox, displayPrefix, generateTokenSecret, hashTokenSecret, type SecretBox } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
+import { type FakeOpenAIUpstream, type FakeOpenAIUpstreamOptions, startFakeOpenAIUpstream } from "./fake-openai-upstream";
+import { type FreshDatabase, freshDatabase } from "./fresh-database";
 
 export const TEST_SECRET = "test-secret-for-tollgate-suite";
 
@@ -161,5 +163,46 @@ export async function waitFor<T>(condition: () => Promise<T | undefined | null |
     if (value) return value as T;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(10);
+  }
+}
+
+/** What most integration files start in beforeAll: a fresh database, a fake OpenAI upstream, a gateway on
+ * them, a seeder and one user whose tokens the tests create. */
+export interface GatewayStack {
+  database: FreshDatabase;
+  upstream: FakeOpenAIUpstream;
+  gateway: GatewayUnderTest;
+  seed: ReturnType<typeof seeder>;
+  userId: number;
+  /** Stops the gateway and the upstream and drops the database. */
+  stop(): Promise<void>;
+}
+
+export async function startGatewayStack(
+  options: {
+    upstream?: FakeOpenAIUpstreamOptions;
+    gateway?: Parameters<typeof startGateway>[1];
+    user?: Parameters<ReturnType<typeof seeder>["user"]>[0];
+  } = {},
+): Promise<GatewayStack> {
+  let database: FreshDatabase | undefined;
+  let upstream: FakeOpenAIUpstream | undefined;
+  let gateway: GatewayUnderTest | undefined;
+  const stop = async () => {
+    await gateway?.stop();
+    await upstream?.close();
+    await database?.drop();
+  };
+  try {
+    database = await freshDatabase();
+    upstream = await startFakeOpenAIUpstream(options.upstream);
+    gateway = await startGateway(database.handle, options.gateway);
+    const seed = seeder(database.handle, gateway.secretBox);
+    const userId = (await seed.user(options.user)).id;
+    return { database, upstream, gateway, seed, userId, stop };
+  } catch (error) {
+    // A set-up that fails halfway leaves nothing running (afterAll has no stack to stop).
+    await stop().catch(() => {});
+    throw error;
   }
 }
