@@ -75,6 +75,14 @@ function limiter(url: string, logs: LogLine[] = [], options: { probeIntervalMs?:
   return created;
 }
 
+/** Two limiters on the shared Redis, as two gateway instances would be, once both are connected. */
+async function twoInstancesOnRedis(): Promise<[RedisRateLimiter, RedisRateLimiter]> {
+  const first = limiter(redis.url);
+  const second = limiter(redis.url);
+  await until(() => first.backend === "redis" && second.backend === "redis", "both limiters on redis");
+  return [first, second];
+}
+
 beforeAll(async () => {
   redis = await startRedis();
 });
@@ -86,9 +94,7 @@ afterAll(async () => {
 
 describe("redis rate limiter", () => {
   test("two instances share one limit", async () => {
-    const first = limiter(redis.url);
-    const second = limiter(redis.url);
-    await until(() => first.backend === "redis" && second.backend === "redis", "both limiters on redis");
+    const [first, second] = await twoInstancesOnRedis();
     const now = Date.now();
     const decisions = [];
     for (let index = 0; index < 6; index++) {
@@ -196,9 +202,7 @@ describe("redis rate limiter", () => {
 
 describe("redis tokens-per-minute limiter", () => {
   test("two instances share one token budget, on keys of their own", async () => {
-    const first = limiter(redis.url);
-    const second = limiter(redis.url);
-    await until(() => first.backend === "redis" && second.backend === "redis", "both limiters on redis");
+    const [first, second] = await twoInstancesOnRedis();
     const now = Date.now();
     expect(await first.tokens.check(501, 1000, now)).toMatchObject({ allowed: true, remaining: 1000 });
     first.tokens.consume(501, 600, now);
