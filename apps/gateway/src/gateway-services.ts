@@ -128,20 +128,20 @@ export function createGatewayServices(input: {
     }
     for (const [id, balance] of userBalances) users.update(id, (user) => (user.balance = balance));
   };
-  const writerOptions = {
-    intervalMs: options.usageFlushIntervalMs,
-    maxBufferedLogs: options.usageBufferMax,
-    log: (message: string, fields?: Record<string, unknown>) => log("warn", message, fields),
-    instanceId,
-    onWritten,
-  };
+  // Settings of either writer that can cross to the worker thread (callbacks cannot).
+  const batching = { intervalMs: options.usageFlushIntervalMs, maxBufferedLogs: options.usageBufferMax, instanceId };
   const inThreadWriter = () =>
-    new UsageWriter(db, { ...writerOptions, ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}) });
+    new UsageWriter(db, {
+      ...batching,
+      log: (message, fields) => log("warn", message, fields),
+      onWritten,
+      ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}),
+    });
   // Embedded PGlite lives on this thread, so its writer must too; on Postgres the writer gets a thread of its own.
   const usage: UsageSink =
     options.usageWriterThread && database.kind === "postgres" && database.url
       ? new ThreadedUsageWriter({
-          settings: { databaseUrl: database.url, poolSize: 2, intervalMs: options.usageFlushIntervalMs, maxBufferedLogs: options.usageBufferMax, instanceId },
+          settings: { databaseUrl: database.url, poolSize: 2, ...batching },
           onWritten,
           log,
           fallback: inThreadWriter,
