@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { ThreadedPglite } from "./pglite-thread";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -26,8 +27,6 @@ export interface DatabaseHandle {
   /** Runs a raw SQL string (migrations, tests, admin tasks). */
   execute(sqlText: string): Promise<void>;
   close(): Promise<void>;
-  /** Present for pglite: the embedded instance (one process owns it). */
-  pglite?: PGlite;
 }
 
 export interface OpenDatabaseOptions {
@@ -81,14 +80,12 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     mkdirSync(dataDir, { recursive: true });
     location = join(dataDir, "pgdata");
   }
-  const pglite = await PGlite.create(location, {
-    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
-  });
-  const db = drizzlePglite(pglite, { schema }) as unknown as Database;
+  const pglite = await ThreadedPglite.open(location, [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`]);
+  // drizzle's pglite driver calls only query() and transaction() of its client, which ThreadedPglite has.
+  const db = drizzlePglite(pglite as never, { schema }) as unknown as Database;
   return {
     db,
     kind: "pglite",
-    pglite,
     async listen(channel, handlers) {
       const unsubscribe = await pglite.listen(channel, handlers.onNotify);
       handlers.onConnect();

@@ -1,0 +1,181 @@
+/** What the PGlite thread is asked to do, for one of its databases; `txn` runs a query inside that open transaction. */
+export type ToPgliteThread = { id: number; database: number } & (
+  | { type: "open"; location: string; startParams: string[] }
+  | { type: "query"; sql: string; params: unknown[]; rowMode?: "array" | "object"; rawTypes: number[]; txn?: number }
+  | { type: "exec"; sql: string; txn?: number }
+  | { type: "begin"; txn: number }
+  | { type: "end"; txn: number; commit: boolean }
+  | { type: "listen"; channel: string }
+  | { type: "unlisten"; channel: string }
+  | { type: "close" }
+);
+
+/** A Postgres error's fields (code, detail, constraint...), which survive the trip between threads. */
+export type SerializedError = { message: string; name: string } & Record<string, string | number | undefined>;
+
+export type FromPgliteThread =
+  | { type: "reply"; id: number; result?: unknown; error?: SerializedError }
+  | { type: "notify"; database: number; channel: string; payload: string };
+
+/** The error a query failed with on the PGlite thread, with Postgres' fields (e.g. `code` 23505) kept. */
+export class PgliteThreadError extends Error {
+  [field: string]: unknown;
+  constructor(serialized: SerializedError) {
+    super(serialized.message);
+    for (const [field, value] of Object.entries(serialized)) if (field !== "message" && field !== "stack") this[field] = value;
+    this.name = serialized.name;
+  }
+}
+
+export interface PgliteQueryOptions {
+  rowMode?: "array" | "object";
+  /** Only the type ids are sent: the thread returns those types' text unparsed, as drizzle's parsers do. */
+  parsers?: Record<number, unknown>;
+}
+
+interface QueryClient {
+  query(sql: string, params?: unknown[], options?: PgliteQueryOptions): Promise<unknown>;
+  exec(sql: string): Promise<unknown>;
+}
+
+/**
+ * The thread that runs the process's embedded databases. One thread serves every handle, so PGlite's
+ * WebAssembly is compiled once per process, not once per database (tests open dozens). It keeps the
+ * process alive only while an answer is owed.
+ */
+class PgliteThread {
+  private readonly worker: Bun.Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+  /** NOTIFY callbacks by database and channel. */
+  readonly notifications = new Map<number, (channel: string, payload: string) => void>();
+  failure: Error | null = null;
+
+  constructor() {
+    // The DOM typings of Worker lack ref()/unref(); Bun's own interface has them.
+    this.worker = new Worker(new URL("./pglite-worker.ts", import.meta.url).href) as unknown as Bun.Worker;
+    this.worker.unref();
+    this.worker.onmessage = (event) => this.receive((event as unknown as MessageEvent<FromPgliteThread>).data);
+    this.worker.onerror = (event) => this.fail(new Error(`the embedded database thread failed: ${event.message}`));
+  }
+
+  request(message: DistributiveOmit<ToPgliteThread, "id">): Promise<unknown> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  private receive(message: FromPgliteThread): void {
+    if (message.type === "notify") {
+      this.notifications.get(message.database)?.(message.channel, message.payload);
+      return;
+    }
+    const waiting = this.pending.get(message.id);
+    if (!waiting) return;
+    this.pending.delete(message.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if (message.error) waiting.reject(new PgliteThreadError(message.error));
+    else waiting.resolve(message.result);
+  }
+
+  private fail(error: Error): void {
+    this.failure = error;
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+    this.worker.unref();
+    if (thread === this) thread = null;
+  }
+}
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+let thread: PgliteThread | null = null;
+let nextDatabase = 1;
+
+/**
+ * An embedded database on the PGlite thread. PGlite is Postgres compiled to WebAssembly and runs on the
+ * thread that calls it: on the gateway's, the write-behind's inserts (a few milliseconds per batch) stalled
+ * every request in flight. This client speaks the part of PGlite's interface that drizzle's pglite driver
+ * uses (query, transaction), plus exec and listen, and sends each call to the thread that owns the instance.
+ * A transaction holds PGlite's own lock there, so other queries wait for it, as in process.
+ */
+export class ThreadedPglite implements QueryClient {
+  private nextTransaction = 1;
+  private readonly listeners = new Map<string, Set<(payload: string) => void>>();
+
+  private constructor(
+    private readonly thread: PgliteThread,
+    private readonly database: number,
+  ) {}
+
+  /** Opens the database (`memory://` or a pgdata folder) on the PGlite thread, started on first use. */
+  static async open(location: string, startParams: string[]): Promise<ThreadedPglite> {
+    thread ??= new PgliteThread();
+    const client = new ThreadedPglite(thread, nextDatabase++);
+    await client.thread.request({ type: "open", database: client.database, location, startParams });
+    client.thread.notifications.set(client.database, (channel, payload) => {
+      for (const callback of client.listeners.get(channel) ?? []) callback(payload);
+    });
+    return client;
+  }
+
+  query(sql: string, params: unknown[] = [], options: PgliteQueryOptions = {}): Promise<unknown> {
+    return this.runQuery(sql, params, options);
+  }
+
+  exec(sql: string): Promise<unknown> {
+    return this.thread.request({ type: "exec", database: this.database, sql });
+  }
+
+  /** Runs `callback` in one transaction: committed if it resolves, rolled back (and rethrown) if it throws. */
+  async transaction<T>(callback: (transaction: QueryClient) => Promise<T>): Promise<T> {
+    const txn = this.nextTransaction++;
+    const { database } = this;
+    await this.thread.request({ type: "begin", database, txn });
+    const inside: QueryClient = {
+      query: (sql, params = [], options = {}) => this.runQuery(sql, params, options, txn),
+      exec: (sql) => this.thread.request({ type: "exec", database, sql, txn }),
+    };
+    let result: T;
+    try {
+      result = await callback(inside);
+    } catch (error) {
+      await this.thread.request({ type: "end", database, txn, commit: false }).catch(() => {});
+      throw error;
+    }
+    await this.thread.request({ type: "end", database, txn, commit: true });
+    return result;
+  }
+
+  /** Calls `callback` with each NOTIFY payload on `channel`; resolves to a function that stops it. */
+  async listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>> {
+    let callbacks = this.listeners.get(channel);
+    if (!callbacks) {
+      callbacks = new Set();
+      this.listeners.set(channel, callbacks);
+      await this.thread.request({ type: "listen", database: this.database, channel });
+    }
+    callbacks.add(callback);
+    return async () => {
+      const current = this.listeners.get(channel);
+      if (!current?.delete(callback) || current.size > 0) return;
+      this.listeners.delete(channel);
+      await this.thread.request({ type: "unlisten", database: this.database, channel }).catch(() => {});
+    };
+  }
+
+  async close(): Promise<void> {
+    this.thread.notifications.delete(this.database);
+    this.listeners.clear();
+    await this.thread.request({ type: "close", database: this.database });
+  }
+
+  private runQuery(sql: string, params: unknown[], options: PgliteQueryOptions, txn?: number): Promise<unknown> {
+    const rawTypes = options.parsers ? Object.keys(options.parsers).map(Number) : [];
+    return this.thread.request({ type: "query", database: this.database, sql, params, rowMode: options.rowMode, rawTypes, txn });
+  }
+}
