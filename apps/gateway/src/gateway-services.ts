@@ -135,18 +135,20 @@ export function createGatewayServices(input: {
       ...batching,
       log: (message, fields) => log("warn", message, fields),
       onWritten,
+      // Only if the thread is off or died: PGlite's inserts then run on this thread, in slices between requests.
       ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}),
     });
-  // Embedded PGlite lives on this thread, so its writer must too; on Postgres the writer gets a thread of its own.
-  const usage: UsageSink =
-    options.usageWriterThread && database.kind === "postgres" && database.url
-      ? new ThreadedUsageWriter({
-          settings: { databaseUrl: database.url, poolSize: 2, ...batching },
-          onWritten,
-          log,
-          fallback: inThreadWriter,
-        })
-      : inThreadWriter();
+  // The writer gets a thread of its own: on Postgres with its own pool, embedded through the PGlite thread.
+  const threadDatabase = !options.usageWriterThread
+    ? null
+    : database.kind === "postgres" && database.url
+      ? { url: database.url, poolSize: 2 }
+      : database.share
+        ? { shared: database.share() }
+        : null;
+  const usage: UsageSink = threadDatabase
+    ? new ThreadedUsageWriter({ settings: { database: threadDatabase, ...batching }, onWritten, log, fallback: inThreadWriter })
+    : inThreadWriter();
   const localLimiter = new SlidingWindowRateLimiter();
   const redisLimiter = options.redisUrl ? new RedisRateLimiter({ url: options.redisUrl, log, keyPrefix: options.redisKeyPrefix }) : null;
   const rateLimiter: RateLimiter = redisLimiter ?? localLimiter;

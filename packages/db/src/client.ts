@@ -5,7 +5,9 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { ThreadedPglite } from "./pglite-thread";
+import { type SharedPglite, ThreadedPglite } from "./pglite-thread";
+
+export type { SharedPglite } from "./pglite-thread";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -27,6 +29,11 @@ export interface DatabaseHandle {
   /** Runs a raw SQL string (migrations, tests, admin tasks). */
   execute(sqlText: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Embedded only: this database for another thread of this process (the write-behind's), which opens it
+   * with `openSharedPglite`. Transfer `port` with the message that carries it.
+   */
+  share?(): SharedPglite;
 }
 
 export interface OpenDatabaseOptions {
@@ -81,6 +88,15 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     location = join(dataDir, "pgdata");
   }
   const pglite = await ThreadedPglite.open(location, [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`]);
+  return { ...pgliteHandle(pglite), share: () => pglite.share() };
+}
+
+/** A handle on an embedded database that another thread of this process opened and shared. */
+export function openSharedPglite(shared: SharedPglite): DatabaseHandle {
+  return pgliteHandle(ThreadedPglite.shared(shared));
+}
+
+function pgliteHandle(pglite: ThreadedPglite): DatabaseHandle {
   // drizzle's pglite driver calls only query() and transaction() of its client, which ThreadedPglite has.
   const db = drizzlePglite(pglite as never, { schema }) as unknown as Database;
   return {

@@ -8,6 +8,10 @@ export type ToPgliteThread = { id: number; database: number } & (
   | { type: "listen"; channel: string }
   | { type: "unlisten"; channel: string }
   | { type: "close" }
+  /** A shared handle is done: the port stops being served. */
+  | { type: "detach" }
+  /** Serves this database on `port` too, for another thread (e.g. the write-behind's). */
+  | { type: "attach"; port: MessagePort }
 );
 
 /** A Postgres error's fields (code, detail, constraint...), which survive the trip between threads. */
@@ -38,34 +42,37 @@ interface QueryClient {
   exec(sql: string): Promise<unknown>;
 }
 
+/** Where requests go: the PGlite worker itself, or a port it serves for another thread. */
+interface Endpoint {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  onmessage: ((event: MessageEvent) => void) | null;
+  ref?(): void;
+  unref?(): void;
+}
+
 /**
- * The thread that runs the process's embedded databases. One thread serves every handle, so PGlite's
- * WebAssembly is compiled once per process, not once per database (tests open dozens). It keeps the
- * process alive only while an answer is owed.
+ * Requests to the PGlite thread and their answers, matched by id. It keeps the process alive only while
+ * an answer is owed, not while a database sits idle.
  */
-class PgliteThread {
-  private readonly worker: Bun.Worker;
+class PgliteConnection {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
-  /** NOTIFY callbacks by database and channel. */
+  /** NOTIFY callbacks by database. */
   readonly notifications = new Map<number, (channel: string, payload: string) => void>();
   failure: Error | null = null;
 
-  constructor() {
-    // The DOM typings of Worker lack ref()/unref(); Bun's own interface has them.
-    this.worker = new Worker(new URL("./pglite-worker.ts", import.meta.url).href) as unknown as Bun.Worker;
-    this.worker.unref();
-    this.worker.onmessage = (event) => this.receive((event as unknown as MessageEvent<FromPgliteThread>).data);
-    this.worker.onerror = (event) => this.fail(new Error(`the embedded database thread failed: ${event.message}`));
+  constructor(private readonly endpoint: Endpoint) {
+    endpoint.unref?.();
+    endpoint.onmessage = (event) => this.receive(event.data as FromPgliteThread);
   }
 
-  request(message: DistributiveOmit<ToPgliteThread, "id">): Promise<unknown> {
+  request(message: DistributiveOmit<ToPgliteThread, "id">, transfer?: Transferable[]): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) this.worker.ref();
+      if (this.pending.size === 0) this.endpoint.ref?.();
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...message, id });
+      this.endpoint.postMessage({ ...message, id }, transfer);
     });
   }
 
@@ -77,23 +84,43 @@ class PgliteThread {
     const waiting = this.pending.get(message.id);
     if (!waiting) return;
     this.pending.delete(message.id);
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0) this.endpoint.unref?.();
     if (message.error) waiting.reject(new PgliteThreadError(message.error));
     else waiting.resolve(message.result);
   }
 
-  private fail(error: Error): void {
+  fail(error: Error): void {
     this.failure = error;
     for (const waiting of this.pending.values()) waiting.reject(error);
     this.pending.clear();
-    this.worker.unref();
-    if (thread === this) thread = null;
+    this.endpoint.unref?.();
   }
+}
+
+/**
+ * The thread that runs the process's embedded databases. One thread serves every handle, so PGlite's
+ * WebAssembly is compiled once per process, not once per database (tests open dozens).
+ */
+function startPgliteThread(): PgliteConnection {
+  // The DOM typings of Worker lack ref()/unref(); Bun's own interface has them.
+  const worker = new Worker(new URL("./pglite-worker.ts", import.meta.url).href) as unknown as Bun.Worker;
+  const connection = new PgliteConnection(worker as unknown as Endpoint);
+  worker.onerror = (event) => {
+    connection.fail(new Error(`the embedded database thread failed: ${event.message}`));
+    if (thread === connection) thread = null;
+  };
+  return connection;
+}
+
+/** A database of the PGlite thread, as another thread reaches it (see ThreadedPglite.share). */
+export interface SharedPglite {
+  port: MessagePort;
+  database: number;
 }
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
-let thread: PgliteThread | null = null;
+let thread: PgliteConnection | null = null;
 let nextDatabase = 1;
 
 /**
@@ -108,19 +135,38 @@ export class ThreadedPglite implements QueryClient {
   private readonly listeners = new Map<string, Set<(payload: string) => void>>();
 
   private constructor(
-    private readonly thread: PgliteThread,
+    private readonly thread: PgliteConnection,
     private readonly database: number,
-  ) {}
+    /** False for a shared handle: closing it lets go of the port, not of the database. */
+    private readonly owner: boolean,
+  ) {
+    thread.notifications.set(database, (channel, payload) => {
+      for (const callback of this.listeners.get(channel) ?? []) callback(payload);
+    });
+  }
 
   /** Opens the database (`memory://` or a pgdata folder) on the PGlite thread, started on first use. */
   static async open(location: string, startParams: string[]): Promise<ThreadedPglite> {
-    thread ??= new PgliteThread();
-    const client = new ThreadedPglite(thread, nextDatabase++);
-    await client.thread.request({ type: "open", database: client.database, location, startParams });
-    client.thread.notifications.set(client.database, (channel, payload) => {
-      for (const callback of client.listeners.get(channel) ?? []) callback(payload);
-    });
-    return client;
+    thread ??= startPgliteThread();
+    const database = nextDatabase++;
+    await thread.request({ type: "open", database, location, startParams });
+    return new ThreadedPglite(thread, database, true);
+  }
+
+  /**
+   * This database, reachable from another thread: pass the result to `ThreadedPglite.shared` there,
+   * transferring its port. The port's requests wait in it until the PGlite thread has taken it on.
+   */
+  share(): SharedPglite {
+    const channel = new MessageChannel();
+    // Fails only with the thread itself, which every request on the port then reports.
+    this.thread.request({ type: "attach", database: this.database, port: channel.port1 }, [channel.port1]).catch(() => {});
+    return { port: channel.port2, database: this.database };
+  }
+
+  /** The client of a database another thread shared with this one. */
+  static shared(shared: SharedPglite): ThreadedPglite {
+    return new ThreadedPglite(new PgliteConnection(shared.port as unknown as Endpoint), shared.database, false);
   }
 
   query(sql: string, params: unknown[] = [], options: PgliteQueryOptions = {}): Promise<unknown> {
@@ -171,7 +217,7 @@ export class ThreadedPglite implements QueryClient {
   async close(): Promise<void> {
     this.thread.notifications.delete(this.database);
     this.listeners.clear();
-    await this.thread.request({ type: "close", database: this.database });
+    await this.thread.request({ type: this.owner ? "close" : "detach", database: this.database });
   }
 
   private runQuery(sql: string, params: unknown[], options: PgliteQueryOptions, txn?: number): Promise<unknown> {

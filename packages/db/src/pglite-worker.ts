@@ -1,22 +1,41 @@
-// The thread that owns the process's embedded PGlite instances (see ThreadedPglite). Messages are answered by
-// id; a transaction stays open between its "begin" and "end" messages, and only queries that name it run
-// inside it.
+// The thread that owns the process's embedded PGlite instances (see ThreadedPglite). It answers messages by
+// id, from the thread that started it and from ports it was given for other threads ("attach"). Each of
+// them has its own transactions: one stays open between its "begin" and "end" messages, and only queries
+// that name it run inside it (PGlite's lock makes the others wait meanwhile).
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import type { FromPgliteThread, SerializedError, ToPgliteThread } from "./pglite-thread";
 
 declare const self: Worker;
 
-interface OpenDatabase {
-  pglite: PGlite;
-  transactions: Map<number, { transaction: Transaction; end: (commit: boolean) => void; ended: Promise<unknown> }>;
+interface Endpoint {
+  postMessage(message: FromPgliteThread): void;
+  addEventListener(type: "message", listener: (event: MessageEvent<ToPgliteThread>) => void): void;
+  start?(): void;
+  close?(): void;
+}
+
+interface OpenTransaction {
+  transaction: Transaction;
+  end: (commit: boolean) => void;
+  ended: Promise<unknown>;
+  idle: ReturnType<typeof setTimeout>;
+}
+
+/** What one endpoint has open on one database. */
+interface Session {
+  transactions: Map<number, OpenTransaction>;
   unlisteners: Map<string, () => Promise<void>>;
 }
 
-const databases = new Map<number, OpenDatabase>();
+const databases = new Map<number, PGlite>();
+/**
+ * A transaction left open this long without a statement is rolled back, as Postgres'
+ * idle_in_transaction_session_timeout does: PGlite has one connection, and a thread that died between
+ * "begin" and "end" (the write-behind's, say) would otherwise hold its lock, and every query, for ever.
+ */
+const IDLE_IN_TRANSACTION_MS = 60_000;
 const rollback = Symbol("rollback");
 const keepText = (value: string) => value;
-
-const send = (message: FromPgliteThread) => self.postMessage(message);
 
 function serialize(error: unknown): SerializedError {
   if (!(error instanceof Error)) return { name: "Error", message: String(error) };
@@ -27,100 +46,132 @@ function serialize(error: unknown): SerializedError {
   return serialized;
 }
 
-function opened(id: number): OpenDatabase {
-  const database = databases.get(id);
-  if (!database) throw new Error("the embedded database is not open");
-  return database;
-}
-
-/** The open transaction a message names, or the instance itself. */
-function target(database: OpenDatabase, txn: number | undefined): PGlite | Transaction {
-  if (txn === undefined) return database.pglite;
-  const open = database.transactions.get(txn);
-  if (!open) throw new Error(`transaction ${txn} is not open`);
-  return open.transaction;
+function opened(id: number): PGlite {
+  const pglite = databases.get(id);
+  if (!pglite) throw new Error("the embedded database is not open");
+  return pglite;
 }
 
 /** Opens a transaction and resolves once it is open; it ends when "end" arrives (commit or rollback). */
-function begin(database: OpenDatabase, txn: number): Promise<void> {
-  const { transactions } = database;
+function begin(pglite: PGlite, session: Session, txn: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    let opened = false;
+    let started = false;
     let end: (commit: boolean) => void = () => {};
     const decided = new Promise<boolean>((settle) => (end = settle));
-    const ended = database.pglite
+    const ended = pglite
       .transaction(async (transaction) => {
-        opened = true;
-        transactions.set(txn, { transaction, end, ended });
+        started = true;
+        const idle = setTimeout(() => {
+          session.transactions.delete(txn);
+          end(false);
+        }, IDLE_IN_TRANSACTION_MS);
+        session.transactions.set(txn, { transaction, end, ended, idle });
         resolve();
-        if (!(await decided)) throw rollback;
+        const commit = await decided;
+        clearTimeout(idle);
+        if (!commit) throw rollback;
       })
       .catch((error) => {
-        if (!opened) reject(error);
+        if (!started) reject(error);
         if (error !== rollback) throw error;
       })
-      .finally(() => transactions.delete(txn));
-    // Not yet awaited by anyone: "end" does. Keep a rejection from being reported as unhandled meanwhile.
+      .finally(() => session.transactions.delete(txn));
+    // "end" awaits it; until then, keep a failed commit from being reported as unhandled.
     ended.catch(() => {});
   });
 }
 
-async function handle(message: ToPgliteThread): Promise<unknown> {
-  if (message.type === "open") {
-    const pglite = await PGlite.create(message.location, { startParams: message.startParams });
-    databases.set(message.database, { pglite, transactions: new Map(), unlisteners: new Map() });
-    return null;
-  }
-  const database = opened(message.database);
-  switch (message.type) {
-    case "query": {
-      const parsers = Object.fromEntries(message.rawTypes.map((type) => [type, keepText]));
-      return target(database, message.txn).query(message.sql, message.params, { rowMode: message.rowMode, parsers });
+/** Answers the messages of one endpoint. */
+function serve(endpoint: Endpoint, primary: boolean): void {
+  const sessions = new Map<number, Session>();
+  const sessionOf = (database: number) => {
+    let session = sessions.get(database);
+    if (!session) {
+      session = { transactions: new Map(), unlisteners: new Map() };
+      sessions.set(database, session);
     }
-    case "exec":
-      return target(database, message.txn).exec(message.sql);
-    case "begin":
-      return begin(database, message.txn);
-    case "end": {
-      const open = database.transactions.get(message.txn);
-      if (!open) throw new Error(`transaction ${message.txn} is not open`);
-      open.end(message.commit);
-      await open.ended;
+    return session;
+  };
+
+  async function handle(message: ToPgliteThread): Promise<unknown> {
+    if (message.type === "open") {
+      if (!primary) throw new Error("only the owning thread opens databases");
+      databases.set(message.database, await PGlite.create(message.location, { startParams: message.startParams }));
       return null;
     }
-    case "listen": {
-      const { channel } = message;
-      if (!database.unlisteners.has(channel)) {
-        const notify = (payload: string) => send({ type: "notify", database: message.database, channel, payload });
-        database.unlisteners.set(channel, await database.pglite.listen(channel, notify));
+    if (message.type === "attach") {
+      serve(message.port as unknown as Endpoint, false);
+      return null;
+    }
+    if (message.type === "detach") {
+      sessions.delete(message.database);
+      if (!primary) setTimeout(() => endpoint.close?.(), 0);
+      return null;
+    }
+    const pglite = opened(message.database);
+    const session = sessionOf(message.database);
+    const target = (txn: number | undefined): PGlite | Transaction => {
+      if (txn === undefined) return pglite;
+      const open = session.transactions.get(txn);
+      if (!open) throw new Error(`transaction ${txn} is not open (rolled back after ${IDLE_IN_TRANSACTION_MS / 1000} s idle?)`);
+      open.idle.refresh();
+      return open.transaction;
+    };
+    switch (message.type) {
+      case "query": {
+        const parsers = Object.fromEntries(message.rawTypes.map((type) => [type, keepText]));
+        return target(message.txn).query(message.sql, message.params, { rowMode: message.rowMode, parsers });
       }
-      return null;
-    }
-    case "unlisten": {
-      const unlisten = database.unlisteners.get(message.channel);
-      database.unlisteners.delete(message.channel);
-      await unlisten?.();
-      return null;
-    }
-    case "close": {
-      databases.delete(message.database);
-      await database.pglite.close();
-      return null;
+      case "exec":
+        return target(message.txn).exec(message.sql);
+      case "begin":
+        return begin(pglite, session, message.txn);
+      case "end": {
+        const open = session.transactions.get(message.txn);
+        if (!open) throw new Error(`transaction ${message.txn} is not open (rolled back after ${IDLE_IN_TRANSACTION_MS / 1000} s idle?)`);
+        open.end(message.commit);
+        await open.ended;
+        return null;
+      }
+      case "listen": {
+        const { channel, database } = message;
+        if (!session.unlisteners.has(channel)) {
+          const notify = (payload: string) => endpoint.postMessage({ type: "notify", database, channel, payload });
+          session.unlisteners.set(channel, await pglite.listen(channel, notify));
+        }
+        return null;
+      }
+      case "unlisten": {
+        const unlisten = session.unlisteners.get(message.channel);
+        session.unlisteners.delete(message.channel);
+        await unlisten?.();
+        return null;
+      }
+      case "close":
+        if (!primary) throw new Error("only the owning thread closes databases");
+        databases.delete(message.database);
+        sessions.delete(message.database);
+        await pglite.close();
+        return null;
     }
   }
+
+  endpoint.addEventListener("message", (event) => {
+    const message = event.data;
+    handle(message).then(
+      (result) => {
+        try {
+          endpoint.postMessage({ type: "reply", id: message.id, result });
+        } catch (error) {
+          // A value that cannot cross threads: the caller gets the reason instead of waiting forever.
+          endpoint.postMessage({ type: "reply", id: message.id, error: serialize(error) });
+        }
+      },
+      (error) => endpoint.postMessage({ type: "reply", id: message.id, error: serialize(error) }),
+    );
+  });
+  // A port delivers nothing until started (the worker's own scope needs no start).
+  endpoint.start?.();
 }
 
-self.addEventListener("message", (event: MessageEvent<ToPgliteThread>) => {
-  const message = event.data;
-  handle(message).then(
-    (result) => {
-      try {
-        send({ type: "reply", id: message.id, result });
-      } catch (error) {
-        // A value that cannot cross threads: the caller gets the reason instead of waiting forever.
-        send({ type: "reply", id: message.id, error: serialize(error) });
-      }
-    },
-    (error) => send({ type: "reply", id: message.id, error: serialize(error) }),
-  );
-});
+serve(self as unknown as Endpoint, true);

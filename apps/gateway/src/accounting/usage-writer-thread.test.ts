@@ -7,7 +7,7 @@ import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
 import { type UsageRecord, UsageWriter, type WrittenUsage } from "./usage-writer";
 import { ThreadedUsageWriter, type UsageWorkerSettings } from "./usage-writer-thread";
 
-// The worker opens its own Postgres connections: there is nothing to test on embedded PGlite.
+// On Postgres the worker opens connections of its own; on embedded PGlite it reaches the PGlite thread by a port.
 const usePostgres = Boolean(process.env.DATABASE_URL);
 
 let database: FreshDatabase;
@@ -15,7 +15,6 @@ let userId: number;
 let tokenId: number;
 
 beforeAll(async () => {
-  if (!usePostgres) return;
   database = await freshDatabase();
   const [user] = await database.handle.db.insert(users).values({ name: "thread-owner", balance: 1_000_000 }).returning();
   const [token] = await database.handle.db
@@ -53,26 +52,28 @@ function usageRecord(requestId: string, cost: number): UsageRecord {
   };
 }
 
-function settings(databaseUrl: string): UsageWorkerSettings {
-  return { databaseUrl, poolSize: 1, intervalMs: 60_000, maxBufferedLogs: 3, instanceId: "thread-test" };
+const batching = { intervalMs: 60_000, maxBufferedLogs: 3, instanceId: "thread-test" };
+
+/** The test database as the worker reaches it: by URL on Postgres, by a port of the PGlite thread if embedded. */
+function workerDatabase(databaseUrl = database.url): UsageWorkerSettings["database"] {
+  return databaseUrl ? { url: databaseUrl, poolSize: 1 } : { shared: database.handle.share!() };
 }
 
-function threadedWriter(databaseUrl: string) {
+function threadedWriter(databaseUrl?: string) {
   const written: WrittenUsage[] = [];
   const logged: string[] = [];
   const writer = new ThreadedUsageWriter({
-    settings: settings(databaseUrl),
+    settings: { database: workerDatabase(databaseUrl), ...batching },
     onWritten: (usage) => written.push(usage),
     log: (_level, message) => logged.push(message),
-    fallback: () =>
-      new UsageWriter(database.handle.db, { ...settings(databaseUrl), log: () => {}, onWritten: (usage) => written.push(usage) }),
+    fallback: () => new UsageWriter(database.handle.db, { ...batching, log: () => {}, onWritten: (usage) => written.push(usage) }),
   });
   return { writer, written, logged };
 }
 
 describe("the write-behind on a worker thread", () => {
-  test.if(usePostgres)("writes what was recorded; the commit reaches onWritten on this thread before flush() resolves", async () => {
-    const { writer, written } = threadedWriter(database.url!);
+  test("writes what was recorded; the commit reaches onWritten on this thread before flush() resolves", async () => {
+    const { writer, written } = threadedWriter();
     writer.record(usageRecord("req_thread_1", 30));
     writer.record(usageRecord("req_thread_2", 12));
     expect(writer.queueDepth).toBe(2);
@@ -114,8 +115,8 @@ describe("the write-behind on a worker thread", () => {
     await writer.stop(0);
   });
 
-  test.if(usePostgres)("if the worker dies, the main thread takes over: the failure is logged and later records are still written", async () => {
-    const { writer, logged } = threadedWriter(database.url!);
+  test("if the worker dies, the main thread takes over: the failure is logged and later records are still written", async () => {
+    const { writer, logged } = threadedWriter();
     // A message the worker cannot handle makes it throw outside any handler that could catch it.
     (writer as unknown as { worker: Worker }).worker.postMessage({ type: "records", records: [null] });
     const deadline = Date.now() + 5_000;
@@ -128,7 +129,7 @@ describe("the write-behind on a worker thread", () => {
     await writer.stop();
   });
 
-  test.if(usePostgres)("a gateway on Postgres writes usage on the thread unless told not to", async () => {
+  test("a gateway writes usage on the thread unless told not to (on Postgres and on embedded PGlite)", async () => {
     const threaded = await startGateway(database.handle);
     const inline = await startGateway(database.handle, { usageWriterThread: false });
     try {
@@ -137,17 +138,6 @@ describe("the write-behind on a worker thread", () => {
     } finally {
       await threaded.stop();
       await inline.stop();
-    }
-  });
-
-  test.if(!usePostgres)("embedded PGlite lives on the main thread, and so does its write-behind", async () => {
-    const embedded = await freshDatabase();
-    const gateway = await startGateway(embedded.handle);
-    try {
-      expect(gateway.services.usage).toBeInstanceOf(UsageWriter);
-    } finally {
-      await gateway.stop();
-      await embedded.drop();
     }
   });
 });

@@ -1,9 +1,9 @@
+import type { SharedPglite } from "@tollgate/db";
 import type { UsageRecord, UsageSink, UsageWriter, WrittenUsage } from "./usage-writer";
 
-/** What the worker needs to run a UsageWriter on a Postgres connection of its own. */
+/** What the worker needs to run a UsageWriter: a Postgres pool of its own, or the embedded database's port. */
 export interface UsageWorkerSettings {
-  databaseUrl: string;
-  poolSize: number;
+  database: { url: string; poolSize: number } | { shared: SharedPglite };
   intervalMs: number;
   maxBufferedLogs: number;
   instanceId: string;
@@ -35,7 +35,7 @@ export interface ThreadedUsageWriterOptions {
 }
 
 /**
- * The write-behind on a worker thread (Postgres only): encoding a second's worth of request-log rows,
+ * The write-behind on a worker thread: encoding a second's worth of request-log rows,
  * binding them and reading the results cost the event loop several milliseconds per flush, which every
  * request in flight at that moment waited for (it was most of the gateway's p99 under load). Requests now
  * hand their record over, records go to the worker in small batches (a message per record cost about 17 µs
@@ -60,7 +60,9 @@ export class ThreadedUsageWriter implements UsageSink {
     this.worker.unref();
     this.worker.onmessage = (event) => this.receive((event as unknown as MessageEvent<FromUsageWorker>).data);
     this.worker.onerror = (event) => this.takeOver(event.message);
-    this.post({ type: "init", settings: options.settings });
+    const { database } = options.settings;
+    // The embedded database's port moves to the worker with the message that carries it.
+    this.worker.postMessage({ type: "init", settings: options.settings } satisfies ToUsageWorker, "shared" in database ? [database.shared.port] : []);
   }
 
   get queueDepth(): number {

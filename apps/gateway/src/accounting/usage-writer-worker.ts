@@ -1,6 +1,7 @@
-// Worker thread of ThreadedUsageWriter: a UsageWriter on a Postgres connection pool of its own. Messages are
-// handled in the order they were posted, so a flush covers every record posted before it.
-import { openPostgres } from "@tollgate/db";
+// Worker thread of ThreadedUsageWriter: a UsageWriter on a Postgres connection pool of its own, or on the
+// embedded database through the port the PGlite thread serves it on. Messages are handled in the order they
+// were posted, so a flush covers every record posted before it.
+import { openPostgres, openSharedPglite } from "@tollgate/db";
 import type { FromUsageWorker, ToUsageWorker } from "./usage-writer-thread";
 import { UsageWriter } from "./usage-writer";
 
@@ -27,8 +28,9 @@ self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
   const message = event.data;
   switch (message.type) {
     case "init": {
-      const { databaseUrl, poolSize, intervalMs, maxBufferedLogs, instanceId } = message.settings;
-      const database = openPostgres(databaseUrl, poolSize);
+      const { intervalMs, maxBufferedLogs, instanceId } = message.settings;
+      const settings = message.settings.database;
+      const database = "shared" in settings ? openSharedPglite(settings.shared) : openPostgres(settings.url, settings.poolSize);
       closeDatabase = () => database.close();
       const created: UsageWriter = new UsageWriter(database.db, {
         intervalMs,
