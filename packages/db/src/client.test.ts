@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase, resultRows } from "./client";
+import { SETUP_TIMEOUT_MS } from "../../../test/helpers/timeouts";
 
 describe("the embedded database", () => {
   test("runs with a small buffer pool, so that the gateway's memory stays small", async () => {
@@ -12,4 +16,25 @@ describe("the embedded database", () => {
       await handle.close();
     }
   });
+
+  test(
+    "a new data folder is created (on a thread of its own, then reopened) and keeps its data for the next open",
+    async () => {
+      const dataDir = join(mkdtempSync(join(tmpdir(), "tollgate-db-")), "data");
+      try {
+        const first = await openDatabase({ dataDir });
+        await first.execute("create table kept (value text); insert into kept values ('still here')");
+        await first.close();
+        const second = await openDatabase({ dataDir });
+        try {
+          expect(resultRows(await second.db.execute(sql`select value from kept`))).toEqual([{ value: "still here" }]);
+        } finally {
+          await second.close();
+        }
+      } finally {
+        rmSync(join(dataDir, ".."), { recursive: true, force: true });
+      }
+    },
+    SETUP_TIMEOUT_MS,
+  );
 });

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -87,7 +87,9 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     mkdirSync(dataDir, { recursive: true });
     location = join(dataDir, "pgdata");
   }
-  const pglite = await ThreadedPglite.open(location, [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`]);
+  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
+  if (location !== dataDir && !existsSync(join(location, "PG_VERSION"))) await ThreadedPglite.initialize(location, startParams);
+  const pglite = await ThreadedPglite.open(location, startParams);
   return { ...pgliteHandle(pglite), share: () => pglite.share() };
 }
 
