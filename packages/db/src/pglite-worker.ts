@@ -104,6 +104,8 @@ function serve(endpoint: Endpoint, primary: boolean): void {
       return null;
     }
     if (message.type === "detach") {
+      // Whatever the departing thread left open is rolled back, rather than holding PGlite's lock.
+      for (const open of sessions.get(message.database)?.transactions.values() ?? []) open.end(false);
       sessions.delete(message.database);
       if (!primary) setTimeout(() => endpoint.close?.(), 0);
       return null;

@@ -141,3 +141,18 @@ describe("the write-behind on a worker thread", () => {
     }
   });
 });
+
+describe("the write-behind's stop", () => {
+  test("waits for a write already under way, so the database is never closed in the middle of its transaction", async () => {
+    const writer = new UsageWriter(database.handle.db, { ...batching, log: () => {}, onWritten: () => {} });
+    writer.record(usageRecord("req_stop_in_flight", 2));
+    let written = false;
+    const writing = writer.flush().then(() => (written = true));
+    // The buffers are empty now (the batch is being written), which is when stop() used to return at once.
+    await writer.stop();
+    expect(written).toBe(true);
+    await writing;
+    const rows = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.requestId, "req_stop_in_flight"));
+    expect(rows).toHaveLength(1);
+  });
+});

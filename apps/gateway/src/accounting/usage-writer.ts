@@ -151,7 +151,9 @@ export class UsageWriter implements UsageSink {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const deadline = Date.now() + graceMs;
-    while (this.hasWork()) {
+    // A write under way holds records that are no longer in the buffers: it is awaited too, so that the
+    // database is never closed (or the thread ended) in the middle of its transaction.
+    while (this.hasWork() || this.flushing) {
       try {
         await this.flush();
       } catch {
