@@ -128,15 +128,21 @@ export function createGatewayServices(input: {
     }
     for (const [id, balance] of userBalances) users.update(id, (user) => (user.balance = balance));
   };
-  // Settings of either writer that can cross to the worker thread (callbacks cannot).
-  const batching = { intervalMs: options.usageFlushIntervalMs, maxBufferedLogs: options.usageBufferMax, instanceId };
+  // Settings of either writer that can cross to the worker thread (callbacks cannot). PGlite's WebAssembly
+  // memory grows to fit the largest statement it has run and never shrinks: its inserts stay small.
+  const batching = {
+    intervalMs: options.usageFlushIntervalMs,
+    maxBufferedLogs: options.usageBufferMax,
+    instanceId,
+    ...(database.kind === "pglite" ? { rowsPerInsert: 100 } : {}),
+  };
   const inThreadWriter = () =>
     new UsageWriter(db, {
       ...batching,
       log: (message, fields) => log("warn", message, fields),
       onWritten,
       // Only if the thread is off or died: PGlite's inserts then run on this thread, in slices between requests.
-      ...(database.kind === "pglite" ? { rowsPerInsert: 100, yieldBetweenInserts: true } : {}),
+      ...(database.kind === "pglite" ? { yieldBetweenInserts: true } : {}),
     });
   // The writer gets a thread of its own: on Postgres with its own pool, embedded through the PGlite thread.
   const threadDatabase = !options.usageWriterThread

@@ -4,6 +4,8 @@ import type { UsageRecord, UsageSink, UsageWriter, WrittenUsage } from "./usage-
 /** What the worker needs to run a UsageWriter: a Postgres pool of its own, or the embedded database's port. */
 export interface UsageWorkerSettings {
   database: { url: string; poolSize: number } | { shared: SharedPglite };
+  /** Rows per INSERT statement; UsageWriter's default when absent. */
+  rowsPerInsert?: number;
   intervalMs: number;
   maxBufferedLogs: number;
   instanceId: string;

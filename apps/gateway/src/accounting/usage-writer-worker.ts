@@ -28,7 +28,7 @@ self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
   const message = event.data;
   switch (message.type) {
     case "init": {
-      const { intervalMs, maxBufferedLogs, instanceId } = message.settings;
+      const { intervalMs, maxBufferedLogs, instanceId, rowsPerInsert } = message.settings;
       const settings = message.settings.database;
       const database = "shared" in settings ? openSharedPglite(settings.shared) : openPostgres(settings.url, settings.poolSize);
       closeDatabase = () => database.close();
@@ -36,6 +36,7 @@ self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
         intervalMs,
         maxBufferedLogs,
         instanceId,
+        rowsPerInsert,
         log: (text, fields) => send({ type: "log", message: text, fields }),
         onWritten: (written) => {
           reportedDropped = created.droppedLogs;
