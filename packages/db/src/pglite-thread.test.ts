@@ -88,4 +88,15 @@ describe("the embedded database on its own thread", () => {
     const rows = resultRows(await handle.db.execute(sql`select name from users where id = ${created!.id}`));
     expect(rows).toEqual([{ name: "shared-renamed" }]);
   });
+
+  test("a thread that dies in the middle of a transaction does not keep the database locked: its transaction is rolled back", async () => {
+    const shared = handle.share!();
+    const worker = new Worker(new URL("../test-support/hold-transaction-worker.ts", import.meta.url).href);
+    const holding = new Promise((resolve) => (worker.onmessage = resolve));
+    worker.postMessage(shared, [shared.port]);
+    await holding;
+    worker.terminate();
+    // Without the rollback this read would wait for PGlite's lock until the 60 s idle limit.
+    expect(await namesOf(handle.db, "held-")).toEqual([]);
+  });
 });

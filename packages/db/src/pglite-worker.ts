@@ -10,6 +10,7 @@ declare const self: Worker;
 interface Endpoint {
   postMessage(message: FromPgliteThread): void;
   addEventListener(type: "message", listener: (event: MessageEvent<ToPgliteThread>) => void): void;
+  addEventListener(type: "close", listener: () => void): void;
   start?(): void;
   close?(): void;
 }
@@ -93,6 +94,12 @@ function serve(endpoint: Endpoint, primary: boolean): void {
     return session;
   };
 
+  // Whatever a departing thread left open is rolled back, rather than holding PGlite's lock.
+  const release = (database: number) => {
+    for (const open of sessions.get(database)?.transactions.values() ?? []) open.end(false);
+    sessions.delete(database);
+  };
+
   async function handle(message: ToPgliteThread): Promise<unknown> {
     if (message.type === "open") {
       if (!primary) throw new Error("only the owning thread opens databases");
@@ -104,9 +111,7 @@ function serve(endpoint: Endpoint, primary: boolean): void {
       return null;
     }
     if (message.type === "detach") {
-      // Whatever the departing thread left open is rolled back, rather than holding PGlite's lock.
-      for (const open of sessions.get(message.database)?.transactions.values() ?? []) open.end(false);
-      sessions.delete(message.database);
+      release(message.database);
       if (!primary) setTimeout(() => endpoint.close?.(), 0);
       return null;
     }
@@ -172,6 +177,8 @@ function serve(endpoint: Endpoint, primary: boolean): void {
       (error) => endpoint.postMessage({ type: "reply", id: message.id, error: serialize(error) }),
     );
   });
+  // The thread at the other end of a port ended (it crashed, or was terminated mid-transaction).
+  if (!primary) endpoint.addEventListener("close", () => [...sessions.keys()].forEach(release));
   // A port delivers nothing until started (the worker's own scope needs no start).
   endpoint.start?.();
 }
