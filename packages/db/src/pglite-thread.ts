@@ -33,7 +33,11 @@ export class PgliteThreadError extends Error {
 
 export interface PgliteQueryOptions {
   rowMode?: "array" | "object";
-  /** Only the type ids are sent: the thread returns those types' text unparsed, as drizzle's parsers do. */
+  /**
+   * Functions cannot cross threads, so only the type ids are sent and the thread returns those types as
+   * their text. That is what drizzle's parsers do (dates, timestamps, intervals, numeric arrays); a parser
+   * that does anything else would not run.
+   */
   parsers?: Record<number, unknown>;
 }
 
