@@ -82,13 +82,14 @@ export function openPostgres(url: string, poolSize: number): DatabaseHandle {
 const EMBEDDED_SHARED_BUFFERS = "16MB";
 
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
   let location = dataDir;
   if (!dataDir.startsWith("memory://")) {
     mkdirSync(dataDir, { recursive: true });
     location = join(dataDir, "pgdata");
+    // A folder without PG_VERSION has not been through initdb yet.
+    if (!existsSync(join(location, "PG_VERSION"))) await ThreadedPglite.initialize(location, startParams);
   }
-  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
-  if (location !== dataDir && !existsSync(join(location, "PG_VERSION"))) await ThreadedPglite.initialize(location, startParams);
   const pglite = await ThreadedPglite.open(location, startParams);
   return { ...pgliteHandle(pglite), share: () => pglite.share() };
 }
