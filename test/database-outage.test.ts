@@ -37,7 +37,7 @@ beforeAll(async () => {
   proxied = await openDatabase({ databaseUrl: viaProxy.toString(), poolSize: 3 });
   upstream = await startFakeOpenAIUpstream();
   gateway = await startGateway(proxied);
-  seed = seeder(database.handle, gateway.secretBox);
+  seed = seeder(database.handle, gateway.secretBox, [gateway]);
   userId = (await seed.user()).id;
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
   await seed.price("gpt-4o-mini", 1, 1);

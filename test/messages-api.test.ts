@@ -5,7 +5,7 @@ import { asc, eq } from "drizzle-orm";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let database: FreshDatabase;
@@ -29,15 +29,10 @@ beforeAll(async () => {
   openaiUpstream = await startFakeOpenAIUpstream();
   gateway = await startGateway(database.handle);
   gatewayUrl = (await gateway.listen()).replace(/\/v1$/, "");
-  const seed = seeder(database.handle, gateway.secretBox);
+  const seed = seeder(database.handle, gateway.secretBox, [gateway]);
   const userId = (await seed.user()).id;
   await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropicUpstream.url, apiKey: "sk-ant-upstream", models: ["claude-sonnet-4-5"] });
   await seed.channel({ name: "openai", baseUrl: openaiUpstream.url, models: ["gpt-4o-mini"] });
-  // The gateway loaded its catalog at start; the channels reach it by NOTIFY, which may come after the first call.
-  await waitFor(async () => {
-    const { channelsByModel } = await gateway.services.catalog.get();
-    return channelsByModel.has("claude-sonnet-4-5") && channelsByModel.has("gpt-4o-mini");
-  }, "the seeded channels in the gateway's catalog");
   const token = await seed.token({ userId });
   tokenId = token.row.id;
   restrictedKey = (await seed.token({ userId, allowedModels: ["gpt-4o-mini"] })).secret;

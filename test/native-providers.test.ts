@@ -36,7 +36,7 @@ beforeAll(async () => {
   gemini = await startFakeGeminiUpstream({ requireApiKey: "gemini-test-key" });
   gateway = await startGateway(database.handle);
   const baseURL = await gateway.listen();
-  const seed = seeder(database.handle, gateway.secretBox);
+  const seed = seeder(database.handle, gateway.secretBox, [gateway]);
   const userId = (await seed.user()).id;
   await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["claude-sonnet"], modelMapping: { "claude-sonnet": "claude-sonnet-4-5" } });
   await seed.channel({ name: "gemini", type: "gemini", baseUrl: gemini.url, apiKey: "gemini-test-key", models: ["gemini-flash", "gemini-embedding"], modelMapping: { "gemini-flash": "gemini-2.5-flash", "gemini-embedding": "gemini-embedding-001" } });
@@ -211,10 +211,9 @@ describe("a Gemini channel whose key is rejected", () => {
   test("is disabled and the request fails over, although Gemini answers 400 rather than 401", async () => {
     const { channels } = await import("@tollgate/db");
     const { eq } = await import("drizzle-orm");
-    const seed = seeder(database.handle, gateway.secretBox);
+    const seed = seeder(database.handle, gateway.secretBox, [gateway]);
     const broken = await seed.channel({ name: "gemini bad key", type: "gemini", baseUrl: gemini.url, apiKey: "wrong-gemini-key", models: ["gemini-failover"], priority: 10 });
     await seed.channel({ name: "claude backup", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["gemini-failover"], priority: 0 });
-    await waitFor(async () => (await gateway.services.catalog.get()).channelsByModel.get("gemini-failover")?.length === 2, "the channels");
     anthropic.enqueue({ kind: "text", text: "served by the backup" });
     const completion = await client.chat.completions.create({ model: "gemini-failover", messages: [{ role: "user", content: "hi" }] });
     expect(completion.choices[0]!.message.content).toBe("served by the backup");

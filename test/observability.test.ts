@@ -28,7 +28,7 @@ beforeAll(async () => {
   upstream = await startFakeOpenAIUpstream();
   local = await startGateway(database.handle, { socketAddress: "127.0.0.1", metricsToken: METRICS_TOKEN });
   remote = await startGateway(database.handle, { socketAddress: "203.0.113.9", metricsToken: METRICS_TOKEN });
-  seed = seeder(database.handle, local.secretBox);
+  seed = seeder(database.handle, local.secretBox, [local, remote]);
   userId = (await seed.user()).id;
   await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
   await seed.price("gpt-4o-mini", 1, 2);

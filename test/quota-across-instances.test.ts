@@ -44,7 +44,7 @@ describe("quota shared by two instances on one Postgres", () => {
   test.if(usePostgres)(
     "concurrent load on both instances never spends past the token's quota, and the quota is used up",
     async () => {
-      const seed = seeder(database.handle, first.secretBox);
+      const seed = seeder(database.handle, first.secretBox, [first, second]);
       const user = await seed.user();
       await seed.channel({ baseUrl: upstream.url, models: ["metered"] });
       // Prompts are free, completions cost 1 micro-USD a token: each call costs exactly its 1000-token bound.

@@ -7,6 +7,8 @@ import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, type FakeOpenAIUpstreamOptions, startFakeOpenAIUpstream } from "./fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./fresh-database";
 
+type CatalogSnapshot = Awaited<ReturnType<GatewayServices["catalog"]["get"]>>;
+
 export const TEST_SECRET = "test-secret-for-tollgate-suite";
 
 export interface SeedTokenOptions {
@@ -22,9 +24,16 @@ export interface SeedTokenOptions {
   group?: string | null;
 }
 
-/** Rows written the way the CLI and console write them, for tests that need a populated database. */
-export function seeder(database: DatabaseHandle, secretBox: SecretBox) {
+/**
+ * Rows written the way the CLI and console write them, for tests that need a populated database.
+ * Channels and prices reach a running gateway's catalog by NOTIFY, which can arrive after the test's first
+ * call: with `gateways`, channel() and price() return only once every one of them routes with the new row.
+ */
+export function seeder(database: DatabaseHandle, secretBox: SecretBox, gateways: ReadonlyArray<{ services: GatewayServices }> = []) {
   const db = database.db;
+  const untilEveryCatalog = async (holds: (catalog: CatalogSnapshot) => boolean, what: string) => {
+    for (const gateway of gateways) await waitFor(async () => holds(await gateway.services.catalog.get()), what);
+  };
   return {
     async user(values: { name?: string; balance?: number; balanceUnlimited?: boolean; group?: string } = {}) {
       const [row] = await db
@@ -67,6 +76,10 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox) {
           status: values.status ?? "enabled",
         })
         .returning();
+      await untilEveryCatalog(
+        (catalog) => row!.models.every((model) => catalog.channelsByModel.get(model)?.some((channel) => channel.id === row!.id)),
+        `channel ${row!.id} in the gateways' catalogs`,
+      );
       return row!;
     },
     async price(model: string, inputUsdPerMillion: number, outputUsdPerMillion: number, cachedUsdPerMillion?: number) {
@@ -79,6 +92,7 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox) {
           cachedInputPrice: cachedUsdPerMillion === undefined ? null : Math.round(cachedUsdPerMillion * 1_000_000),
         })
         .onConflictDoNothing();
+      await untilEveryCatalog((catalog) => catalog.prices.has(model), `the price of ${model} in the gateways' catalogs`);
     },
     async token(options: SeedTokenOptions) {
       const secret = generateTokenSecret();
@@ -197,7 +211,7 @@ export async function startGatewayStack(
     database = await freshDatabase();
     upstream = await startFakeOpenAIUpstream(options.upstream);
     gateway = await startGateway(database.handle, options.gateway);
-    const seed = seeder(database.handle, gateway.secretBox);
+    const seed = seeder(database.handle, gateway.secretBox, [gateway]);
     const userId = (await seed.user(options.user)).id;
     return { database, upstream, gateway, seed, userId, stop };
   } catch (error) {
