@@ -1,3 +1,5 @@
+import { PendingReplies } from "@tollgate/shared";
+
 /** What the PGlite thread is asked to do, for one of its databases; `txn` runs a query inside that open transaction. */
 export type ToPgliteThread = { id: number; database: number } & (
   | { type: "open"; location: string; startParams: string[] }
@@ -55,30 +57,22 @@ interface Endpoint {
   terminate?(): void;
 }
 
-/**
- * Requests to the PGlite thread and their answers, matched by id. It keeps the process alive only while
- * an answer is owed, not while a database sits idle.
- */
+/** Requests to the PGlite thread and their answers, matched by id (see PendingReplies). */
 class PgliteConnection {
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+  private readonly replies: PendingReplies<unknown>;
   /** NOTIFY callbacks by database. */
   readonly notifications = new Map<number, (channel: string, payload: string) => void>();
   failure: Error | null = null;
 
   constructor(private readonly endpoint: Endpoint) {
+    this.replies = new PendingReplies(endpoint);
     endpoint.unref?.();
     endpoint.onmessage = (event) => this.receive(event.data as FromPgliteThread);
   }
 
   request(message: DistributiveOmit<ToPgliteThread, "id">, transfer?: Transferable[]): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) this.endpoint.ref?.();
-      this.pending.set(id, { resolve, reject });
-      this.endpoint.postMessage({ ...message, id }, transfer);
-    });
+    return this.replies.expect((id) => this.endpoint.postMessage({ ...message, id }, transfer));
   }
 
   private receive(message: FromPgliteThread): void {
@@ -86,12 +80,7 @@ class PgliteConnection {
       this.notifications.get(message.database)?.(message.channel, message.payload);
       return;
     }
-    const waiting = this.pending.get(message.id);
-    if (!waiting) return;
-    this.pending.delete(message.id);
-    if (this.pending.size === 0) this.endpoint.unref?.();
-    if (message.error) waiting.reject(new PgliteThreadError(message.error));
-    else waiting.resolve(message.result);
+    this.replies.settle(message.id, message.error ? { error: new PgliteThreadError(message.error) } : { value: message.result });
   }
 
   /** Ends the thread (a worker endpoint): its memory, PGlite's included, goes back to the system. */
@@ -101,9 +90,7 @@ class PgliteConnection {
 
   fail(error: Error): void {
     this.failure = error;
-    for (const waiting of this.pending.values()) waiting.reject(error);
-    this.pending.clear();
-    this.endpoint.unref?.();
+    this.replies.rejectAll(error);
   }
 }
 

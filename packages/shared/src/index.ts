@@ -3,3 +3,4 @@ export * from "./secret-box";
 export * from "./token-key";
 export * from "./openai-compatible-presets";
 export * from "./ip-entry";
+export * from "./pending-replies";

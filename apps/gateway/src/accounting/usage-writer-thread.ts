@@ -1,4 +1,5 @@
 import type { SharedPglite } from "@tollgate/db";
+import { PendingReplies } from "@tollgate/shared";
 import type { UsageRecord, UsageSink, UsageWriter, WrittenUsage } from "./usage-writer";
 
 /** What the worker needs to run a UsageWriter: a Postgres pool of its own, or the embedded database's port. */
@@ -50,8 +51,7 @@ export class ThreadedUsageWriter implements UsageSink {
   private posted = 0;
   private written = 0;
   private dropped = 0;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly replies: PendingReplies<void>;
   private replacement: UsageWriter | null = null;
   private outbox: UsageRecord[] = [];
   private handover: ReturnType<typeof setTimeout> | null = null;
@@ -60,6 +60,8 @@ export class ThreadedUsageWriter implements UsageSink {
     // The DOM typings of Worker lack ref()/unref(); Bun's own interface has them.
     this.worker = new Worker(new URL("./usage-writer-worker.ts", import.meta.url).href) as unknown as Bun.Worker;
     this.worker.unref();
+    // A pending answer keeps the process alive (the worker is otherwise unref'd).
+    this.replies = new PendingReplies(this.worker);
     this.worker.onmessage = (event) => this.receive((event as unknown as MessageEvent<FromUsageWorker>).data);
     this.worker.onerror = (event) => this.takeOver(event.message);
     const { database } = options.settings;
@@ -125,27 +127,12 @@ export class ThreadedUsageWriter implements UsageSink {
   }
 
   private request(message: (id: number) => ToUsageWorker): Promise<void> {
-    const id = this.nextId++;
-    // A pending answer keeps the process alive (the worker is otherwise unref'd).
-    if (this.pending.size === 0) this.worker.ref();
-    return new Promise<void>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.post(message(id));
-    });
+    return this.replies.expect((id) => this.post(message(id)));
   }
 
   private post(message: ToUsageWorker): void {
     this.handOver();
     this.worker.postMessage(message);
-  }
-
-  private settle(id: number, error?: string): void {
-    const waiter = this.pending.get(id);
-    if (!waiter) return;
-    this.pending.delete(id);
-    if (this.pending.size === 0) this.worker.unref();
-    if (error === undefined) waiter.resolve();
-    else waiter.reject(new Error(error));
   }
 
   private receive(message: FromUsageWorker): void {
@@ -162,7 +149,7 @@ export class ThreadedUsageWriter implements UsageSink {
         this.options.log("warn", message.message, message.fields);
         return;
       case "done":
-        this.settle(message.id, message.error);
+        this.replies.settle(message.id, message.error === undefined ? { value: undefined } : { error: new Error(message.error) });
         return;
     }
   }
@@ -179,7 +166,7 @@ export class ThreadedUsageWriter implements UsageSink {
     this.replacement = this.options.fallback();
     for (const record of unsent) this.replacement.record(record);
     this.replacement.start();
-    for (const id of [...this.pending.keys()]) this.settle(id, `usage writer thread failed: ${reason}`);
+    this.replies.rejectAll(new Error(`usage writer thread failed: ${reason}`));
     this.worker.terminate();
   }
 }
