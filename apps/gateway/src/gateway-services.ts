@@ -4,7 +4,7 @@ import type { SecretBox } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
 import { type UsageSink, UsageWriter, type WrittenUsage } from "./accounting/usage-writer";
-import { ThreadedUsageWriter } from "./accounting/usage-writer-thread";
+import { ThreadedUsageWriter, type UsageWorkerSettings } from "./accounting/usage-writer-thread";
 import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from "./auth/cached-records";
 import { LoadingCache } from "./auth/loading-cache";
 import { createIpAllowList, type IpAllowList } from "./policy/ip-allow-list";
@@ -27,7 +27,7 @@ export interface GatewayOptions {
   upstreamTimeoutMs: number;
   usageFlushIntervalMs: number;
   usageBufferMax: number;
-  /** On Postgres, run the write-behind on a worker thread of its own (off the event loop that serves requests). */
+  /** Run the write-behind on a worker thread of its own (off the event loop that serves requests), on either database. */
   usageWriterThread: boolean;
   /** Channels tried for one request before giving up (failover). */
   maxUpstreamAttempts: number;
@@ -67,6 +67,15 @@ export const defaultGatewayOptions: GatewayOptions = {
   quotaLeases: defaultLeaseOptions,
   metricsAllowedIps: ["127.0.0.1", "::1"],
 };
+
+/**
+ * How the write-behind's thread reaches the database: a pool of its own on Postgres, the PGlite thread's
+ * port when embedded; null when it cannot (the writer then runs on this thread).
+ */
+function usageThreadDatabase(database: DatabaseHandle): UsageWorkerSettings["database"] | null {
+  if (database.kind === "postgres" && database.url) return { url: database.url, poolSize: 2 };
+  return database.share ? { shared: database.share() } : null;
+}
 
 /** Everything a request handler needs; built once per process (or per test) around one database. */
 export interface GatewayServices {
@@ -144,14 +153,7 @@ export function createGatewayServices(input: {
       // Only if the thread is off or died: PGlite's inserts then run on this thread, in slices between requests.
       ...(database.kind === "pglite" ? { yieldBetweenInserts: true } : {}),
     });
-  // The writer gets a thread of its own: on Postgres with its own pool, embedded through the PGlite thread.
-  const threadDatabase = !options.usageWriterThread
-    ? null
-    : database.kind === "postgres" && database.url
-      ? { url: database.url, poolSize: 2 }
-      : database.share
-        ? { shared: database.share() }
-        : null;
+  const threadDatabase = options.usageWriterThread ? usageThreadDatabase(database) : null;
   const usage: UsageSink = threadDatabase
     ? new ThreadedUsageWriter({ settings: { database: threadDatabase, ...batching }, onWritten, log, fallback: inThreadWriter })
     : inThreadWriter();
