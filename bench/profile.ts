@@ -1,7 +1,8 @@
 // Where the gateway's time goes: runs it under `bun --cpu-prof` while driving non-streamed and streamed
 // load, stops it (the profile is written on exit), and prints the hottest functions by self and total
 // time, with file:line. Usage: bun bench/profile.ts   (BENCH_PROFILE_MS per phase, default 6000;
-// BENCH_PROFILE_PHASES=plain|stream to profile one kind of load; BENCH_PROFILE_KEEP=1 keeps the .cpuprofile, which Chrome DevTools and speedscope open).
+// BENCH_PROFILE_PHASES=plain|plain1|stream to profile one kind of load, plain1 being one connection and
+// run only when asked; BENCH_PROFILE_KEEP=1 keeps the .cpuprofile, which Chrome DevTools and speedscope open).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -38,10 +39,14 @@ const stack = await startStack({ gatewayBunFlags: ["--cpu-prof", `--cpu-prof-dir
 const allPhases = [
   { id: "plain", name: "non-streamed, 32 connections", stream: false, concurrency: 32 },
   { id: "stream", name: "streamed, 200 concurrent streams", stream: true, concurrency: 200 },
+  // Latency at one connection: the code runs colder there (the CPU idles between requests), so its costs differ.
+  { id: "plain1", name: "non-streamed, 1 connection", stream: false, concurrency: 1, onlyWhenAsked: true },
 ];
-// BENCH_PROFILE_PHASES=stream (or plain) profiles one kind of load alone.
+// BENCH_PROFILE_PHASES=stream (or plain, plain1) profiles one kind of load alone.
 const wantedPhases = process.env.BENCH_PROFILE_PHASES?.split(",").map((id) => id.trim());
-const phases = wantedPhases ? allPhases.filter((phase) => wantedPhases.includes(phase.id)) : allPhases;
+const phases = wantedPhases
+  ? allPhases.filter((phase) => wantedPhases.includes(phase.id))
+  : allPhases.filter((phase) => !("onlyWhenAsked" in phase));
 let completed = 0;
 const loadStartedAt = performance.now();
 let loadEndedAt = loadStartedAt;
