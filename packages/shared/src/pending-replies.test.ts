@@ -28,6 +28,22 @@ describe("PendingReplies", () => {
     expect(replies.size).toBe(0);
   });
 
+  test("a request that cannot be sent fails at once and leaves nothing waiting", async () => {
+    const thread = fakeThread();
+    const replies = new PendingReplies<number>(thread);
+    const failure = await replies
+      .expect(() => {
+        throw new Error("could not be cloned");
+      })
+      .then(
+        () => null,
+        (error: Error) => error,
+      );
+    expect(failure?.message).toBe("could not be cloned");
+    expect(replies.size).toBe(0);
+    expect(thread.calls).toEqual(["ref", "unref"]);
+  });
+
   test("ignores an answer nobody waits for", () => {
     const thread = fakeThread();
     const replies = new PendingReplies<number>(thread);

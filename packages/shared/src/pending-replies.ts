@@ -19,13 +19,20 @@ export class PendingReplies<T> {
     return this.waiters.size;
   }
 
-  /** Registers a waiter under a new id, then calls `send` with that id to post the request. */
+  /**
+   * Registers a waiter under a new id, then calls `send` with that id to post the request. If `send` throws
+   * (a message that cannot be cloned), the promise rejects with that error and nothing is left waiting.
+   */
   expect(send: (id: number) => void): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       if (this.waiters.size === 0) this.thread.ref?.();
       this.waiters.set(id, { resolve, reject });
-      send(id);
+      try {
+        send(id);
+      } catch (error) {
+        this.settle(id, { error: error instanceof Error ? error : new Error(String(error)) });
+      }
     });
   }
 
