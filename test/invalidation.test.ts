@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runCommand } from "@tollgate/cli/run-command";
+import { generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import type { FreshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, TEST_SECRET, waitFor, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
@@ -44,6 +45,27 @@ describe("cache invalidation through LISTEN/NOTIFY", () => {
     const result = await runCommand(["token", "disable", String(token.row.id)], { db: database.handle.db, secretBox: first.secretBox });
     expect(result.exitCode).toBe(0);
     await waitFor(async () => (await models(first, token.secret)).status === 401, "the disable to reach the cache");
+  });
+
+  test("a token's own insert notification, heard after the token is in use, does not evict it; a cached absence is forgotten", async () => {
+    const inUse = await seed.token({ userId });
+    const hash = hashTokenSecret(inUse.secret);
+    await waitFor(async () => (await models(first, inUse.secret)).status === 200 && first.services.tokens.peek(hash), "the token in the cache");
+    // A key tried before its row exists is cached as absent: the insert must clear that.
+    const early = generateTokenSecret();
+    expect((await models(first, early)).status).toBe(401);
+    // The insert notifications, as the trigger sends them, arriving late (after the first call cached the token).
+    for (const [id, keyHash] of [[inUse.row.id, hash], [inUse.row.id + 1000, hashTokenSecret(early)]] as const) {
+      const payload = JSON.stringify({ table: "tokens", op: "insert", kind: "change", id, key_hash: keyHash });
+      await database.handle.execute(`select pg_notify('tollgate_invalidate', '${payload}')`);
+    }
+    // Notifications are delivered in order: once a later disable is heard, so were the inserts.
+    const marker = await seed.token({ userId });
+    expect((await models(first, marker.secret)).status).toBe(200);
+    await runCommand(["token", "disable", String(marker.row.id)], { db: database.handle.db, secretBox: first.secretBox });
+    await waitFor(async () => (await models(first, marker.secret)).status === 401, "the marker's disable to reach the cache");
+    expect(first.services.tokens.peek(hash)).not.toBeUndefined();
+    expect(first.services.tokens.peek(hashTokenSecret(early))).toBeUndefined();
   });
 
   test("a channel added by the CLI is routable without a restart, and disabling it is seen", async () => {

@@ -191,7 +191,8 @@ export function createGatewayServices(input: {
       case "tokens":
         if (message.key_hash) {
           if (message.id !== undefined) tokenHashById.set(message.id, message.key_hash);
-          if (message.kind === "usage") tokens.refresh(message.key_hash);
+          if (message.op === "insert") tokens.forgetAbsent(message.key_hash);
+          else if (message.kind === "usage") tokens.refresh(message.key_hash);
           else {
             tokens.delete(message.key_hash);
             if (message.id !== undefined) leases.forgetRefusal(`token:${message.id}`);
@@ -200,7 +201,8 @@ export function createGatewayServices(input: {
         return;
       case "users":
         if (message.id === undefined) return;
-        if (message.kind === "usage") users.refresh(message.id);
+        if (message.op === "insert") users.forgetAbsent(message.id);
+        else if (message.kind === "usage") users.refresh(message.id);
         else {
           users.delete(message.id);
           leases.forgetRefusal(`user:${message.id}`);

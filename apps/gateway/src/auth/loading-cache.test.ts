@@ -26,6 +26,34 @@ describe("loading cache", () => {
     expect(cache.peek("a")).toBeUndefined();
   });
 
+  test("an insert under a key forgets only its absence: a cached value stays, a cached null goes", async () => {
+    const rows = new Map<string, number>();
+    const gates = { early: deferred<number | null>(), late: deferred<number | null>() };
+    const cache = new LoadingCache<string, number>(
+      async (key) => (key === "early" || key === "late" ? gates[key].promise : (rows.get(key) ?? null)),
+      { maxEntries: 10, negativeTtlMs: 60_000 },
+    );
+    rows.set("in-use", 1);
+    expect(await cache.get("in-use")).toBe(1);
+    expect(await cache.get("new")).toBeNull();
+    // Loads under way when the insert is heard: one read before it (null), one after (the row).
+    const readBefore = cache.get("early");
+    const readAfter = cache.get("late");
+
+    rows.set("new", 2);
+    for (const key of ["in-use", "new", "early", "late"]) cache.forgetAbsent(key);
+    gates.early.resolve(null);
+    gates.late.resolve(3);
+    expect([await readBefore, await readAfter]).toEqual([null, 3]);
+
+    expect(cache.peek("in-use")).toBe(1);
+    expect(cache.peek("new")).toBeUndefined();
+    expect(cache.peek("early")).toBeUndefined();
+    expect(cache.peek("late")).toBe(3);
+    expect(await cache.get("new")).toBe(2);
+    expect(cache.evictions).toBe(1);
+  });
+
   test("evicting another key does not discard a load", async () => {
     const gate = deferred<number>();
     const cache = new LoadingCache<string, number>(() => gate.promise, { maxEntries: 10, negativeTtlMs: 1000 });

@@ -2,6 +2,8 @@ interface Inflight<Value> {
   promise: Promise<Value | null>;
   /** Set when the key was evicted or changed while loading: the result may predate that, so it is not stored. */
   stale: boolean;
+  /** Set when a row was inserted under the key while loading: a null result may predate it, a row cannot. */
+  absentIsStale: boolean;
 }
 
 /**
@@ -58,6 +60,21 @@ export class LoadingCache<Key, Value> {
     this.startLoad(key).catch(() => {});
   }
 
+  /**
+   * A row was just inserted under `key`. Only a cached absence can be stale: a negative entry is dropped, and a
+   * load under way (which may have read before the insert) keeps a row it finds but does not store a null. A
+   * cached value was loaded from that very row, so it stays: evicting it would throw away a key in use, and
+   * leave it unverifiable if the database is away at that moment.
+   */
+  forgetAbsent(key: Key): void {
+    const pending = this.inflight.get(key);
+    if (pending) pending.absentIsStale = true;
+    if (this.entries.get(key)?.value === null) {
+      this.entries.delete(key);
+      this.evictions++;
+    }
+  }
+
   delete(key: Key): void {
     this.markStale(key);
     this.inflight.delete(key);
@@ -91,12 +108,12 @@ export class LoadingCache<Key, Value> {
   }
 
   private startLoad(key: Key): Promise<Value | null> {
-    const pending: Inflight<Value> = { promise: Promise.resolve(null), stale: false };
+    const pending: Inflight<Value> = { promise: Promise.resolve(null), stale: false, absentIsStale: false };
     pending.promise = this.load(key).then(
       (value) => {
         if (this.inflight.get(key) === pending) this.inflight.delete(key);
         if (value !== null) this.options.onLoaded?.(key, value);
-        if (!pending.stale) this.store(key, value);
+        if (!pending.stale && !(pending.absentIsStale && value === null)) this.store(key, value);
         return value;
       },
       (error) => {
