@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runCommand } from "@tollgate/cli/run-command";
 import { generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
+import { sql } from "drizzle-orm";
 import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import type { FreshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, TEST_SECRET, waitFor, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
@@ -57,7 +58,7 @@ describe("cache invalidation through LISTEN/NOTIFY", () => {
     // The insert notifications, as the trigger sends them, arriving late (after the first call cached the token).
     for (const [id, keyHash] of [[inUse.row.id, hash], [inUse.row.id + 1000, hashTokenSecret(early)]] as const) {
       const payload = JSON.stringify({ table: "tokens", op: "insert", kind: "change", id, key_hash: keyHash });
-      await database.handle.execute(`select pg_notify('tollgate_invalidate', '${payload}')`);
+      await database.handle.db.execute(sql`select pg_notify('tollgate_invalidate', ${payload})`);
     }
     // Notifications are delivered in order: once a later disable is heard, so were the inserts.
     const marker = await seed.token({ userId });
@@ -114,7 +115,6 @@ describe("cache invalidation through LISTEN/NOTIFY", () => {
     expect((await models(first, token.secret)).status).toBe(200);
     expect(first.services.tokens.size).toBeGreaterThan(0);
     // Kill the LISTEN connection from the server side; postgres.js reconnects and the gateway flushes.
-    const { sql } = await import("drizzle-orm");
     await database.handle.db.execute(
       sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen%'`,
     );

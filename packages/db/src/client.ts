@@ -6,9 +6,9 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { type SharedPglite, ThreadedPglite } from "./pglite-thread";
+import * as schema from "./schema";
 
 export type { SharedPglite } from "./pglite-thread";
-import * as schema from "./schema";
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
