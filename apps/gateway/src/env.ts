@@ -36,6 +36,22 @@ const schema = z.object({
   /** Bearer token that opens GET /metrics; without it only METRICS_ALLOWED_IPS may scrape. */
   METRICS_TOKEN: z.string().min(16).optional().or(z.literal("").transform(() => undefined)),
   METRICS_ALLOWED_IPS: z.string().default("127.0.0.1,::1"),
+  /** Folder of the durable usage spool (usage not yet written survives SIGTERM, kill -9 and outages); default TOLLGATE_DATA_DIR/spool. */
+  USAGE_SPOOL_DIR: z.string().optional().or(z.literal("").transform(() => undefined)),
+  /** How often the spool is fsync'd (what a power loss can lose; kill -9 loses nothing already recorded). */
+  USAGE_SPOOL_SYNC_MS: integer(50),
+  /** /readyz answers 503 once usage writes have failed for this long. */
+  USAGE_WRITE_STALL_MS: integer(30_000),
+  /** Cached tokens, users, channels and settings are re-validated against the database after this age. */
+  CACHE_MAX_AGE_MS: integer(60_000),
+  /** How often the LISTEN connection is checked by a NOTIFY to itself; no echo within this time: reconnect. */
+  LISTENER_CHECK_INTERVAL_MS: integer(10_000),
+  /** Seconds a connection may stay silent (keep-alive between requests, slow headers) before it is closed. */
+  HTTP_IDLE_TIMEOUT_S: integer(30),
+  /** Time allowed to receive a whole request body on /v1; a slower body gets 408. */
+  BODY_READ_TIMEOUT_MS: integer(30_000),
+  /** Time in-flight requests and streams get to finish on SIGTERM/SIGINT before they are cut (and billed). */
+  SHUTDOWN_DRAIN_MS: integer(30_000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** One JSON line per /v1 request on stdout ("false" to turn off). */
   LOG_REQUESTS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),

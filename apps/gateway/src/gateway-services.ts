@@ -45,6 +45,18 @@ export interface GatewayOptions {
   metricsToken?: string;
   /** Addresses and ranges that may scrape GET /metrics without the token. */
   metricsAllowedIps: string[];
+  /** Folder of the durable usage spool; null keeps usage in memory only (tests that do not crash). */
+  usageSpoolDir: string | null;
+  /** How often the spool is fsync'd. */
+  usageSpoolSyncMs: number;
+  /** /readyz turns 503 once usage writes have failed for this long. */
+  usageWriteStallMs: number;
+  /** Cached tokens, users, channels and settings are re-validated after this age. */
+  cacheMaxAgeMs: number;
+  /** Period of the LISTEN connection's self-check (a NOTIFY to itself). */
+  listenerCheckIntervalMs: number;
+  /** Time allowed to receive a whole /v1 request body. */
+  bodyReadTimeoutMs: number;
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -66,6 +78,12 @@ export const defaultGatewayOptions: GatewayOptions = {
   logRequests: true,
   quotaLeases: defaultLeaseOptions,
   metricsAllowedIps: ["127.0.0.1", "::1"],
+  usageSpoolDir: null,
+  usageSpoolSyncMs: 50,
+  usageWriteStallMs: 30_000,
+  cacheMaxAgeMs: 60_000,
+  listenerCheckIntervalMs: 10_000,
+  bodyReadTimeoutMs: 30_000,
 };
 
 /**

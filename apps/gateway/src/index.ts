@@ -59,6 +59,12 @@ const services = createGatewayServices({
     metricsToken: env.METRICS_TOKEN,
     metricsAllowedIps: env.METRICS_ALLOWED_IPS.split(",").map((entry) => entry.trim()).filter(Boolean),
     streamIdleTimeoutMs: env.STREAM_IDLE_TIMEOUT_MS,
+    usageSpoolDir: env.USAGE_SPOOL_DIR ?? join(env.TOLLGATE_DATA_DIR, "spool"),
+    usageSpoolSyncMs: env.USAGE_SPOOL_SYNC_MS,
+    usageWriteStallMs: env.USAGE_WRITE_STALL_MS,
+    cacheMaxAgeMs: env.CACHE_MAX_AGE_MS,
+    listenerCheckIntervalMs: env.LISTENER_CHECK_INTERVAL_MS,
+    bodyReadTimeoutMs: env.BODY_READ_TIMEOUT_MS,
     channelHealth: {
       failureThreshold: Math.max(1, env.CHANNEL_FAILURE_THRESHOLD),
       windowMs: env.CHANNEL_FAILURE_WINDOW_MS,

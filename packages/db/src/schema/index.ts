@@ -7,3 +7,4 @@ export * from "./users";
 export * from "./sessions";
 export * from "./usage-hourly";
 export * from "./quota-leases";
+export * from "./usage-spool";
