@@ -6,6 +6,7 @@ import { startGateway } from "../../../../test/helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
 import { type UsageRecord, UsageWriter, type WrittenUsage } from "./usage-writer";
 import { ThreadedUsageWriter, type UsageWorkerSettings } from "./usage-writer-thread";
+import type { SpooledUsageSink } from "./spooled-usage-sink";
 
 // On Postgres the worker opens connections of its own; on embedded PGlite it reaches the PGlite thread by a port.
 const usePostgres = Boolean(process.env.DATABASE_URL);
@@ -52,7 +53,8 @@ function usageRecord(requestId: string, cost: number): UsageRecord {
   };
 }
 
-const batching = { intervalMs: 60_000, maxBufferedLogs: 3, instanceId: "thread-test" };
+// Each writer stands for one process: an instance id (its spool's checkpoint row) of its own.
+const batching = () => ({ intervalMs: 60_000, maxBufferedLogs: 3, instanceId: `thread-test-${crypto.randomUUID()}` });
 
 /** The test database as the worker reaches it: by URL on Postgres, by a port of the PGlite thread if embedded. */
 function workerDatabase(databaseUrl = database.url): UsageWorkerSettings["database"] {
@@ -62,11 +64,12 @@ function workerDatabase(databaseUrl = database.url): UsageWorkerSettings["databa
 function threadedWriter(databaseUrl?: string) {
   const written: WrittenUsage[] = [];
   const logged: string[] = [];
+  const settings = batching();
   const writer = new ThreadedUsageWriter({
-    settings: { database: workerDatabase(databaseUrl), ...batching },
+    settings: { database: workerDatabase(databaseUrl), ...settings },
     onWritten: (usage) => written.push(usage),
     log: (_level, message) => logged.push(message),
-    fallback: () => new UsageWriter(database.handle.db, { ...batching, log: () => {}, onWritten: (usage) => written.push(usage) }),
+    fallback: () => new UsageWriter(database.handle.db, { ...settings, log: () => {}, onWritten: (usage) => written.push(usage) }),
   });
   return { writer, written, logged };
 }
@@ -133,8 +136,8 @@ describe("the write-behind on a worker thread", () => {
     const threaded = await startGateway(database.handle);
     const inline = await startGateway(database.handle, { usageWriterThread: false });
     try {
-      expect(threaded.services.usage).toBeInstanceOf(ThreadedUsageWriter);
-      expect(inline.services.usage).toBeInstanceOf(UsageWriter);
+      expect((threaded.services.usage as SpooledUsageSink).writer).toBeInstanceOf(ThreadedUsageWriter);
+      expect((inline.services.usage as SpooledUsageSink).writer).toBeInstanceOf(UsageWriter);
     } finally {
       await threaded.stop();
       await inline.stop();
@@ -144,7 +147,7 @@ describe("the write-behind on a worker thread", () => {
 
 describe("the write-behind's stop", () => {
   test("waits for a write already under way, so the database is never closed in the middle of its transaction", async () => {
-    const writer = new UsageWriter(database.handle.db, { ...batching, log: () => {}, onWritten: () => {} });
+    const writer = new UsageWriter(database.handle.db, { ...batching(), log: () => {}, onWritten: () => {} });
     writer.record(usageRecord("req_stop_in_flight", 2));
     let written = false;
     const writing = writer.flush().then(() => (written = true));

@@ -19,8 +19,8 @@ export type ToUsageWorker =
   | { type: "stop"; id: number; graceMs: number };
 
 export type FromUsageWorker =
-  | { type: "written"; written: WrittenUsage; writtenLogs: number; droppedLogs: number }
-  | { type: "dropped"; droppedLogs: number }
+  | { type: "written"; written: WrittenUsage; writtenLogs: number; droppedLogs: number; deadLetters: number }
+  | { type: "status"; droppedLogs: number; failingSince: number | null }
   | { type: "log"; message: string; fields?: Record<string, unknown> }
   | { type: "done"; id: number; error?: string };
 
@@ -57,6 +57,8 @@ export class ThreadedUsageWriter implements UsageSink {
   private posted = 0;
   private written = 0;
   private dropped = 0;
+  private deadLettered = 0;
+  private failing: number | null = null;
   private readonly replies: PendingReplies<void>;
   private replacement: UsageWriter | null = null;
   private outbox: UsageRecord[] = [];
@@ -82,6 +84,14 @@ export class ThreadedUsageWriter implements UsageSink {
 
   get droppedLogs(): number {
     return this.dropped + (this.replacement?.droppedLogs ?? 0);
+  }
+
+  get deadLetters(): number {
+    return this.deadLettered + (this.replacement?.deadLetters ?? 0);
+  }
+
+  get failingSince(): number | null {
+    return this.replacement ? this.replacement.failingSince : this.failing;
   }
 
   record(record: UsageRecord): void {
@@ -147,10 +157,13 @@ export class ThreadedUsageWriter implements UsageSink {
       case "written":
         this.written = message.writtenLogs;
         this.dropped = message.droppedLogs;
+        this.deadLettered = message.deadLetters;
+        this.failing = null;
         this.options.onWritten(message.written);
         return;
-      case "dropped":
+      case "status":
         this.dropped = message.droppedLogs;
+        this.failing = message.failingSince;
         return;
       case "log":
         this.options.log("warn", message.message, message.fields);

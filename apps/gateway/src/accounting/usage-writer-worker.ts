@@ -12,15 +12,18 @@ const DROPPED_REPORT_MS = 250;
 let writer: UsageWriter | null = null;
 let closeDatabase: (() => Promise<void>) | null = null;
 let reportedDropped = 0;
+let reportedFailingSince: number | null = null;
 
 const send = (message: FromUsageWorker) => self.postMessage(message);
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-// Drops happen on record() while the database is away; the main thread learns of them a little later.
+// Drops happen on record() while the database is away, and failures on the writer's timer; the main thread
+// learns of them a little later.
 const dropReporter = setInterval(() => {
-  if (writer && writer.droppedLogs !== reportedDropped) {
+  if (writer && (writer.droppedLogs !== reportedDropped || writer.failingSince !== reportedFailingSince)) {
     reportedDropped = writer.droppedLogs;
-    send({ type: "dropped", droppedLogs: reportedDropped });
+    reportedFailingSince = writer.failingSince;
+    send({ type: "status", droppedLogs: reportedDropped, failingSince: reportedFailingSince });
   }
 }, DROPPED_REPORT_MS);
 
@@ -40,7 +43,8 @@ self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
         log: (text, fields) => send({ type: "log", message: text, fields }),
         onWritten: (written) => {
           reportedDropped = created.droppedLogs;
-          send({ type: "written", written, writtenLogs: created.writtenLogs, droppedLogs: created.droppedLogs });
+          reportedFailingSince = null;
+          send({ type: "written", written, writtenLogs: created.writtenLogs, droppedLogs: created.droppedLogs, deadLetters: created.deadLetters });
         },
       });
       writer = created;

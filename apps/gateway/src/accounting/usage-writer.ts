@@ -1,9 +1,8 @@
-import { type Database, type requestLogs, resultRows, usageHourly } from "@tollgate/db";
-import { type SQL, sql } from "drizzle-orm";
-import { insertRequestLogs } from "./insert-request-logs";
-import { DATABASE_CLOCK_SQL, type LeaseRow, type LeaseSubject } from "./quota-leases";
+import type { Database } from "@tollgate/db";
+import { type RequestLogRow, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
 
-export type RequestLogRow = typeof requestLogs.$inferInsert;
+export type { RequestLogRow, WrittenUsage } from "./write-usage-batch";
+export { rollUp } from "./write-usage-batch";
 
 /** What one finished request leaves to write: its log row and what it cost whom. */
 export interface UsageRecord {
@@ -11,6 +10,11 @@ export interface UsageRecord {
   tokenId: number;
   userId: number;
   cost: number;
+  /**
+   * The record's sequence number in this process's spool (assigned by UsageSpool); the writer numbers
+   * records that come without one itself.
+   */
+  seq?: number;
 }
 
 export interface UsageWriterOptions {
@@ -18,16 +22,12 @@ export interface UsageWriterOptions {
   /** Log rows kept while the database is unreachable; spend deltas are aggregated and never dropped. */
   maxBufferedLogs: number;
   /** Called after a commit with the new database values, so caches and the ledger move together. */
-  onWritten: (written: {
-    tokenDeltas: Map<number, number>;
-    userDeltas: Map<number, number>;
-    tokenTotals: Map<number, number>;
-    userBalances: Map<number, number>;
-    /** This instance's lease rows as the commit left them. */
-    leaseRows: Map<LeaseSubject, LeaseRow>;
-  }) => void;
+  onWritten: (written: WrittenUsage) => void;
   log: (message: string, fields?: Record<string, unknown>) => void;
-  /** This process's id in quota_leases: spend written back shrinks its leases in the same transaction. */
+  /**
+   * This process's id: its spool's checkpoint row and its rows in quota_leases (spend written back shrinks
+   * its leases in the same transaction). Unique per process lifetime.
+   */
   instanceId: string;
   /** Request-log rows per INSERT statement. */
   rowsPerInsert?: number;
@@ -47,62 +47,36 @@ export interface UsageSink {
   readonly queueDepth: number;
   /** Request logs dropped because the buffer was full during an outage (spend is never dropped). */
   readonly droppedLogs: number;
+  /** Request-log rows the database refused, set aside in request_log_dead_letters. */
+  readonly deadLetters: number;
+  /** When writes started failing (Date.now()), or null while they succeed. */
+  readonly failingSince: number | null;
 }
-
-export type WrittenUsage = Parameters<UsageWriterOptions["onWritten"]>[0];
 
 const ROWS_PER_INSERT = 5000;
-const HOUR_MS = 3_600_000;
-
-type RollupRow = typeof usageHourly.$inferInsert;
-
-/** Sums log rows per (hour, user, token, model, channel) for the usage_hourly upsert. */
-export function rollUp(logs: readonly RequestLogRow[]): RollupRow[] {
-  const groups = new Map<string, RollupRow>();
-  for (const log of logs) {
-    if (log.userId == null || log.tokenId == null) continue;
-    const created = (log.createdAt ?? new Date()).getTime();
-    const hour = created - (created % HOUR_MS);
-    const channelId = log.channelId ?? 0;
-    const key = `${hour}|${log.userId}|${log.tokenId}|${log.model}|${channelId}`;
-    let row = groups.get(key);
-    if (!row) {
-      row = { hour: new Date(hour), userId: log.userId, tokenId: log.tokenId, model: log.model, channelId, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0 };
-      groups.set(key, row);
-    }
-    row.requests! += 1;
-    if (log.status >= 400) row.errors! += 1;
-    row.promptTokens! += log.promptTokens ?? 0;
-    row.completionTokens! += log.completionTokens ?? 0;
-    row.cachedTokens! += log.cachedTokens ?? 0;
-    row.cost! += log.cost ?? 0;
-  }
-  return [...groups.values()];
-}
-
-
-function valuesList(deltas: Map<number, number>): SQL {
-  return sql.join(
-    [...deltas].map(([id, amount]) => sql`(${id}::bigint, ${amount}::bigint)`),
-    sql`, `,
-  );
-}
 
 /**
  * Write-behind of request logs, token spend and user balances: requests only append to memory; a timer
- * writes everything in one transaction per batch. On failure nothing is lost: the batch is put back and
- * retried with back-off. stop() writes what is left (SIGTERM/SIGINT).
+ * writes everything in one transaction per batch. On failure nothing is lost: the same batch is retried
+ * with back-off (unchanged, so that the spool checkpoint can tell whether an attempt whose answer was lost
+ * had committed), while new records gather behind it. stop() writes what is left (SIGTERM/SIGINT); what
+ * it cannot write stays in the spool file for a later replay.
  */
 export class UsageWriter implements UsageSink {
   private logs: RequestLogRow[] = [];
   private tokenDeltas = new Map<number, number>();
   private userDeltas = new Map<number, number>();
+  /** Highest sequence number recorded into the buffers. */
+  private recordedSeq = 0;
+  /** A batch taken from the buffers whose write failed: written again, as it is, before anything newer. */
+  private pending: UsageBatch | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<void> | null = null;
   private failures = 0;
-  private writingLogs = 0;
   droppedLogs = 0;
   writtenLogs = 0;
+  deadLetters = 0;
+  failingSince: number | null = null;
 
   constructor(
     private readonly db: Database,
@@ -117,6 +91,7 @@ export class UsageWriter implements UsageSink {
         this.options.log("usage buffer full: oldest request logs dropped (spend is kept)", { dropped: this.droppedLogs });
       }
     }
+    this.recordedSeq = Math.max(this.recordedSeq + (record.seq === undefined ? 1 : 0), record.seq ?? 0);
     this.logs.push(record.log);
     if (record.cost !== 0) {
       this.tokenDeltas.set(record.tokenId, (this.tokenDeltas.get(record.tokenId) ?? 0) + record.cost);
@@ -124,9 +99,9 @@ export class UsageWriter implements UsageSink {
     }
   }
 
-  /** Request logs not yet committed: buffered, plus the batch being written. */
+  /** Request logs not yet committed: buffered, plus the batch being written or retried. */
   get queueDepth(): number {
-    return this.logs.length + this.writingLogs;
+    return this.logs.length + (this.pending?.logs.length ?? 0);
   }
 
   start(): void {
@@ -140,7 +115,7 @@ export class UsageWriter implements UsageSink {
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing.catch(() => {});
     if (!this.hasWork()) return;
-    this.flushing = this.writeBatch().finally(() => {
+    this.flushing = this.writePending().finally(() => {
       this.flushing = null;
     });
     return this.flushing;
@@ -158,7 +133,7 @@ export class UsageWriter implements UsageSink {
         await this.flush();
       } catch {
         if (Date.now() > deadline) {
-          this.options.log("usage could not be written before shutdown", { logs: this.logs.length });
+          this.options.log("usage could not be written before shutdown: it stays in the spool for the next start", { logs: this.queueDepth });
           return;
         }
         await Bun.sleep(200);
@@ -167,7 +142,7 @@ export class UsageWriter implements UsageSink {
   }
 
   private hasWork(): boolean {
-    return this.logs.length > 0 || this.tokenDeltas.size > 0 || this.userDeltas.size > 0;
+    return this.pending !== null || this.logs.length > 0 || this.tokenDeltas.size > 0 || this.userDeltas.size > 0;
   }
 
   private schedule(delay: number): void {
@@ -187,91 +162,41 @@ export class UsageWriter implements UsageSink {
     this.timer.unref?.();
   }
 
-  private async writeBatch(): Promise<void> {
-    if (!this.hasWork()) return;
-    const logs = this.logs;
-    const tokenDeltas = this.tokenDeltas;
-    const userDeltas = this.userDeltas;
-    this.logs = [];
-    this.tokenDeltas = new Map();
-    this.userDeltas = new Map();
-    this.writingLogs = logs.length;
-    const tokenTotals = new Map<number, number>();
-    const userBalances = new Map<number, number>();
-    const leaseRows = new Map<LeaseSubject, LeaseRow>();
-    try {
-      await this.db.transaction(async (transaction) => {
-        const rowsPerInsert = this.options.rowsPerInsert ?? ROWS_PER_INSERT;
-        for (let index = 0; index < logs.length; index += rowsPerInsert) {
-          await transaction.execute(insertRequestLogs(logs.slice(index, index + rowsPerInsert)));
-          // An embedded database runs each statement on this thread: let requests through between slices.
-          if (this.options.yieldBetweenInserts && index + rowsPerInsert < logs.length) await new Promise(setImmediate);
-        }
-        const rollups = rollUp(logs);
-        for (let index = 0; index < rollups.length; index += ROWS_PER_INSERT) {
-          await transaction
-            .insert(usageHourly)
-            .values(rollups.slice(index, index + ROWS_PER_INSERT))
-            .onConflictDoUpdate({
-              target: [usageHourly.hour, usageHourly.userId, usageHourly.tokenId, usageHourly.model, usageHourly.channelId],
-              set: {
-                requests: sql`${usageHourly.requests} + excluded.requests`,
-                errors: sql`${usageHourly.errors} + excluded.errors`,
-                promptTokens: sql`${usageHourly.promptTokens} + excluded.prompt_tokens`,
-                completionTokens: sql`${usageHourly.completionTokens} + excluded.completion_tokens`,
-                cachedTokens: sql`${usageHourly.cachedTokens} + excluded.cached_tokens`,
-                cost: sql`${usageHourly.cost} + excluded.cost`,
-              },
-            });
-        }
-        if (tokenDeltas.size > 0) {
-          const result = await transaction.execute(sql`
-            update tokens set used_quota = tokens.used_quota + d.amount, last_used_at = now()
-            from (values ${valuesList(tokenDeltas)}) as d(id, amount)
-            where tokens.id = d.id
-            returning tokens.id, tokens.used_quota`);
-          for (const row of resultRows(result)) tokenTotals.set(Number(row.id), Number(row.used_quota));
-        }
-        if (userDeltas.size > 0) {
-          const result = await transaction.execute(sql`
-            update users set balance = users.balance - d.amount
-            from (values ${valuesList(userDeltas)}) as d(id, amount)
-            where users.id = d.id
-            returning users.id, users.balance`);
-          for (const row of resultRows(result)) userBalances.set(Number(row.id), Number(row.balance));
-        }
-        const leaseDeltas = [
-          ...[...tokenDeltas].map(([id, amount]) => sql`(${`token:${id}`}, ${amount}::bigint)`),
-          ...[...userDeltas].map(([id, amount]) => sql`(${`user:${id}`}, ${amount}::bigint)`),
-        ];
-        // Last, after tokens and users: every transaction that locks these rows takes them in that order.
-        if (leaseDeltas.length > 0) {
-          const result = await transaction.execute(sql`
-            update quota_leases set amount = greatest(0, quota_leases.amount - d.amount)
-            from (values ${sql.join(leaseDeltas, sql`, `)}) as d(subject, amount)
-            where quota_leases.subject = d.subject and quota_leases.instance_id = ${this.options.instanceId}
-            returning quota_leases.subject, quota_leases.amount, ${sql.raw(DATABASE_CLOCK_SQL)} as at`);
-          for (const row of resultRows(result)) leaseRows.set(String(row.subject) as LeaseSubject, { amount: Number(row.amount), at: Number(row.at) });
-        }
-      });
-    } catch (error) {
-      this.writingLogs = 0;
-      this.putBack(logs, tokenDeltas, userDeltas);
-      throw error;
+  /** The batch that failed last, then what gathered in the buffers since. */
+  private async writePending(): Promise<void> {
+    if (this.pending) await this.write(this.pending);
+    if (this.logs.length > 0 || this.tokenDeltas.size > 0 || this.userDeltas.size > 0) {
+      const batch: UsageBatch = { logs: this.logs, tokenDeltas: this.tokenDeltas, userDeltas: this.userDeltas, lastSeq: this.recordedSeq };
+      this.logs = [];
+      this.tokenDeltas = new Map();
+      this.userDeltas = new Map();
+      this.pending = batch;
+      await this.write(batch);
     }
-    this.writingLogs = 0;
-    this.writtenLogs += logs.length;
-    this.options.onWritten({ tokenDeltas, userDeltas, tokenTotals, userBalances, leaseRows });
   }
 
-  private putBack(logs: RequestLogRow[], tokenDeltas: Map<number, number>, userDeltas: Map<number, number>): void {
-    this.logs = logs.concat(this.logs);
-    const overflow = this.logs.length - this.options.maxBufferedLogs;
-    if (overflow > 0) {
-      this.logs.splice(0, overflow);
-      this.droppedLogs += overflow;
+  private async write(batch: UsageBatch): Promise<void> {
+    let written: WrittenUsage;
+    try {
+      written = await writeUsageBatch(this.db, (committedSeq) => (batch.lastSeq > committedSeq ? batch : null), {
+        spoolId: this.options.instanceId,
+        rowsPerInsert: this.options.rowsPerInsert ?? ROWS_PER_INSERT,
+        yieldBetweenInserts: this.options.yieldBetweenInserts,
+        log: this.options.log,
+      });
+    } catch (error) {
+      this.failingSince ??= Date.now();
+      throw error;
     }
-    for (const [id, amount] of tokenDeltas) this.tokenDeltas.set(id, (this.tokenDeltas.get(id) ?? 0) + amount);
-    for (const [id, amount] of userDeltas) this.userDeltas.set(id, (this.userDeltas.get(id) ?? 0) + amount);
+    this.pending = null;
+    this.failingSince = null;
+    this.writtenLogs += batch.logs.length;
+    this.deadLetters += written.deadLetters;
+    if (!written.applied) {
+      // Committed by an earlier attempt whose answer was lost: the ledger still has to learn of it.
+      written.tokenDeltas = batch.tokenDeltas;
+      written.userDeltas = batch.userDeltas;
+    }
+    this.options.onWritten(written);
   }
 }

@@ -13,6 +13,8 @@ export interface GatewayMetricSources {
   caches?: Record<string, CacheStatistics>;
   usageQueueDepth?: () => number;
   usageDroppedLogs?: () => number;
+  /** Request-log rows the database refused, set aside in request_log_dead_letters. */
+  usageDeadLetters?: () => number;
   /** The current state of every channel, by its label (name or id). */
   channelStates?: () => Iterable<readonly [channel: string, state: string]>;
   /** Every state a channel can be in: each is reported, 1 for the current one and 0 for the others. */
@@ -22,7 +24,7 @@ export interface GatewayMetricSources {
 /** Registers scrape-time sources on the collected metrics; returns a function that removes them. */
 export function collectGatewaySources(metrics: GatewayMetrics, sources: GatewayMetricSources): () => void {
   const removers: Array<() => void> = [];
-  const { caches, usageQueueDepth, usageDroppedLogs, channelStates } = sources;
+  const { caches, usageQueueDepth, usageDroppedLogs, usageDeadLetters, channelStates } = sources;
   if (caches) {
     removers.push(
       metrics.cacheEvents.onCollect((emit) => {
@@ -36,6 +38,7 @@ export function collectGatewaySources(metrics: GatewayMetrics, sources: GatewayM
   }
   if (usageQueueDepth) removers.push(metrics.usageQueueDepth.onCollect((emit) => emit({}, usageQueueDepth())));
   if (usageDroppedLogs) removers.push(metrics.usageDroppedLogs.onCollect((emit) => emit({}, usageDroppedLogs())));
+  if (usageDeadLetters) removers.push(metrics.usageDeadLetters.onCollect((emit) => emit({}, usageDeadLetters())));
   if (channelStates) {
     const names = sources.channelStateNames ?? [];
     removers.push(

@@ -80,6 +80,12 @@ export function createGatewayMetrics(options: { processMetrics?: boolean } = {})
       type: "counter",
       labelNames: [],
     }),
+    usageDeadLetters: registry.collected({
+      name: "tollgate_usage_dead_letters_total",
+      help: "Request-log rows the database refused, set aside in request_log_dead_letters (their spend was applied).",
+      type: "counter",
+      labelNames: [],
+    }),
     channelState: registry.collected({
       name: "tollgate_channel_state",
       help: "1 for each channel's current state (e.g. enabled, cooling_down, disabled), 0 for the others.",

@@ -22,9 +22,13 @@ export async function handleReadiness(services: GatewayServices): Promise<Respon
     withinTwoSeconds(services.database.db.execute(sql`select 1`)),
     catalog instanceof Promise ? withinTwoSeconds(catalog) : Promise.resolve(true),
   ]);
-  const ready = database && caches;
+  // Usage that cannot be written for a while (a database refusing every write, a full disk on its side)
+  // is a reason to take this instance out of rotation even when `select 1` answers.
+  const failingSince = services.usage.failingSince;
+  const usageWrites = failingSince === null || Date.now() - failingSince < services.options.usageWriteStallMs;
+  const ready = database && caches && usageWrites;
   return Response.json(
-    { status: ready ? "ready" : "not_ready", database, caches, usageQueueDepth: services.usage.queueDepth },
+    { status: ready ? "ready" : "not_ready", database, caches, usageWrites, usageQueueDepth: services.usage.queueDepth },
     { status: ready ? 200 : 503 },
   );
 }

@@ -1,0 +1,142 @@
+import { readdirSync, readFileSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import type { Database } from "@tollgate/db";
+import { sql } from "drizzle-orm";
+import { type SpoolLine, spoolLockName } from "./usage-spool";
+import { type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
+
+export interface ReplayOptions {
+  db: Database;
+  dir: string;
+  /** This process's own spool, never replayed by itself. */
+  ownSpoolId: string;
+  rowsPerInsert: number;
+  log: (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+  /** Called after each committed chunk (caches learn the new totals; the ledger does not: not its leases). */
+  onWritten?: (written: WrittenUsage) => void;
+}
+
+/** Records written per transaction during a replay. */
+const RECORDS_PER_CHUNK = 5000;
+const SEGMENT_FILE = /^(.+)-(\d{15})\.jsonl$/;
+
+/** True while the process named in a spool's lock file runs (this process included). */
+function ownerAlive(dir: string, spoolId: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(JSON.parse(readFileSync(join(dir, spoolLockName(spoolId)), "utf8")).pid);
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Every record of a spool's segments, in sequence order; a torn last line (killed mid-write) is skipped. */
+function readSpool(dir: string, files: string[], log: ReplayOptions["log"]): SpoolLine[] {
+  const lines: SpoolLine[] = [];
+  for (const file of files.sort()) {
+    const text = readFileSync(join(dir, file), "utf8");
+    for (const raw of text.split("\n")) {
+      if (raw.length === 0) continue;
+      try {
+        const line = JSON.parse(raw) as SpoolLine;
+        line.l.createdAt = line.l.createdAt ? new Date(line.l.createdAt) : undefined;
+        lines.push(line);
+      } catch {
+        log("warn", "usage spool: an unreadable line was skipped", { file });
+      }
+    }
+  }
+  return lines.sort((a, b) => a.s - b.s);
+}
+
+/** The records past the checkpoint, as one batch (null when there are none). */
+function batchAfter(lines: SpoolLine[], committedSeq: number): UsageBatch | null {
+  const batch: UsageBatch = { logs: [], tokenDeltas: new Map(), userDeltas: new Map(), lastSeq: committedSeq };
+  for (const line of lines) {
+    if (line.s <= committedSeq) continue;
+    batch.logs.push(line.l);
+    if (line.c !== 0) {
+      batch.tokenDeltas.set(line.t, (batch.tokenDeltas.get(line.t) ?? 0) + line.c);
+      batch.userDeltas.set(line.u, (batch.userDeltas.get(line.u) ?? 0) + line.c);
+    }
+    batch.lastSeq = Math.max(batch.lastSeq, line.s);
+  }
+  return batch.lastSeq > committedSeq ? batch : null;
+}
+
+/**
+ * Writes the spools left in `dir` by processes that are gone (killed, or stopped while the database was
+ * unreachable): each spool's records past its checkpoint, in chunks, each chunk in one transaction that
+ * holds the checkpoint row, so that two instances replaying the same spool at once write it once. Then the
+ * files and the checkpoint row go. Returns the number of records written; a spool that cannot be written
+ * now (database down) stays for the next attempt.
+ */
+export async function replayOrphanSpools(options: ReplayOptions): Promise<number> {
+  const { dir, db, log } = options;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  const segmentsBySpool = new Map<string, string[]>();
+  for (const name of names) {
+    const match = SEGMENT_FILE.exec(name);
+    if (!match) continue;
+    const files = segmentsBySpool.get(match[1]!) ?? [];
+    files.push(name);
+    segmentsBySpool.set(match[1]!, files);
+  }
+  let replayed = 0;
+  for (const [spoolId, files] of segmentsBySpool) {
+    if (spoolId === options.ownSpoolId || ownerAlive(dir, spoolId)) continue;
+    const lines = readSpool(dir, files, log);
+    let written = 0;
+    try {
+      for (let start = 0; start < lines.length; start += RECORDS_PER_CHUNK) {
+        const chunk = lines.slice(start, start + RECORDS_PER_CHUNK);
+        let batchRecords = 0;
+        const prepare = (committedSeq: number) => {
+          const batch = batchAfter(chunk, committedSeq);
+          batchRecords = batch?.logs.length ?? 0;
+          return batch;
+        };
+        const result = await writeUsageBatch(db, prepare, {
+          spoolId,
+          rowsPerInsert: options.rowsPerInsert,
+          log: (message, fields) => log("warn", message, fields),
+        });
+        if (result.applied) {
+          written += batchRecords;
+          options.onWritten?.(result);
+        }
+      }
+    } catch (error) {
+      log("warn", "usage spool replay failed; will try again", { spool: spoolId, error: String(error) });
+      continue;
+    }
+    for (const file of files) unlinkQuietly(join(dir, file));
+    unlinkQuietly(join(dir, spoolLockName(spoolId)));
+    // After the files: a crash in between leaves a checkpoint that only says these records are written.
+    await db.execute(sql`delete from usage_spool_checkpoints where spool_id = ${spoolId}`).catch(() => {});
+    replayed += written;
+    log("info", "usage spool replayed", { spool: spoolId, records: lines.length, written });
+  }
+  return replayed;
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
