@@ -3,7 +3,11 @@ import { channels, type DatabaseHandle, INVALIDATION_CHANNEL, type InvalidationM
 import type { SecretBox } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
+import { replayOrphanSpools } from "./accounting/spool-replay";
+import { SpooledUsageSink } from "./accounting/spooled-usage-sink";
+import { UsageSpool } from "./accounting/usage-spool";
 import { type UsageSink, UsageWriter, type WrittenUsage } from "./accounting/usage-writer";
+import { InFlightCalls } from "./in-flight-calls";
 import { ThreadedUsageWriter, type UsageWorkerSettings } from "./accounting/usage-writer-thread";
 import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from "./auth/cached-records";
 import { LoadingCache } from "./auth/loading-cache";
@@ -111,6 +115,8 @@ export interface GatewayServices {
   /** Prometheus metrics (GET /metrics). */
   prometheus: GatewayMetrics;
   usage: UsageSink;
+  /** /v1 calls started and not yet accounted (a shutdown waits for them). */
+  calls: InFlightCalls;
   health: ChannelHealth;
   metrics: GatewayMetricsHooks | null;
   /** Marks a channel auto_disabled (its key was rejected); every instance sees it through NOTIFY. */
@@ -147,13 +153,20 @@ export function createGatewayServices(input: {
   const instanceId = crypto.randomUUID();
   const leases = new LeaseBook(db, instanceId, (message, fields) => log("warn", message, fields), options.quotaLeases);
   const ledger = new QuotaLedger(leases);
-  const onWritten = ({ tokenDeltas, userDeltas, tokenTotals, userBalances, leaseRows }: WrittenUsage) => {
-    ledger.markWritten(tokenDeltas, userDeltas, leaseRows);
+  const spool = new UsageSpool({ dir: options.usageSpoolDir, spoolId: instanceId, syncMs: options.usageSpoolSyncMs, log });
+  /** Caches take the totals a commit returned (this process's writes, and replays of other spools). */
+  const applyTotals = ({ tokenTotals, userBalances }: WrittenUsage) => {
     for (const [id, total] of tokenTotals) {
       const hash = tokenHashById.get(id);
       if (hash) tokens.update(hash, (token) => (token.usedQuota = total));
     }
     for (const [id, balance] of userBalances) users.update(id, (user) => (user.balance = balance));
+  };
+  const onWritten = (written: WrittenUsage) => {
+    const { tokenDeltas, userDeltas, leaseRows } = written;
+    spool.committed(written.spoolSeq);
+    ledger.markWritten(tokenDeltas, userDeltas, leaseRows);
+    applyTotals(written);
   };
   // Settings of either writer that can cross to the worker thread (callbacks cannot). PGlite's WebAssembly
   // memory grows to fit the largest statement it has run and never shrinks: its inserts stay small.
@@ -172,9 +185,29 @@ export function createGatewayServices(input: {
       ...(database.kind === "pglite" ? { yieldBetweenInserts: true } : {}),
     });
   const threadDatabase = options.usageWriterThread ? usageThreadDatabase(database) : null;
-  const usage: UsageSink = threadDatabase
+  const writer: UsageSink = threadDatabase
     ? new ThreadedUsageWriter({ settings: { database: threadDatabase, ...batching }, onWritten, log, fallback: inThreadWriter })
     : inThreadWriter();
+  const usage = new SpooledUsageSink(writer, spool);
+  const calls = new InFlightCalls();
+  let replayTimer: ReturnType<typeof setInterval> | null = null;
+  let replaying: Promise<number> | null = null;
+  const spoolDir = options.usageSpoolDir;
+  /** Spools left by processes that are gone (on this folder): written now, and checked again every 30 s. */
+  const replaySpools = () => {
+    if (!spoolDir || replaying) return replaying;
+    replaying = replayOrphanSpools({
+      db,
+      dir: spoolDir,
+      ownSpoolId: instanceId,
+      rowsPerInsert: batching.rowsPerInsert ?? 5000,
+      log: (level, message, fields) => log(level, message, fields),
+      onWritten: applyTotals,
+    }).finally(() => {
+      replaying = null;
+    });
+    return replaying;
+  };
   const localLimiter = new SlidingWindowRateLimiter();
   const redisLimiter = options.redisUrl ? new RedisRateLimiter({ url: options.redisUrl, log, keyPrefix: options.redisKeyPrefix }) : null;
   const rateLimiter: RateLimiter = redisLimiter ?? localLimiter;
@@ -253,6 +286,7 @@ export function createGatewayServices(input: {
     rateLimiter,
     tokenRateLimiter,
     usage,
+    calls,
     health,
     prometheus,
     metrics: createMetricsHooks(prometheus),
@@ -285,6 +319,11 @@ export function createGatewayServices(input: {
       });
       usage.start();
       leases.start();
+      if (spoolDir) {
+        void replaySpools();
+        replayTimer = setInterval(() => void replaySpools(), 30_000);
+        replayTimer.unref?.();
+      }
       // Warm the small caches so that the first requests, and /readyz, find them loaded.
       // ...and let the first Redis connection settle, so the first requests are counted where all the others are.
       await Promise.all([catalog.get(), settings.get(), redisLimiter?.ready()]);
@@ -296,6 +335,7 @@ export function createGatewayServices(input: {
         caches: { tokens, users },
         usageQueueDepth: () => usage.queueDepth,
         usageDroppedLogs: () => usage.droppedLogs,
+        usageDeadLetters: () => usage.deadLetters,
         channelStateNames: ["cooldown", "probing"],
         channelStates: () => [...health.snapshot()].map(([id, state]) => [String(id), state] as const),
       });
@@ -303,6 +343,8 @@ export function createGatewayServices(input: {
     },
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);
+      if (replayTimer) clearInterval(replayTimer);
+      await replaying?.catch(() => {});
       await usage.stop();
       await leases.stop();
       if (unlisten) await unlisten().catch(() => {});

@@ -120,10 +120,15 @@ async function shutdown(signal: string): Promise<void> {
   log("info", "shutting down: finishing in-flight requests and writing usage", { signal });
   if (embedded) rmSync(serverFile, { force: true });
   const server = app.server;
-  // Stop accepting; let in-flight requests and streams finish for up to 30 s, then cut them.
+  // Stop accepting; let in-flight requests and streams finish for up to SHUTDOWN_DRAIN_MS, then cut them.
   const drained = server?.stop(false);
-  await Promise.race([drained, Bun.sleep(30_000)]);
+  const finished = await Promise.race([drained?.then(() => true), Bun.sleep(env.SHUTDOWN_DRAIN_MS).then(() => false)]);
+  if (!finished) {
+    log("warn", "drain limit reached: cutting the calls still in flight (each is billed for what it produced)", { calls: services.calls.size });
+  }
   await server?.stop(true);
+  // A cut stream settles its bill when its relay sees the cancellation: wait for that before the write-behind stops.
+  if (!(await services.calls.idle(5_000))) log("warn", "calls still unaccounted after the cut", { calls: services.calls.size });
   await services.stop();
   await database.close();
   dataDirLock?.release();

@@ -53,7 +53,9 @@ export class CallContext {
     readonly request: Request,
     readonly clientAddress: string | null,
     readonly endpoint: string,
-  ) {}
+  ) {
+    services.calls.started();
+  }
 
   /** Runs every check that does not depend on the endpoint's own fields. */
   async admit(): Promise<void> {
@@ -164,6 +166,7 @@ export class CallContext {
     const caller = this.caller;
     if (this.finished) return;
     this.finished = true;
+    this.services.calls.finished();
     if (!caller) {
       // Refused before the key was known (401, 503): a log line, but no request-log row to attribute.
       if (this.services.options.logRequests) {
