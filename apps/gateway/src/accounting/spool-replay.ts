@@ -76,8 +76,8 @@ function batchAfter(lines: SpoolLine[], committedSeq: number): UsageBatch | null
  * Writes the spools left in `dir` by processes that are gone (killed, or stopped while the database was
  * unreachable): each spool's records past its checkpoint, in chunks, each chunk in one transaction that
  * holds the checkpoint row, so that two instances replaying the same spool at once write it once. Then the
- * files and the checkpoint row go. Returns the number of records written; a spool that cannot be written
- * now (database down) stays for the next attempt.
+ * files go (the checkpoint row stays a week, for a replayer that read them before they went). Returns the
+ * number of records written; a spool that cannot be written now (database down) stays for the next attempt.
  */
 export async function replayOrphanSpools(options: ReplayOptions): Promise<number> {
   const { dir, db, log } = options;
@@ -125,8 +125,11 @@ export async function replayOrphanSpools(options: ReplayOptions): Promise<number
     }
     for (const file of files) unlinkQuietly(join(dir, file));
     unlinkQuietly(join(dir, spoolLockName(spoolId)));
-    // After the files: a crash in between leaves a checkpoint that only says these records are written.
-    await db.execute(sql`delete from usage_spool_checkpoints where spool_id = ${spoolId}`).catch(() => {});
+    // The checkpoint row stays: another replayer that read these files before they went must still find
+    // them written. Rows untouched for a week are of no use to anyone and are deleted.
+    await db
+      .execute(sql`delete from usage_spool_checkpoints where updated_at < now() - interval '7 days'`)
+      .catch(() => {});
     replayed += written;
     log("info", "usage spool replayed", { spool: spoolId, records: lines.length, written });
   }
