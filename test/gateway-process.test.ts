@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { TEST_SECRET } from "./helpers/gateway-fixture";
+import { runCli, startGatewayProcess } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const root = join(import.meta.dir, "..");
@@ -17,39 +18,8 @@ let dataDir: string;
 let database: FreshDatabase | null = null;
 let environment: Record<string, string | undefined>;
 
-function cli(...argv: string[]) {
-  const result = Bun.spawnSync([process.execPath, join(root, "apps/cli/src/index.ts"), ...argv], { env: environment, cwd: root });
-  return { exitCode: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
-}
-
-/** Starts `npm start`'s gateway entry point and resolves with its base URL once it listens. */
-async function startProcess() {
-  const child = Bun.spawn([process.execPath, join(root, "apps/gateway/src/index.ts")], {
-    env: environment,
-    cwd: root,
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const reader = child.stdout.getReader();
-  let output = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`gateway exited before listening: ${output}`);
-    output += new TextDecoder().decode(value);
-    const match = /"url":"(http:\/\/[^"]+\/v1)"/.exec(output);
-    if (match) {
-      // Keep draining stdout so the child never blocks on a full pipe.
-      void (async () => {
-        for (;;) {
-          const chunk = await reader.read();
-          if (chunk.done) return;
-          output += new TextDecoder().decode(chunk.value);
-        }
-      })();
-      return { child, baseUrl: match[1]!.replace("localhost", "127.0.0.1"), output: () => output };
-    }
-  }
-}
+const cli = (...argv: string[]) => runCli(environment, ...argv);
+const startProcess = () => startGatewayProcess(environment);
 
 beforeAll(async () => {
   upstream = await startFakeOpenAIUpstream();

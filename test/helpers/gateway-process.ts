@@ -1,0 +1,46 @@
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..", "..");
+
+export interface GatewayProcess {
+  child: ReturnType<typeof Bun.spawn>;
+  /** Base URL with /v1, on 127.0.0.1. */
+  baseUrl: string;
+  /** Everything the process printed on stdout so far. */
+  output(): string;
+}
+
+/** Starts `npm start`'s gateway entry point with `environment` and resolves once it listens. */
+export async function startGatewayProcess(environment: Record<string, string | undefined>, argv: string[] = []): Promise<GatewayProcess> {
+  const child = Bun.spawn([process.execPath, join(root, "apps/gateway/src/index.ts"), ...argv], {
+    env: environment,
+    cwd: root,
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = child.stdout.getReader();
+  let output = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`gateway exited before listening: ${output}`);
+    output += new TextDecoder().decode(value);
+    const match = /"url":"(http:\/\/[^"]+\/v1)"/.exec(output);
+    if (match) {
+      // Keep draining stdout so the child never blocks on a full pipe.
+      void (async () => {
+        for (;;) {
+          const chunk = await reader.read();
+          if (chunk.done) return;
+          output += new TextDecoder().decode(chunk.value);
+        }
+      })();
+      return { child, baseUrl: match[1]!.replace("localhost", "127.0.0.1"), output: () => output };
+    }
+  }
+}
+
+/** Runs the operator CLI against the same environment (forwarded to a running embedded server). */
+export function runCli(environment: Record<string, string | undefined>, ...argv: string[]) {
+  const result = Bun.spawnSync([process.execPath, join(root, "apps/cli/src/index.ts"), ...argv], { env: environment, cwd: root });
+  return { exitCode: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}
