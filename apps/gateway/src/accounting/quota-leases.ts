@@ -1,5 +1,7 @@
 import { type Database, resultRows } from "@tollgate/db";
 import { sql } from "drizzle-orm";
+import type { DatabaseCircuit } from "../database-circuit";
+import { errors } from "../errors";
 
 /** `token:<id>` or `user:<id>`: what a lease is a slice of. */
 export type LeaseSubject = `token:${number}` | `user:${number}`;
@@ -61,6 +63,8 @@ export class LeaseBook {
     readonly instanceId: string,
     private readonly log: (message: string, fields?: Record<string, unknown>) => void,
     private readonly options: LeaseOptions = defaultLeaseOptions,
+    /** Absent: every acquisition queries (tests of the lease arithmetic). */
+    private readonly circuit: DatabaseCircuit | null = null,
   ) {}
 
   private lease(subject: LeaseSubject): Lease {
@@ -130,15 +134,29 @@ export class LeaseBook {
 
   /**
    * Takes a bigger slice so that `amount` can be held; concurrent callers share one acquisition. Resolves
-   * false when limit - used - other instances' slices cannot cover it.
+   * false when limit - used - other instances' slices cannot cover it. Rejects with a 503 GatewayError
+   * (database_unavailable, Retry-After) when the database cannot be asked: at once while the circuit is
+   * open, otherwise after one retry of a lost connection.
    */
   acquire(subject: LeaseSubject, amount: number): Promise<boolean> {
     const lease = this.lease(subject);
     if (lease.refusedUntil > Date.now()) return Promise.resolve(false);
-    lease.acquiring ??= this.acquireFromDatabase(subject, lease, amount).finally(() => {
+    lease.acquiring ??= this.acquireOrFail(subject, lease, amount).finally(() => {
       lease.acquiring = null;
     });
     return lease.acquiring;
+  }
+
+  private async acquireOrFail(subject: LeaseSubject, lease: Lease, amount: number): Promise<boolean> {
+    try {
+      const acquisition = () => this.acquireFromDatabase(subject, lease, amount);
+      return await (this.circuit ? this.circuit.run(acquisition, [20]) : acquisition());
+    } catch (error) {
+      throw errors.databaseUnavailable(
+        "The gateway cannot reserve quota for this request right now: its database is unreachable. Retry shortly.",
+        error,
+      );
+    }
   }
 
   private async acquireFromDatabase(subject: LeaseSubject, lease: Lease, amount: number): Promise<boolean> {
@@ -197,7 +215,15 @@ export class LeaseBook {
 
   start(): void {
     this.timer = setInterval(() => {
-      this.heartbeat().catch((error) => this.log("lease heartbeat failed", { error: String(error) }));
+      // While the database is known to be away the probe watches it; a heartbeat would only wait and fail.
+      if (this.circuit?.isOpen) return;
+      this.heartbeat().then(
+        () => this.circuit?.succeeded(),
+        (error) => {
+          this.circuit?.failed(error);
+          this.log("lease heartbeat failed", { error: String(error) });
+        },
+      );
     }, this.options.heartbeatMs);
     this.timer.unref?.();
   }

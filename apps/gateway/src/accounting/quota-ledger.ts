@@ -38,10 +38,18 @@ export class QuotaLedger {
     return this.reserveWithNewLeases(reservation);
   }
 
+  /** Rejects with the lease book's 503 when the database cannot be asked; nothing stays held then. */
   private async reserveWithNewLeases(reservation: Reservation): Promise<Reservation | Refusal> {
     const { tokenSubject, userSubject, amount } = reservation;
     if (tokenSubject && !(await this.hold(tokenSubject, amount))) return { refused: "token" };
-    if (userSubject && !(await this.hold(userSubject, amount))) {
+    let userHeld: boolean;
+    try {
+      userHeld = !userSubject || (await this.hold(userSubject, amount));
+    } catch (error) {
+      if (tokenSubject) this.leases.release(tokenSubject, amount);
+      throw error;
+    }
+    if (!userHeld) {
       if (tokenSubject) this.leases.release(tokenSubject, amount);
       return { refused: "user" };
     }

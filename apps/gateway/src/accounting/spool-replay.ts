@@ -2,8 +2,9 @@ import { readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "@tollgate/db";
 import { sql } from "drizzle-orm";
-import { type SpoolLine, spoolLockName } from "./usage-spool";
-import { type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
+import { decodeSpoolLine, type SpoolLine } from "./spool-line";
+import { spoolLockName } from "./usage-spool";
+import { describeDatabaseError, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
 
 export interface ReplayOptions {
   db: Database;
@@ -46,9 +47,7 @@ function readSpool(dir: string, files: string[], log: ReplayOptions["log"]): Spo
     for (const raw of text.split("\n")) {
       if (raw.length === 0) continue;
       try {
-        const line = JSON.parse(raw) as SpoolLine;
-        line.l.createdAt = line.l.createdAt ? new Date(line.l.createdAt) : undefined;
-        lines.push(line);
+        lines.push(decodeSpoolLine(raw));
       } catch {
         log("warn", "usage spool: an unreadable line was skipped", { file });
       }
@@ -120,7 +119,7 @@ export async function replayOrphanSpools(options: ReplayOptions): Promise<number
         }
       }
     } catch (error) {
-      log("warn", "usage spool replay failed; will try again", { spool: spoolId, error: String(error) });
+      log("warn", "usage spool replay failed; will try again", { spool: spoolId, error: describeDatabaseError(error) });
       continue;
     }
     for (const file of files) unlinkQuietly(join(dir, file));

@@ -1,6 +1,7 @@
 import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { encodeSpoolLine } from "./spool-line";
 import type { UsageRecord } from "./usage-writer";
 
 export interface UsageSpoolOptions {
@@ -13,15 +14,6 @@ export interface UsageSpoolOptions {
   /** A segment file is closed and a new one started past this size. */
   segmentBytes?: number;
   log: (level: "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
-}
-
-/** One line of a spool file: a usage record and its sequence number. */
-export interface SpoolLine {
-  s: number;
-  t: number;
-  u: number;
-  c: number;
-  l: UsageRecord["log"];
 }
 
 interface Segment {
@@ -83,9 +75,8 @@ export class UsageSpool {
     record.seq = seq;
     const segment = this.current;
     if (!segment) return record;
-    const line: SpoolLine = { s: seq, t: record.tokenId, u: record.userId, c: record.cost, l: record.log };
     try {
-      segment.bytes += writeSync(segment.fd, `${JSON.stringify(line)}\n`);
+      segment.bytes += writeSync(segment.fd, encodeSpoolLine(record));
       segment.lastSeq = seq;
       this.dirty = true;
       if (segment.bytes >= (this.options.segmentBytes ?? DEFAULT_SEGMENT_BYTES)) this.rotate();

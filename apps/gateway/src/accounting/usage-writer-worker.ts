@@ -4,6 +4,7 @@
 import { openPostgres, openSharedPglite } from "@tollgate/db";
 import type { FromUsageWorker, ToUsageWorker } from "./usage-writer-thread";
 import { UsageWriter } from "./usage-writer";
+import { describeDatabaseError } from "./write-usage-batch";
 
 declare const self: Worker;
 
@@ -15,7 +16,7 @@ let reportedDropped = 0;
 let reportedFailingSince: number | null = null;
 
 const send = (message: FromUsageWorker) => self.postMessage(message);
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const describe = describeDatabaseError;
 
 // Drops happen on record() while the database is away, and failures on the writer's timer; the main thread
 // learns of them a little later.

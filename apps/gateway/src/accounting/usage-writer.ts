@@ -1,5 +1,5 @@
 import type { Database } from "@tollgate/db";
-import { type RequestLogRow, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
+import { describeDatabaseError, type RequestLogRow, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
 
 export type { RequestLogRow, WrittenUsage } from "./write-usage-batch";
 export { rollUp } from "./write-usage-batch";
@@ -152,7 +152,7 @@ export class UsageWriter implements UsageSink {
         this.failures = 0;
       } catch (error) {
         this.failures++;
-        this.options.log("usage write failed; will retry", { error: String(error), attempt: this.failures });
+        this.options.log("usage write failed; will retry", { error: describeDatabaseError(error), attempt: this.failures });
       }
       if (this.timer) {
         const backoff = Math.min(30_000, this.options.intervalMs * 2 ** Math.min(this.failures, 5));

@@ -93,8 +93,12 @@ export function isRowFault(error: unknown): boolean {
   return state !== null && ROW_FAULT_CLASSES.has(state.slice(0, 2));
 }
 
-/** A short description of a database error for logs and the dead-letter table: never a row's values. */
-function describeDatabaseError(error: unknown): string {
+/**
+ * A short description of a database error for logs and the dead-letter table: its SQLSTATE and the
+ * innermost message, cut short. Never the error's own text: Drizzle's includes the query's parameters,
+ * which for a batch are every row's values (an 8 MB model name was logged on every retry that way).
+ */
+export function describeDatabaseError(error: unknown): string {
   const state = sqlState(error) ?? "unknown";
   const innermost = errorCauses(error).at(-1) as { message?: unknown } | undefined;
   const message = typeof innermost?.message === "string" ? innermost.message : String(innermost);

@@ -1,0 +1,60 @@
+import { describe, expect, test } from "bun:test";
+import { requestLogs } from "@tollgate/db";
+import { getTableColumns } from "drizzle-orm";
+import { decodeSpoolLine, encodeSpoolLine } from "./spool-line";
+import type { UsageRecord } from "./usage-writer";
+
+const fullRow: Required<Omit<UsageRecord["log"], "id">> = {
+  createdAt: new Date("2026-11-23T10:11:12.345Z"),
+  requestId: "req_spool",
+  userId: 7,
+  tokenId: 9,
+  tokenName: 'laptop "quoted" \\ \u0001 é',
+  endpoint: "chat.completions",
+  model: "gpt\u0000odd\nname",
+  upstreamModel: "gpt-upstream",
+  channelId: 3,
+  channelsTried: [2, 3],
+  promptTokens: 100,
+  completionTokens: 50,
+  cachedTokens: 10,
+  usageEstimated: true,
+  cost: 1234,
+  status: 499,
+  errorCode: "client_closed",
+  latencyMs: 25,
+  firstTokenMs: 20,
+  clientIp: "::1",
+  stream: true,
+};
+
+describe("spool lines", () => {
+  test("every request_logs column survives a round trip through a spool line", () => {
+    const columns = Object.keys(getTableColumns(requestLogs)).filter((name) => name !== "id");
+    expect(Object.keys(fullRow).sort()).toEqual(columns.sort());
+    const line = encodeSpoolLine({ tokenId: 9, userId: 7, cost: 1234, seq: 42, log: fullRow });
+    expect(line.endsWith("\n")).toBe(true);
+    expect(line.slice(0, -1)).not.toContain("\n");
+    expect(decodeSpoolLine(line)).toEqual({ s: 42, t: 9, u: 7, c: 1234, l: fullRow });
+  });
+
+  test("optional columns left out come back empty, not invented", () => {
+    const line = encodeSpoolLine({
+      tokenId: 1,
+      userId: 2,
+      cost: 0,
+      seq: 1,
+      log: { requestId: "req_min", endpoint: "embeddings", model: "m", status: 401, latencyMs: 3 },
+    });
+    const decoded = decodeSpoolLine(line).l;
+    expect(decoded).toMatchObject({ requestId: "req_min", model: "m", status: 401, latencyMs: 3, usageEstimated: false, stream: false });
+    expect(decoded.createdAt).toBeUndefined();
+    expect(decoded.channelsTried).toBeNull();
+    expect(decoded.upstreamModel).toBeNull();
+  });
+
+  test("a torn line is refused rather than half read", () => {
+    const line = encodeSpoolLine({ tokenId: 1, userId: 2, cost: 5, seq: 3, log: fullRow });
+    expect(() => decodeSpoolLine(line.slice(0, 40))).toThrow();
+  });
+});

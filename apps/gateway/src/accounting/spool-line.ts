@@ -1,0 +1,46 @@
+import type { UsageRecord } from "./usage-writer";
+
+type RequestLogRow = UsageRecord["log"];
+
+/** One record of a spool file, as read back. */
+export interface SpoolLine {
+  /** Sequence number in its spool. */
+  s: number;
+  t: number;
+  u: number;
+  c: number;
+  l: RequestLogRow;
+}
+
+const text = (value: string | null | undefined) => (value == null ? "null" : JSON.stringify(value));
+const number = (value: number | null | undefined) => (value == null ? "null" : String(value));
+
+/**
+ * A record as one JSON line. Written by hand instead of JSON.stringify: this runs on every request, and a
+ * template over the known columns costs about 0.6 µs where JSON.stringify of the object (its Date
+ * included) costs about 3.5 µs. spool-line.test.ts round-trips every request_logs column, so a column
+ * added to the table and not here fails it.
+ */
+export function encodeSpoolLine(record: UsageRecord): string {
+  const log = record.log;
+  return (
+    `{"s":${record.seq},"t":${record.tokenId},"u":${record.userId},"c":${record.cost},"l":{` +
+    `"createdAt":${number(log.createdAt?.getTime())},"requestId":${text(log.requestId)},"userId":${number(log.userId)},` +
+    `"tokenId":${number(log.tokenId)},"tokenName":${text(log.tokenName)},"endpoint":${text(log.endpoint)},` +
+    `"model":${text(log.model)},"upstreamModel":${text(log.upstreamModel)},"channelId":${number(log.channelId)},` +
+    `"channelsTried":${log.channelsTried ? `[${log.channelsTried.join(",")}]` : "null"},` +
+    `"promptTokens":${number(log.promptTokens)},"completionTokens":${number(log.completionTokens)},` +
+    `"cachedTokens":${number(log.cachedTokens)},"usageEstimated":${log.usageEstimated === true},"cost":${number(log.cost)},` +
+    `"status":${log.status},"errorCode":${text(log.errorCode)},"latencyMs":${log.latencyMs},` +
+    `"firstTokenMs":${number(log.firstTokenMs)},"clientIp":${text(log.clientIp)},"stream":${log.stream === true}}}\n`
+  );
+}
+
+/** The record of one line (its creation time back as a Date); throws on a torn or foreign line. */
+export function decodeSpoolLine(line: string): SpoolLine {
+  const parsed = JSON.parse(line) as SpoolLine & { l: { createdAt: number | null } };
+  if (typeof parsed.s !== "number" || typeof parsed.l !== "object" || parsed.l === null) throw new Error("not a spool line");
+  const created = parsed.l.createdAt;
+  (parsed.l as RequestLogRow).createdAt = created === null ? undefined : new Date(created);
+  return parsed;
+}
