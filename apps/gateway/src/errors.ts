@@ -125,4 +125,13 @@ export const errors = {
   upstreamTimeout: () =>
     new GatewayError("The upstream provider did not answer in time.", { status: 504, code: "upstream_timeout" }),
   internal: () => new GatewayError("The gateway hit an internal error.", { status: 500, code: "internal_error" }),
+  /** The database cannot be reached for something this request needs (a key not in cache, a new quota lease). */
+  databaseUnavailable: (message: string, cause?: unknown) =>
+    new GatewayError(message, {
+      status: 503,
+      code: "database_unavailable",
+      type: "server_error",
+      cause,
+      headers: { "retry-after": "5" },
+    }),
 };

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { quotaLeases, tokens, users } from "@tollgate/db";
+import { openPostgres, quotaLeases, tokens, users } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { resultRows } from "@tollgate/db";
 import { type FreshDatabase, freshDatabase } from "../../../../test/helpers/fresh-database";
 import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
+import { DatabaseCircuit } from "../database-circuit";
+import { GatewayError } from "../errors";
 import { DATABASE_CLOCK_SQL, LeaseBook, type LeaseRow } from "./quota-leases";
 
 let database: FreshDatabase;
@@ -67,6 +69,26 @@ describe("quota leases", () => {
     await book.heartbeat();
     expect(book.unspent(`token:${tokenId}`)).toBe(0);
     await book.stop();
+  });
+
+  test("an acquisition the database cannot answer rejects with 503 database_unavailable, at once once the circuit is open", async () => {
+    const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const port = listener.port;
+    listener.stop(true);
+    const unreachable = openPostgres(`postgres://postgres@127.0.0.1:${port}/none`, 1);
+    const circuit = new DatabaseCircuit(async () => {}, { probeIntervalMs: 60_000, log: () => {} });
+    const book = new LeaseBook(unreachable.db, "unreachable", () => {}, options, circuit);
+    const first = await book.acquire(`token:${tokenId}`, 100).catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(GatewayError);
+    expect((first as GatewayError).status).toBe(503);
+    expect((first as GatewayError).code).toBe("database_unavailable");
+    expect((first as GatewayError).headers?.["retry-after"]).toBeDefined();
+    expect(circuit.isOpen).toBe(true);
+    const second = await book.acquire(`token:${tokenId}`, 100).catch((error: unknown) => error);
+    expect((second as GatewayError).status).toBe(503);
+    expect(book.held(`token:${tokenId}`)).toBe(0);
+    circuit.stop();
+    await unreachable.close();
   });
 
   test("a write-behind commit reported after an acquisition that already saw it does not shrink the slice twice", async () => {

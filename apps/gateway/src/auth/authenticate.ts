@@ -1,5 +1,5 @@
 import { hashTokenSecret } from "@tollgate/shared";
-import { errors, GatewayError } from "../errors";
+import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { CachedToken, CachedUser } from "./cached-records";
 
@@ -12,13 +12,7 @@ export interface Caller {
 
 /** A key that is not cached cannot be checked while the database is unreachable: try again shortly. */
 function databaseUnavailable(cause: unknown): never {
-  throw new GatewayError("The gateway cannot verify this API key right now. Retry shortly.", {
-    status: 503,
-    code: "service_unavailable",
-    type: "server_error",
-    cause,
-    headers: { "retry-after": "5" },
-  });
+  throw errors.databaseUnavailable("The gateway cannot verify this API key right now. Retry shortly.", cause);
 }
 
 /** Bearer key, or the Anthropic-style x-api-key header some clients send. */
