@@ -10,6 +10,14 @@ export interface TcpProxy {
   down(): void;
   /** Accepts connections again on the same port. */
   up(): void;
+  /**
+   * Freezes every open connection whose client has sent text matching `sent` (e.g. a LISTEN): from now on
+   * nothing passes in either direction and nothing is closed, like a backend that stopped. New connections
+   * pass. Returns how many were frozen.
+   */
+  freeze(sent: RegExp): number;
+  /** Connections (open or closed) whose client has sent text matching `sent`. */
+  countSent(sent: RegExp): number;
   close(): void;
 }
 
@@ -17,10 +25,16 @@ interface Pair {
   client: Socket<Pair>;
   upstream: Socket<{ client: Socket<Pair> }> | null;
   pending: Uint8Array[];
+  /** The first bytes the client sent, as text (protocol messages carry their SQL as plain text). */
+  sent: string;
+  frozen: boolean;
 }
+
+const SENT_TEXT_KEPT = 16_384;
 
 export function startTcpProxy(targetHost: string, targetPort: number): TcpProxy {
   const pairs = new Set<Pair>();
+  const history: Pair[] = [];
   let listener: TCPSocketListener<Pair> | null = null;
   let port = 0;
 
@@ -30,9 +44,10 @@ export function startTcpProxy(targetHost: string, targetPort: number): TcpProxy 
       port,
       socket: {
         open(client) {
-          const pair: Pair = { client, upstream: null, pending: [] };
+          const pair: Pair = { client, upstream: null, pending: [], sent: "", frozen: false };
           client.data = pair;
           pairs.add(pair);
+          history.push(pair);
           Bun.connect<{ client: Socket<Pair> }>({
             hostname: targetHost,
             port: targetPort,
@@ -44,7 +59,7 @@ export function startTcpProxy(targetHost: string, targetPort: number): TcpProxy 
                 pair.pending = [];
               },
               data(_upstream, chunk) {
-                client.write(chunk);
+                if (!pair.frozen) client.write(chunk);
               },
               close() {
                 client.end();
@@ -57,6 +72,8 @@ export function startTcpProxy(targetHost: string, targetPort: number): TcpProxy 
         },
         data(client, chunk) {
           const pair = client.data;
+          if (pair.sent.length < SENT_TEXT_KEPT) pair.sent += new TextDecoder().decode(chunk);
+          if (pair.frozen) return;
           if (pair.upstream) pair.upstream.write(chunk);
           else pair.pending.push(new Uint8Array(chunk));
         },
@@ -88,6 +105,19 @@ export function startTcpProxy(targetHost: string, targetPort: number): TcpProxy 
     },
     up() {
       if (!listener) listen();
+    },
+    freeze(sent) {
+      let frozen = 0;
+      for (const pair of pairs) {
+        if (!pair.frozen && sent.test(pair.sent)) {
+          pair.frozen = true;
+          frozen++;
+        }
+      }
+      return frozen;
+    },
+    countSent(sent) {
+      return history.filter((pair) => sent.test(pair.sent)).length;
     },
     close() {
       this.down();

@@ -1,5 +1,11 @@
-import { retryRead } from "./retry-read";
-import { channels, type DatabaseHandle, INVALIDATION_CHANNEL, type InvalidationMessage, parseInvalidation } from "@tollgate/db";
+import {
+  channels,
+  type DatabaseHandle,
+  INVALIDATION_CHANNEL,
+  type InvalidationMessage,
+  listenerPingPayload,
+  parseInvalidation,
+} from "@tollgate/db";
 import type { SecretBox } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
@@ -10,7 +16,10 @@ import { type UsageSink, UsageWriter, type WrittenUsage } from "./accounting/usa
 import { InFlightCalls } from "./in-flight-calls";
 import { ThreadedUsageWriter, type UsageWorkerSettings } from "./accounting/usage-writer-thread";
 import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from "./auth/cached-records";
+import { CoarseClock } from "./auth/coarse-clock";
 import { LoadingCache } from "./auth/loading-cache";
+import { DatabaseCircuit, defaultProbeIntervalMs } from "./database-circuit";
+import { defaultEchoTimeoutMs, ListenerCheck } from "./listener-check";
 import { createIpAllowList, type IpAllowList } from "./policy/ip-allow-list";
 import { SlidingWindowRateLimiter } from "./policy/rate-limiter";
 import type { RateLimiter, TokenRateLimiter } from "./policy/rate-limiter-port";
@@ -108,6 +117,10 @@ export interface GatewayServices {
   users: LoadingCache<number, CachedUser>;
   catalog: ChannelCatalog;
   settings: SettingsCache;
+  /** Open while the database is known to be unreachable: quota leases and cache misses then fail fast (503). */
+  databaseCircuit: DatabaseCircuit;
+  /** The LISTEN connection's self-check; null on embedded PGlite (no connection that could stall). */
+  listenerCheck: ListenerCheck | null;
   ledger: QuotaLedger;
   rateLimiter: RateLimiter;
   /** Tokens per minute per token: checked on admission, fed each finished request's usage. */
@@ -139,19 +152,26 @@ export function createGatewayServices(input: {
   const db = database.db;
   // id -> key hash of every token seen, so that totals written by id can update the cached row.
   const tokenHashById = new Map<number, string>();
-  const tokens = new LoadingCache<string, CachedToken>((hash) => retryRead(() => loadTokenByHash(db, hash)), {
+  const circuit = new DatabaseCircuit(() => db.execute(sql`select 1`), { probeIntervalMs: defaultProbeIntervalMs, log });
+  // Cache ages are told by a clock read from memory: the warm path compares two numbers, and reads no system clock.
+  const clock = new CoarseClock();
+  const tokens = new LoadingCache<string, CachedToken>((hash) => circuit.run(() => loadTokenByHash(db, hash)), {
     maxEntries: 200_000,
     negativeTtlMs: 30_000,
+    maxAgeMs: options.cacheMaxAgeMs,
+    now: clock.now,
     onLoaded: (hash, token) => tokenHashById.set(token.id, hash),
   });
-  const users = new LoadingCache<number, CachedUser>((id) => retryRead(() => loadUserById(db, id)), {
+  const users = new LoadingCache<number, CachedUser>((id) => circuit.run(() => loadUserById(db, id)), {
     maxEntries: 100_000,
     negativeTtlMs: 30_000,
+    maxAgeMs: options.cacheMaxAgeMs,
+    now: clock.now,
   });
   const catalog = new ChannelCatalog(db, input.secretBox, (message, fields) => log("warn", message, fields));
   const settings = new SettingsCache(db);
   const instanceId = crypto.randomUUID();
-  const leases = new LeaseBook(db, instanceId, (message, fields) => log("warn", message, fields), options.quotaLeases);
+  const leases = new LeaseBook(db, instanceId, (message, fields) => log("warn", message, fields), options.quotaLeases, circuit);
   const ledger = new QuotaLedger(leases);
   const spool = new UsageSpool({ dir: options.usageSpoolDir, spoolId: instanceId, syncMs: options.usageSpoolSyncMs, log });
   /** Caches take the totals a commit returned (this process's writes, and replays of other spools). */
@@ -229,6 +249,18 @@ export function createGatewayServices(input: {
   const disabling = new Set<number>();
   let unlisten: (() => Promise<void>) | null = null;
   let pruneTimer: ReturnType<typeof setInterval> | null = null;
+  let revalidateTimer: ReturnType<typeof setInterval> | null = null;
+  const { reconnectListeners } = database;
+  const listenerCheck = reconnectListeners
+    ? new ListenerCheck({
+        intervalMs: options.listenerCheckIntervalMs,
+        echoTimeoutMs: defaultEchoTimeoutMs(options.listenerCheckIntervalMs),
+        send: (sequence) =>
+          circuit.run(() => db.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${listenerPingPayload(instanceId, sequence)})`), []),
+        reconnect: () => reconnectListeners.call(database),
+        log,
+      })
+    : null;
 
   const flushAll = () => {
     tokens.clear();
@@ -266,6 +298,9 @@ export function createGatewayServices(input: {
       case "settings":
         settings.invalidate();
         return;
+      case "ping":
+        if (message.origin === instanceId && message.id !== undefined) listenerCheck?.heard(message.id);
+        return;
       case "channel_health":
         if (message.origin === instanceId || message.id === undefined) return;
         if (message.state === "healthy") health.apply({ channelId: message.id, state: "healthy" });
@@ -282,6 +317,8 @@ export function createGatewayServices(input: {
     users,
     catalog,
     settings,
+    databaseCircuit: circuit,
+    listenerCheck,
     ledger,
     rateLimiter,
     tokenRateLimiter,
@@ -331,6 +368,14 @@ export function createGatewayServices(input: {
         localLimiter.prune();
         localTokenLimiter.prune();
       }, 60_000);
+      // Tokens and users re-validate on use; the two small caches are re-read whole once per max age.
+      revalidateTimer = setInterval(() => {
+        if (circuit.isOpen) return;
+        void catalog.refresh();
+        void settings.refresh();
+      }, options.cacheMaxAgeMs);
+      revalidateTimer.unref?.();
+      listenerCheck?.start();
       collectGatewaySources(prometheus, {
         caches: { tokens, users },
         usageQueueDepth: () => usage.queueDepth,
@@ -343,6 +388,10 @@ export function createGatewayServices(input: {
     },
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);
+      if (revalidateTimer) clearInterval(revalidateTimer);
+      listenerCheck?.stop();
+      circuit.stop();
+      clock.stop();
       if (replayTimer) clearInterval(replayTimer);
       await replaying?.catch(() => {});
       await usage.stop();

@@ -26,6 +26,12 @@ export interface DatabaseHandle {
   url?: string;
   /** Subscribes to a NOTIFY channel. Returns a function that unsubscribes. */
   listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
+  /**
+   * Postgres only: drops every LISTEN connection of this handle without waiting for it and subscribes again
+   * on a new one (`onConnect` runs once it listens), for a connection that stopped delivering without
+   * closing. Embedded PGlite has no connection to stall, and no such method.
+   */
+  reconnectListeners?(): void;
   /** Runs a raw SQL string (migrations, tests, admin tasks). */
   execute(sqlText: string): Promise<void>;
   close(): Promise<void>;
@@ -50,25 +56,70 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return openPglite(options.dataDir ?? "./data");
 }
 
+/**
+ * Connection settings for every postgres.js client. postgres.js waits 30 s for a connection by default, and
+ * reopens a closed one only after a back-off that grows 3x with each failure (pool-wide, reset by a success)
+ * up to 20 s: during an outage a query could wait that long for an attempt that then fails at once with
+ * ECONNREFUSED, and after it the pool noticed the database was back only that late. Here a connection gets
+ * 5 s, and the back-off stops at 2 s.
+ */
+const connectionOptions = {
+  connect_timeout: 5,
+  backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
+  onnotice: () => {},
+};
+
+interface Subscription {
+  channel: string;
+  handlers: ListenHandlers;
+  /** A client of its own, so that its one connection can be dropped and opened again (reconnectListeners). */
+  client: postgres.Sql;
+}
+
 /** A Postgres handle (synchronous: postgres.js connects on the first query). */
 export function openPostgres(url: string, poolSize: number): DatabaseHandle {
-  const client = postgres(url, {
-    max: poolSize,
-    onnotice: () => {},
-  });
+  const client = postgres(url, { ...connectionOptions, max: poolSize });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
+  const subscriptions = new Set<Subscription>();
+  // postgres.js listens on one connection of its own, reopened (with LISTEN sent again, then onConnect) when
+  // it closes: also while the database is away, and when a first LISTEN failed.
+  const subscribe = (subscription: Subscription) =>
+    subscription.client.listen(subscription.channel, subscription.handlers.onNotify, subscription.handlers.onConnect);
+  const listenerClient = () => postgres(url, { ...connectionOptions, max: 1 });
   return {
     db,
     kind: "postgres",
     url,
     async listen(channel, handlers) {
-      const subscription = await client.listen(channel, handlers.onNotify, handlers.onConnect);
-      return () => subscription.unlisten();
+      const subscription: Subscription = { channel, handlers, client: listenerClient() };
+      try {
+        await subscribe(subscription);
+      } catch (error) {
+        await subscription.client.end({ timeout: 0 });
+        throw error;
+      }
+      subscriptions.add(subscription);
+      return async () => {
+        subscriptions.delete(subscription);
+        await subscription.client.end({ timeout: 0 });
+      };
+    },
+    reconnectListeners() {
+      for (const subscription of subscriptions) {
+        const stalled = subscription.client;
+        subscription.client = listenerClient();
+        // A failed LISTEN is retried by postgres.js itself, as after any lost connection.
+        subscribe(subscription).catch(() => {});
+        // Not waited for: a stalled connection would never answer the goodbye.
+        stalled.end({ timeout: 0 }).catch(() => {});
+      }
     },
     async execute(sqlText) {
       await client.unsafe(sqlText);
     },
     async close() {
+      for (const subscription of subscriptions) await subscription.client.end({ timeout: 0 });
+      subscriptions.clear();
       await client.end({ timeout: 5 });
     },
   };

@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { LoadingCache } from "./loading-cache";
 
+async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await Bun.sleep(1);
+}
+
 function deferred<T>() {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((done) => (resolve = done));
@@ -78,6 +82,94 @@ describe("loading cache", () => {
     cache.refresh("a");
     await Bun.sleep(0);
     expect(cache.peek("a")).toBe(5);
+  });
+
+  test("a value past its max age is served while one background reload replaces it", async () => {
+    const rows = new Map([["a", 1]]);
+    let time = 0;
+    let loads = 0;
+    let gate = deferred<void>();
+    const cache = new LoadingCache<string, number>(
+      async (key) => {
+        loads++;
+        if (loads > 1) await gate.promise;
+        return rows.get(key) ?? null;
+      },
+      { maxEntries: 10, negativeTtlMs: 60_000, maxAgeMs: 1000, now: () => time },
+    );
+    expect(await cache.get("a")).toBe(1);
+    rows.set("a", 2);
+    time = 999;
+    expect(cache.get("a")).toBe(1);
+    expect(loads).toBe(1);
+    // At its age: answered from memory at once, and one reload starts however many requests see it.
+    time = 1000;
+    expect(cache.get("a")).toBe(1);
+    expect(cache.get("a")).toBe(1);
+    expect([loads, cache.revalidations]).toEqual([2, 1]);
+    gate.resolve();
+    await waitFor(() => cache.peek("a") === 2);
+    // A reload that finds the row gone replaces the value with an absence.
+    rows.delete("a");
+    gate = deferred<void>();
+    time = 2002;
+    expect(cache.get("a")).toBe(2);
+    gate.resolve();
+    await waitFor(() => cache.peek("a") === null);
+    expect(cache.get("a")).toBeNull();
+  });
+
+  test("a failed re-validation keeps the value in service and is tried again a max age later", async () => {
+    let time = 0;
+    let fail = false;
+    let loads = 0;
+    const cache = new LoadingCache<string, number>(
+      async () => {
+        loads++;
+        if (fail) throw new Error("database away");
+        return 5;
+      },
+      { maxEntries: 10, negativeTtlMs: 1000, maxAgeMs: 1000, now: () => time },
+    );
+    expect(await cache.get("a")).toBe(5);
+    fail = true;
+    time = 1001;
+    expect(cache.get("a")).toBe(5);
+    await waitFor(() => loads === 2);
+    await Bun.sleep(0);
+    expect(cache.get("a")).toBe(5);
+    expect(loads).toBe(2);
+    time = 2002;
+    expect(cache.get("a")).toBe(5);
+    expect(loads).toBe(3);
+  });
+
+  test("a re-validation discarded because a counter write raced it is tried again on the next request", async () => {
+    let time = 0;
+    let gate = deferred<number>();
+    let loads = 0;
+    const cache = new LoadingCache<string, { used: number }>(
+      async () => {
+        loads++;
+        return loads === 1 ? { used: 1 } : { used: await gate.promise };
+      },
+      { maxEntries: 10, negativeTtlMs: 1000, maxAgeMs: 1000, now: () => time },
+    );
+    await cache.get("a");
+    time = 1001;
+    cache.get("a");
+    // The write-behind moves the counter while the reload is under way: the reload may predate it.
+    cache.update("a", (value) => (value.used = 5));
+    gate.resolve(4);
+    await waitFor(() => loads === 2);
+    await Bun.sleep(0);
+    expect(cache.peek("a")).toEqual({ used: 5 });
+    // Not another max age of waiting: the very next request starts a reload.
+    gate = deferred<number>();
+    cache.get("a");
+    expect([loads, cache.revalidations]).toEqual([3, 2]);
+    gate.resolve(6);
+    await waitFor(() => cache.peek("a")?.used === 6);
   });
 
   test("unknown keys are remembered as null and the oldest entry goes when full", async () => {

@@ -4,6 +4,18 @@ interface Inflight<Value> {
   stale: boolean;
   /** Set when a row was inserted under the key while loading: a null result may predate it, a row cannot. */
   absentIsStale: boolean;
+  /** A background re-read of a cached value (its max age passed). */
+  revalidation: boolean;
+}
+
+interface Entry<Value> {
+  value: Value | null;
+  /**
+   * Epoch ms. A cached absence (null) is dropped then. A value is served on, and re-read in the background
+   * by the first get() after it: so a change whose notification never arrived is seen within max age + one
+   * request.
+   */
+  expiresAt: number;
 }
 
 /**
@@ -11,40 +23,66 @@ interface Inflight<Value> {
  * way when its key was evicted or changed is not stored (it may have read the row before the change);
  * evictions of other keys do not disturb it. Negative results (null) are kept for `negativeTtlMs`, so a
  * flood of unknown keys cannot reach the database.
+ *
+ * Values older than `maxAgeMs` are re-validated, stale-while-revalidate: the request that finds one is
+ * answered from memory and starts one background reload, which replaces the value (with null if the row is
+ * gone). A warm request never waits on the database, and a database outage keeps the cached values in
+ * service; the age bounds how long a lost notification (a stalled LISTEN connection) can keep a revoked
+ * value alive.
  */
 export class LoadingCache<Key, Value> {
-  private readonly entries = new Map<Key, { value: Value | null; expiresAt: number }>();
+  private readonly entries = new Map<Key, Entry<Value>>();
   private readonly inflight = new Map<Key, Inflight<Value>>();
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
   hits = 0;
   misses = 0;
   evictions = 0;
+  /** Background reloads started because a value reached its max age. */
+  revalidations = 0;
 
   constructor(
     private readonly load: (key: Key) => Promise<Value | null>,
     private readonly options: {
       maxEntries: number;
       negativeTtlMs: number;
+      /** Age after which a cached value is re-read in the background; absent: never (only notifications evict). */
+      maxAgeMs?: number;
+      /** Epoch ms; the gateway passes a CoarseClock's, so that a warm get() reads no system clock. */
+      now?: () => number;
       /** Sees every value loaded from the database (to keep side indexes, e.g. id -> key hash). */
       onLoaded?: (key: Key, value: Value) => void;
     },
-  ) {}
+  ) {
+    this.maxAgeMs = options.maxAgeMs ?? Number.POSITIVE_INFINITY;
+    this.now = options.now ?? Date.now;
+  }
 
   /** The cached value without loading; undefined on a miss. */
   peek(key: Key): Value | null | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.value === null && entry.expiresAt < Date.now()) {
+    if (entry.value === null && entry.expiresAt < this.now()) {
       this.entries.delete(key);
       return undefined;
     }
     return entry.value;
   }
 
+  /** The warm path: one map lookup and one compare with the clock's value. */
   get(key: Key): Value | null | Promise<Value | null> {
-    const cached = this.peek(key);
-    if (cached !== undefined) {
-      this.hits++;
-      return cached;
+    const entry = this.entries.get(key);
+    if (entry !== undefined) {
+      if (entry.expiresAt > this.now()) {
+        this.hits++;
+        return entry.value;
+      }
+      if (entry.value !== null) {
+        this.hits++;
+        this.revalidate(key, entry);
+        return entry.value;
+      }
+      this.entries.delete(key);
     }
     this.misses++;
     return this.inflight.get(key)?.promise ?? this.startLoad(key);
@@ -107,13 +145,30 @@ export class LoadingCache<Key, Value> {
     if (pending) pending.stale = true;
   }
 
-  private startLoad(key: Key): Promise<Value | null> {
-    const pending: Inflight<Value> = { promise: Promise.resolve(null), stale: false, absentIsStale: false };
+  /**
+   * Serves `entry` on and re-reads it in the background. Not again for another max age whatever the reload's
+   * fate: a failed one (the database is away) keeps the value, as the documented outage behaviour wants.
+   */
+  private revalidate(key: Key, entry: Entry<Value>): void {
+    entry.expiresAt = this.now() + this.maxAgeMs;
+    if (this.inflight.has(key)) return;
+    this.revalidations++;
+    this.startLoad(key, true).catch(() => {});
+  }
+
+  private startLoad(key: Key, revalidation = false): Promise<Value | null> {
+    const pending: Inflight<Value> = { promise: Promise.resolve(null), stale: false, absentIsStale: false, revalidation };
     pending.promise = this.load(key).then(
       (value) => {
         if (this.inflight.get(key) === pending) this.inflight.delete(key);
         if (value !== null) this.options.onLoaded?.(key, value);
         if (!pending.stale && !(pending.absentIsStale && value === null)) this.store(key, value);
+        else if (pending.revalidation) {
+          // Discarded (a counter write or an insert raced it): the value is still unchecked, so the next
+          // request tries again.
+          const entry = this.entries.get(key);
+          if (entry && entry.value !== null) entry.expiresAt = 0;
+        }
         return value;
       },
       (error) => {
@@ -132,6 +187,6 @@ export class LoadingCache<Key, Value> {
       this.entries.delete(oldest);
       this.evictions++;
     }
-    this.entries.set(key, { value, expiresAt: value === null ? Date.now() + this.options.negativeTtlMs : Infinity });
+    this.entries.set(key, { value, expiresAt: this.now() + (value === null ? this.options.negativeTtlMs : this.maxAgeMs) });
   }
 }

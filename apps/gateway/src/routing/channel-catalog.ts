@@ -53,6 +53,8 @@ export function toRoutableChannel(row: typeof channels.$inferSelect, apiKey: str
 /**
  * Channels and prices are small tables: they are loaded whole, kept in memory and reloaded when a NOTIFY
  * says one changed. Until the reload lands, callers wait on it rather than route on a stale picture.
+ * refresh() re-reads them in the background (their max age passed) and keeps the current picture in
+ * service until the new one lands, so that a lost notification is seen anyway.
  */
 export class ChannelCatalog {
   private snapshot: CatalogSnapshot | null = null;
@@ -73,6 +75,15 @@ export class ChannelCatalog {
     this.snapshot = null;
     this.generation++;
     this.loading = null;
+  }
+
+  /** A background reload that replaces the snapshot unless a change was notified meanwhile; a failure keeps it. */
+  refresh(): Promise<void> {
+    if (!this.snapshot || this.loading) return Promise.resolve();
+    return this.reload().then(
+      () => {},
+      (error) => this.log("channel catalog could not be re-read; the cached one stays in service", { error: String(error) }),
+    );
   }
 
   get isLoaded(): boolean {

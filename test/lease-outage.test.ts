@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+
+/** Needs a network path to the database that can be cut: Postgres only (embedded PGlite has none). */
+const usePostgres = Boolean(process.env.DATABASE_URL);
+
+let database: FreshDatabase;
+let proxy: TcpProxy;
+let proxied: DatabaseHandle;
+let upstream: FakeOpenAIUpstream;
+let gateway: GatewayUnderTest;
+let seed: ReturnType<typeof seeder>;
+let userId: number;
+
+/** At 1 USD per million tokens, a default request reserves about 4,200 micro-USD and a large one 500,000. */
+function chat(key: string, maxTokens?: number) {
+  return gateway.handle(
+    new Request("http://gateway.test/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_tokens: maxTokens }),
+    }),
+  );
+}
+
+beforeAll(async () => {
+  if (!usePostgres) return;
+  database = await freshDatabase();
+  const target = new URL(database.url!);
+  proxy = startTcpProxy(target.hostname, Number(target.port || 5432));
+  const viaProxy = new URL(database.url!);
+  viaProxy.port = String(proxy.port);
+  proxied = await openDatabase({ databaseUrl: viaProxy.toString(), poolSize: 3 });
+  upstream = await startFakeOpenAIUpstream();
+  gateway = await startGateway(proxied, {
+    // Slices of 1% of the quota (at least what the request needs): a large request needs a new lease.
+    quotaLeases: { ttlMs: 60_000, heartbeatMs: 60_000, idleReturnMs: 60_000, chunkFraction: 0.01 },
+    cacheMaxAgeMs: 200,
+  });
+  seed = seeder(database.handle, gateway.secretBox, [gateway]);
+  userId = (await seed.user()).id;
+  await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
+  await seed.price("gpt-4o-mini", 1, 1);
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  if (!usePostgres) return;
+  proxy?.up();
+  await gateway?.stop();
+  await proxied?.close();
+  proxy?.close();
+  await upstream?.close();
+  await database?.drop();
+}, SETUP_TIMEOUT_MS);
+
+describe("quota leases during a database outage", () => {
+  test.if(usePostgres)(
+    "a request that fits the lease held is served; one that needs a new lease gets 503 with Retry-After, and so do the next ones without waiting on the database",
+    async () => {
+      const token = await seed.token({ userId, quotaLimit: 1_000_000 });
+      expect((await chat(token.secret)).status).toBe(200);
+      // An owner with a balance: a slice of 1% of 10 USD for the token, of 1% of 1 USD for the owner.
+      const owner = await seed.user({ balance: 1_000_000, balanceUnlimited: false });
+      const ownersToken = await seed.token({ userId: owner.id, quotaLimit: 10_000_000 });
+      expect((await chat(ownersToken.secret)).status).toBe(200);
+      await gateway.services.usage.flush();
+      const revalidationsBefore = gateway.services.tokens.revalidations;
+
+      proxy.down();
+      expect((await chat(token.secret)).status).toBe(200);
+      const refused = await chat(token.secret, 500_000);
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      const body = (await refused.json()) as { error: { code: string; type: string; message: string } };
+      expect(body.error.code).toBe("database_unavailable");
+      expect(body.error.type).toBe("server_error");
+      // The database is now known to be away: further acquisitions are refused without a query.
+      expect(gateway.services.databaseCircuit.isOpen).toBe(true);
+      const next = await Promise.all([chat(token.secret, 500_000), chat(token.secret, 400_000), chat(token.secret, 300_000)]);
+      expect(next.map((response) => response.status)).toEqual([503, 503, 503]);
+      // Nothing stays held by the refused requests, and cached keys stay in service past their max age
+      // (their re-validation fails and keeps them).
+      await waitFor(
+        async () => (await chat(token.secret)).status === 200 && gateway.services.tokens.revalidations > revalidationsBefore,
+        "a re-validation attempted during the outage",
+      );
+      expect(gateway.services.ledger.heldFor(token.row.id)).toBe(0);
+      expect((await chat(token.secret)).status).toBe(200);
+      // The token's slice covers 50,000 and the owner's does not: the token's hold is given back with the 503.
+      expect((await chat(ownersToken.secret, 50_000)).status).toBe(503);
+      expect(gateway.services.ledger.heldFor(ownersToken.row.id)).toBe(0);
+      expect((await chat(ownersToken.secret)).status).toBe(200);
+
+      proxy.up();
+      await waitFor(async () => (await chat(token.secret, 500_000)).status === 200, "a new lease once the database is back", 30_000);
+      expect(gateway.services.databaseCircuit.isOpen).toBe(false);
+    },
+    SETUP_TIMEOUT_MS,
+  );
+});
