@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
 import { sessions, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { hashSessionSecret } from "../../apps/console/src/auth/sessions";
@@ -11,7 +11,8 @@ setDefaultTimeout(60_000);
 describe("console sign-in", () => {
   let harness: ConsoleUnderTest;
   beforeAll(async () => {
-    harness = await startConsole({ loginLimits: { perName: 3, perIp: 5, windowMs: 60_000 } });
+    // Delays long enough that no test outlasts one, so that a refusal here is never a matter of timing.
+    harness = await startConsole({ loginLimits: { freeFailures: 3, firstDelayMs: 600_000, perAddress: 5, addressWindowMs: 600_000 } });
   });
   afterAll(() => harness.close());
 
@@ -72,18 +73,54 @@ describe("console sign-in", () => {
     expect((await rejection(harness.login(user.name))).code).toBe("UNAUTHORIZED");
   });
 
-  test("failed logins are limited per name, with a clear error, even for the right password", async () => {
+  test("40 concurrent attempts of one name and address: only the free failures are checked, the rest refused before any hash", async () => {
     const { name } = await harness.signedInUser();
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const failure = await rejection(harness.anonymous({ clientIp: `203.0.113.${attempt}` }).auth.login({ name, password: "wrong-password" }));
-      expect(failure.code).toBe("UNAUTHORIZED");
+    const clientIp = "203.0.113.40";
+    const verify = spyOn(Bun.password, "verify");
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 40 }, () => rejection(harness.anonymous({ clientIp }).auth.login({ name, password: "wrong-password" }))),
+      );
+      const codes = outcomes.map((outcome) => outcome.code);
+      expect(codes.filter((code) => code === "UNAUTHORIZED")).toHaveLength(3);
+      expect(codes.filter((code) => code === "TOO_MANY_REQUESTS")).toHaveLength(37);
+      expect(verify).toHaveBeenCalledTimes(3);
+      // The right password from that address now waits too: a guess that happens to be right is not checked.
+      const responseHeaders = new Headers();
+      const limited = await rejection(harness.anonymous({ clientIp, responseHeaders }).auth.login({ name, password: PASSWORD }));
+      expect(limited.code).toBe("TOO_MANY_REQUESTS");
+      expect(limited.message).toMatch(/^Too many failed sign-in attempts\. Try again in \d+ minutes?\.$/);
+      expect(Number(responseHeaders.get("retry-after"))).toBeGreaterThan(0);
+      expect(verify).toHaveBeenCalledTimes(3);
+    } finally {
+      verify.mockRestore();
     }
-    const limited = await rejection(harness.anonymous({ clientIp: "203.0.113.99" }).auth.login({ name, password: PASSWORD }));
-    expect(limited.code).toBe("TOO_MANY_REQUESTS");
-    expect(limited.message).toMatch(/Too many failed sign-in attempts\. Try again in \d+ minutes?\./);
   });
 
-  test("failed logins are limited per IP across names", async () => {
+  test("failures from one address never keep the owner out from another", async () => {
+    const { name } = await harness.signedInUser();
+    for (let attempt = 0; attempt < 8; attempt++) {
+      await rejection(harness.anonymous({ clientIp: "198.51.100.66" }).auth.login({ name, password: "wrong-password" }));
+    }
+    expect((await rejection(harness.anonymous({ clientIp: "198.51.100.66" }).auth.login({ name, password: PASSWORD }))).code).toBe("TOO_MANY_REQUESTS");
+    const cookie = await harness.login(name, PASSWORD, { clientIp: "192.0.2.10" });
+    expect((await harness.anonymous({ headers: { cookie } }).auth.me()).name).toBe(name);
+  });
+
+  test("a successful sign-in clears that address's failures for the name", async () => {
+    const { name } = await harness.signedInUser();
+    const clientIp = "198.51.100.31";
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect((await rejection(harness.anonymous({ clientIp }).auth.login({ name, password: "wrong-password" }))).code).toBe("UNAUTHORIZED");
+    }
+    await harness.login(name, PASSWORD, { clientIp });
+    // Three more failures are free again; without the clearing, the second of them would wait.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await rejection(harness.anonymous({ clientIp }).auth.login({ name, password: "wrong-password" }))).code).toBe("UNAUTHORIZED");
+    }
+  });
+
+  test("attempts are limited per address across names", async () => {
     const { name } = await harness.signedInUser();
     const clientIp = "192.0.2.77";
     for (let attempt = 0; attempt < 5; attempt++) {

@@ -30,8 +30,8 @@ export interface ConsoleDependencies {
   webDistDir?: string;
   /** The client's address (for the per-IP login limit), e.g. the gateway's trusted-proxy-aware resolver. */
   clientAddress?: (request: Request) => string | null;
-  /** Failed-login allowances; default 5 per name and 20 per IP in 15 minutes. */
-  loginLimits?: LoginLimits;
+  /** Sign-in limits; default 3 failures per (name, address), then waits from 1 s doubling up to 15 minutes, and 20 per address in 15 minutes. */
+  loginLimits?: Partial<LoginLimits>;
   /** Session lifetime after the last renewal; default 7 days. */
   sessionTtlMs?: number;
 }

@@ -19,8 +19,12 @@ async function adminExists(db: Parameters<typeof createSession>[0]): Promise<boo
   return row !== undefined;
 }
 
-function minutes(milliseconds: number): string {
-  const count = Math.max(1, Math.ceil(milliseconds / 60_000));
+function waitText(milliseconds: number): string {
+  if (milliseconds < 60_000) {
+    const seconds = Math.max(1, Math.ceil(milliseconds / 1000));
+    return `${seconds} second${seconds === 1 ? "" : "s"}`;
+  }
+  const count = Math.ceil(milliseconds / 60_000);
   return `${count} minute${count === 1 ? "" : "s"}`;
 }
 
@@ -60,11 +64,13 @@ export const authRouter = router({
   login: publicProcedure
     .input(z.object({ name: z.string().trim().min(1, "Enter your user name").max(200), password: z.string().min(1, "Enter your password").max(1024) }))
     .mutation(async ({ ctx, input }) => {
-      const waitMs = ctx.loginLimiter.retryAfterMs(input.name, ctx.clientIp);
-      if (waitMs > 0) {
+      // Counted before the slow hash, so that concurrent guesses cannot all be checked (see the limiter).
+      const admission = ctx.loginLimiter.admit(input.name, ctx.clientIp);
+      if (!admission.admitted) {
+        ctx.responseHeaders.set("retry-after", String(Math.ceil(admission.retryAfterMs / 1000)));
         throw new TRPCError({
           code: "TOO_MANY_REQUESTS",
-          message: `Too many failed sign-in attempts. Try again in ${minutes(waitMs)}.`,
+          message: `Too many failed sign-in attempts. Try again in ${waitText(admission.retryAfterMs)}.`,
         });
       }
       const [user] = await ctx.db
@@ -75,10 +81,9 @@ export const authRouter = router({
       const hash = user?.passwordHash ?? (await dummyHash);
       const matches = await Bun.password.verify(input.password, hash);
       if (!user || !user.passwordHash || !matches || user.status !== "enabled") {
-        ctx.loginLimiter.recordFailure(input.name, ctx.clientIp);
         throw new TRPCError({ code: "UNAUTHORIZED", message: "Wrong user name or password, or the account is disabled" });
       }
-      ctx.loginLimiter.recordSuccess(input.name);
+      admission.succeeded();
       const secret = await createSession(ctx.db, user.id, ctx.sessionTtlMs);
       ctx.responseHeaders.append("set-cookie", sessionCookie(secret, { maxAgeMs: ctx.sessionTtlMs, secure: ctx.secure }));
       return { ok: true as const };
