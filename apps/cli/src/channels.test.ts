@@ -48,7 +48,7 @@ describe("channel add", () => {
       priority: -3,
       weight: 7,
       status: "enabled",
-      keyMasked: "sk-u…cdef",
+      keyMasked: "sk-…cdef",
     });
     const row = await channelRow(created.id);
     expect(row.apiKeyEncrypted).toStartWith("v1:");
@@ -104,14 +104,15 @@ describe("channel list", () => {
     const human = await harness.run("channel", "list");
     expect(human.exitCode).toBe(0);
     expect(human.stdout).toMatch(/^ID\s+NAME\s+STATUS/);
-    expect(human.stdout).toContain("sk-u…cdef");
+    expect(human.stdout).toContain("sk-…cdef");
+    expect(human.stdout).not.toContain("sk-u");
     const json = await harness.run("channel", "list", "--json");
     for (const output of [human.stdout, json.stdout]) {
       expect(output).not.toContain(UPSTREAM_KEY);
       expect(output).not.toContain("v1:");
     }
     const listed = JSON.parse(json.stdout) as { name: string; keyMasked: string | null }[];
-    expect(listed.find((channel) => channel.name === "listed")?.keyMasked).toBe("sk-u…cdef");
+    expect(listed.find((channel) => channel.name === "listed")?.keyMasked).toBe("sk-…cdef");
     expect(listed.map((channel) => channel.name)).toEqual(
       (await harness.context.db.select().from(channels).orderBy(channels.id)).map((row) => row.name),
     );

@@ -1,10 +1,10 @@
 import { type ChannelConfig, type ChannelType, channels, channelTypes } from "@tollgate/db";
 import { openAICompatiblePresets } from "@tollgate/shared";
-import { maskSecret } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { formatFields, formatJson, formatList, formatTable } from "./format-output";
+import { maskKey } from "./mask-key";
 import { parseCommandArguments, requireFlag } from "./parse-arguments";
 import {
   parseHttpBaseUrl,
@@ -29,7 +29,7 @@ function parseChannelType(value: string | undefined): ChannelType {
 /** The masked key for display; null when it cannot be decrypted (a different TOLLGATE_SECRET). */
 async function maskedKey(context: CommandContext, channel: ChannelRow): Promise<string | null> {
   try {
-    return maskSecret(await context.secretBox.decrypt(channel.apiKeyEncrypted));
+    return maskKey(await context.secretBox.decrypt(channel.apiKeyEncrypted));
   } catch {
     return null;
   }
@@ -122,13 +122,13 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
     .values({ name, type, baseUrl, apiKeyEncrypted, models, modelMapping, groups, priority, weight, config })
     .returning();
   if (!created) throw new Error("the new channel was not returned");
-  if (flags.json) return formatJson(channelJson(created, maskSecret(key)));
+  if (flags.json) return formatJson(channelJson(created, maskKey(key)));
   return formatFields([
     ["created channel", String(created.id)],
     ["name", created.name],
     ["type", created.type],
     ["base url", created.baseUrl],
-    ["key", maskSecret(key)],
+    ["key", maskKey(key)],
     ["models", formatList(created.models, "-")],
     ["mapping", formatMapping(created.modelMapping)],
     ["groups", formatList(created.groups, "-")],

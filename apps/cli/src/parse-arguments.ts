@@ -47,7 +47,8 @@ export function parseCommandArguments<Spec extends FlagSpec>(
     }
     const kind = spec.flags[token.name];
     if (kind === undefined || token.rawName !== `--${token.name}`) {
-      throw new CommandError(`unknown flag ${token.rawName} for ${spec.command}`);
+      const resource = spec.command.split(" ")[0];
+      throw new CommandError(`unknown flag ${token.rawName} for ${spec.command} (run "help ${resource}" for usage)`);
     }
     if (Object.hasOwn(flags, token.name)) throw new CommandError(`${token.rawName} was given more than once`);
     if (kind === "boolean") {

@@ -40,28 +40,22 @@ describe("runCommand help", () => {
 });
 
 describe("runCommand errors", () => {
-  test("an unknown command fails with one line and prints the usage", async () => {
+  test("an unknown command fails with one line that says where the usage is, and prints nothing else", async () => {
     const before = await harness.snapshot();
     const result = await harness.run("frobnicate", "--name", "x");
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toBe('error: unknown command "frobnicate" (run "help" for usage)\n');
-    expect(result.stdout).toContain("Usage:");
+    expect(result).toEqual({ exitCode: 2, stdout: "", stderr: 'error: unknown command "frobnicate" (run "help" for usage)\n' });
     expect(await harness.snapshot()).toEqual(before);
   });
 
-  test("an unknown or missing subcommand fails and prints that resource's usage", async () => {
+  test("an unknown or missing subcommand fails with one line that names that resource's help, not its usage", async () => {
     const unknown = await harness.run("user", "delete", "alice");
-    expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toBe('error: unknown command "user delete" (run "help user" for usage)\n');
-    expect(unknown.stdout).toContain("user topup NAME_OR_ID");
+    expect(unknown).toEqual({ exitCode: 2, stdout: "", stderr: 'error: unknown command "user delete" (run "help user" for usage)\n' });
     const missing = await harness.run("channel");
-    expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toBe("error: missing channel command\n");
-    expect(missing.stdout).toContain("channel add");
+    expect(missing).toEqual({ exitCode: 2, stdout: "", stderr: 'error: missing channel command (run "help channel" for usage)\n' });
   });
 
   test("flag mistakes are named without repeating their values", async () => {
-    await harness.expectRejected(["user", "list", "--secret=sk-do-not-echo"], "error: unknown flag --secret for user list");
+    await harness.expectRejected(["user", "list", "--secret=sk-do-not-echo"], 'error: unknown flag --secret for user list (run "help user" for usage)');
     await harness.expectRejected(["user", "list", "-x"], "unknown flag -x");
     await harness.expectRejected(["user", "list", "--json=yes"], "--json does not take a value");
     await harness.expectRejected(["user", "create", "--name"], "--name needs a value");

@@ -24,15 +24,16 @@ function wantsHelp(argv: readonly string[]): boolean {
   return flags.includes("--help") || flags.includes("-h");
 }
 
-function failure(message: string, exitCode: number, stdout = ""): CommandResult {
-  return { exitCode, stdout, stderr: `error: ${message}\n` };
+function failure(message: string, exitCode: number): CommandResult {
+  return { exitCode, stdout: "", stderr: `error: ${message}\n` };
 }
 
 /**
  * Runs one admin command, e.g. `["token", "create", "--user", "alice", "--name", "ci"]`, and returns what
  * to print instead of printing it. Holds no state between calls, so the gateway can run it in-process for
  * a CLI that cannot open the embedded database itself. Bad arguments and unknown ids give exit code 2
- * with a one-line message and write nothing; unexpected failures give exit code 1.
+ * with a one-line message and write nothing (a mistyped command names the help to read, instead of
+ * printing the whole usage under the error); unexpected failures give exit code 1.
  */
 export async function runCommand(argv: string[], context: CommandContext): Promise<CommandResult> {
   const [first, second, ...rest] = argv;
@@ -40,14 +41,14 @@ export async function runCommand(argv: string[], context: CommandContext): Promi
     const resource = second !== undefined && isResource(second) ? second : undefined;
     return { exitCode: 0, stdout: usageText(resource), stderr: "" };
   }
-  if (!isResource(first)) return failure(`unknown command ${JSON.stringify(first)} (run "help" for usage)`, 2, usageText());
+  if (!isResource(first)) return failure(`unknown command ${JSON.stringify(first)} (run "help" for usage)`, 2);
   if (second === undefined || HELP_WORDS.has(second) || wantsHelp(rest)) {
-    if (second === undefined) return failure(`missing ${first} command`, 2, usageText(first));
+    if (second === undefined) return failure(`missing ${first} command (run "help ${first}" for usage)`, 2);
     return { exitCode: 0, stdout: usageText(first), stderr: "" };
   }
   const handler = Object.hasOwn(commands[first], second) ? commands[first][second] : undefined;
   if (handler === undefined) {
-    return failure(`unknown command ${JSON.stringify(`${first} ${second}`)} (run "help ${first}" for usage)`, 2, usageText(first));
+    return failure(`unknown command ${JSON.stringify(`${first} ${second}`)} (run "help ${first}" for usage)`, 2);
   }
   try {
     return { exitCode: 0, stdout: await handler(rest, context), stderr: "" };

@@ -1,8 +1,8 @@
 import { channels, channelTypes } from "@tollgate/db";
-import { maskSecret } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { notFound } from "../errors";
+import { maskKey } from "../mask-key";
 import { adminProcedure, type ConsoleContext, router } from "../trpc";
 import { baseUrlSchema, groupSchema, int32Schema, modelListSchema, nameSchema, positiveIntSchema, recordId } from "../validation";
 
@@ -33,7 +33,7 @@ async function toView(ctx: ConsoleContext, row: ChannelRow) {
   const { apiKeyEncrypted, ...view } = row;
   let keyMasked: string | null = null;
   try {
-    keyMasked = maskSecret(await ctx.secretBox.decrypt(apiKeyEncrypted));
+    keyMasked = maskKey(await ctx.secretBox.decrypt(apiKeyEncrypted));
   } catch {
     // Encrypted with another TOLLGATE_SECRET: the list still shows the channel, with no key.
   }
