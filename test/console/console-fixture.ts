@@ -17,9 +17,12 @@ export interface ConsoleUnderTest {
   close(): Promise<void>;
 }
 
-/** A console around a fresh, migrated database (PGlite, or Postgres when DATABASE_URL is set). */
-export async function startConsole(overrides: Partial<ConsoleDependencies> = {}): Promise<ConsoleUnderTest> {
-  const database = await freshDatabase();
+/**
+ * A console around a fresh, migrated database (PGlite, or Postgres when DATABASE_URL is set), or around
+ * `shared`, a database a test also gives a gateway or the CLI: closing the console then leaves it open.
+ */
+export async function startConsole(overrides: Partial<ConsoleDependencies> = {}, shared?: FreshDatabase): Promise<ConsoleUnderTest> {
+  const database = shared ?? (await freshDatabase());
   const secretBox = await createSecretBox(TEST_SECRET);
   const consoleApp = createConsole({ database: database.handle, secretBox, embedded: true, ...overrides });
   const passwordHash = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
@@ -45,7 +48,9 @@ export async function startConsole(overrides: Partial<ConsoleDependencies> = {})
       const cookie = await login(name);
       return { id: row!.id, name, cookie, caller: consoleApp.createCaller({ headers: { cookie } }) };
     },
-    close: () => database.drop(),
+    close: async () => {
+      if (!shared) await database.drop();
+    },
   };
 }
 

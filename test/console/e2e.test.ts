@@ -19,6 +19,7 @@ let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
 let server: ReturnType<typeof Bun.serve>;
+let consoleApp: ReturnType<typeof createConsole>;
 let browser: Browser;
 let page: Page;
 let baseUrl: string;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   database = await freshDatabase();
   upstream = await startFakeOpenAIUpstream();
   gateway = await startGateway(database.handle, { socketAddress: "127.0.0.1" });
-  const consoleApp = createConsole({
+  consoleApp = createConsole({
     database: database.handle,
     secretBox: gateway.secretBox,
     embedded: true,
@@ -112,7 +113,7 @@ describe("console in a browser", () => {
     await channelDialog.getByRole("button", { name: "Add channel" }).click();
     const channelRow = page.locator('tr[data-channel-name="fake upstream"]');
     await channelRow.waitFor();
-    expect(await channelRow.textContent()).toContain("sk-u…0001");
+    expect(await channelRow.textContent()).toContain("sk-…0001");
     await channelRow.getByRole("button", { name: "Test" }).click();
     await channelRow.getByText(/OK · \d+ ms/).waitFor();
     await shoot("02-channels");
@@ -193,5 +194,37 @@ describe("console in a browser", () => {
       return attempt.status === 401 ? attempt : null;
     }, "the disabled token to be refused");
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("token_disabled");
+  });
+
+  test("a user edits a token an admin made within its ceilings: the form says them, and lifting one is refused beside its field", async () => {
+    // Set up through the console's procedures, as the admin (the first test created root).
+    const responseHeaders = new Headers();
+    await consoleApp.createCaller({ responseHeaders }).auth.login({ name: "root", password: "root-password" });
+    const admin = consoleApp.createCaller({ headers: { cookie: responseHeaders.get("set-cookie")!.split(";")[0]! } });
+    const alice = await admin.users.create({ name: "alice", password: "alice-password" });
+    await admin.tokens.create({ name: "granted", userId: alice.id, quotaLimit: "5", group: "vip" });
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("User name").fill("alice");
+    await page.getByLabel("Password").fill("alice-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+    await navigate("Tokens", "Tokens");
+    const tokenRow = page.locator('tr[data-token-name="granted"]');
+    await tokenRow.getByRole("button", { name: "Edit" }).click();
+    const dialog = page.getByRole("dialog");
+    const group = dialog.getByLabel("Group");
+    expect(await group.inputValue()).toBe("vip");
+    expect(await group.isDisabled()).toBe(true);
+    await dialog.getByText("At most $5.00 (set by an administrator).").waitFor();
+    await dialog.getByLabel("Unlimited").check();
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.getByText("An administrator capped this token's quota at 5 USD: enter that or less").waitFor();
+    await shoot("12-token-ceiling-refused");
+    await dialog.getByLabel("Unlimited").uncheck();
+    await dialog.getByLabel("Quota (USD)").fill("3");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await tokenRow.getByText("$3.00").waitFor();
   });
 });

@@ -74,6 +74,29 @@ describe("token create", () => {
     });
   });
 
+  test("records the limits it sets as the ceilings up to which the owner may edit the token", async () => {
+    const created = await createToken(
+      "--models", "gpt-4o", "--quota", "5.5", "--expires", "2099-12-31T22:00:00Z", "--ip", "10.1.2.3/8", "--rpm", "60", "--tpm", "40000",
+    );
+    expect((await tokenRow(created.id)).grantedLimits).toEqual({
+      quotaLimit: 5_500_000,
+      expiresAt: "2099-12-31T22:00:00.000Z",
+      allowedModels: ["gpt-4o"],
+      allowedIps: ["10.0.0.0/8"],
+      rpmLimit: 60,
+      tpmLimit: 40_000,
+    });
+    const open = await createToken();
+    expect((await tokenRow(open.id)).grantedLimits).toEqual({
+      quotaLimit: null,
+      expiresAt: null,
+      allowedModels: [],
+      allowedIps: [],
+      rpmLimit: null,
+      tpmLimit: null,
+    });
+  });
+
   test("a date alone expires at midnight UTC, and --quota 0 is a zero quota", async () => {
     const created = await createToken("--expires", "2099-02-28", "--quota", "0");
     expect(await tokenRow(created.id)).toMatchObject({ expiresAt: new Date("2099-02-28T00:00:00Z"), quotaLimit: 0 });
@@ -206,6 +229,14 @@ describe("token update", () => {
     expect(await tokenRow(created.id)).toMatchObject({ rpmLimit: null, tpmLimit: null });
   });
 
+  test("moves the ceilings of the limits it names, and only those", async () => {
+    const created = await createToken("--quota", "3", "--rpm", "10", "--tpm", "100");
+    await harness.runJson("token", "update", String(created.id), "--rpm", "20");
+    expect((await tokenRow(created.id)).grantedLimits).toMatchObject({ quotaLimit: 3_000_000, rpmLimit: 20, tpmLimit: 100 });
+    await harness.runJson("token", "update", String(created.id), "--tpm", "none");
+    expect((await tokenRow(created.id)).grantedLimits).toMatchObject({ quotaLimit: 3_000_000, rpmLimit: 20, tpmLimit: null });
+  });
+
   test("refuses bad arguments without writing anything", async () => {
     const created = await createToken("--tpm", "100");
     const id = String(created.id);
@@ -229,6 +260,14 @@ describe("token enable, disable and delete", () => {
     const enabled = await harness.run("token", "enable", String(created.id));
     expect(enabled.stdout).toBe(`token ${created.id} (t) enabled\n`);
     expect((await tokenRow(created.id)).status).toBe("enabled");
+  });
+
+  test("a disable is recorded as an administrator's, so that the owner cannot undo it; enable clears it", async () => {
+    const created = await createToken();
+    await harness.runJson("token", "disable", String(created.id));
+    expect((await tokenRow(created.id)).grantedLimits.disabled).toBe(true);
+    await harness.runJson("token", "enable", String(created.id));
+    expect((await tokenRow(created.id)).grantedLimits.disabled).toBe(false);
   });
 
   test("delete removes the token", async () => {

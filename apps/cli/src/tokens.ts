@@ -4,6 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { findUser } from "./find-user";
+import { grantedLimitsOf, mergeGrantedLimits } from "./granted-limits";
 import { formatDate, formatFields, formatJson, formatList, formatTable, formatUsd, usdForJson } from "./format-output";
 import { parseCommandArguments, requireFlag } from "./parse-arguments";
 import { parseExpiry } from "./parse-expiry";
@@ -21,7 +22,7 @@ type TokenRow = typeof tokens.$inferSelect;
 
 const tokenColumns = tokenPublicColumns;
 
-type TokenView = Omit<TokenRow, "keyHash" | "updatedAt"> & { userName: string };
+type TokenView = Omit<TokenRow, "keyHash" | "updatedAt" | "grantedLimits"> & { userName: string };
 
 function remainingQuota(token: TokenView): number | null {
   return token.quotaLimit === null ? null : Math.max(0, token.quotaLimit - token.usedQuota);
@@ -121,6 +122,7 @@ async function createToken(argv: readonly string[], context: CommandContext): Pr
   const tpmLimit = flags.tpm === undefined ? null : parseInteger(flags.tpm, "tpm", 1);
   const user = await findUser(context.db, userNameOrId);
 
+  const limits = { expiresAt, quotaLimit, allowedModels, allowedIps, rpmLimit, tpmLimit };
   const secret = generateTokenSecret();
   const [created] = await context.db
     .insert(tokens)
@@ -130,12 +132,8 @@ async function createToken(argv: readonly string[], context: CommandContext): Pr
       keyHash: hashTokenSecret(secret),
       keyPrefix: displayPrefix(secret),
       group,
-      expiresAt,
-      quotaLimit,
-      allowedModels,
-      allowedIps,
-      rpmLimit,
-      tpmLimit,
+      ...limits,
+      grantedLimits: grantedLimitsOf(limits),
     })
     .returning({ id: tokens.id });
   if (!created) throw new Error("the new token was not returned");
@@ -173,7 +171,7 @@ async function updateToken(argv: readonly string[], context: CommandContext): Pr
   if (Object.keys(changes).length === 0) throw new CommandError("token update needs --rpm or --tpm");
   const [updated] = await context.db
     .update(tokens)
-    .set({ ...changes, updatedAt: new Date() })
+    .set({ ...changes, grantedLimits: mergeGrantedLimits(changes), updatedAt: new Date() })
     .where(eq(tokens.id, id))
     .returning({ id: tokens.id });
   if (!updated) throw new CommandError(`unknown token id ${id}`);
@@ -231,7 +229,7 @@ function setTokenStatus(status: "enabled" | "disabled"): CommandHandler {
     const id = parseRecordId(positionals[0] as string, "token");
     const [updated] = await db
       .update(tokens)
-      .set({ status, updatedAt: new Date() })
+      .set({ status, grantedLimits: mergeGrantedLimits({ status }), updatedAt: new Date() })
       .where(eq(tokens.id, id))
       .returning({ id: tokens.id, name: tokens.name, status: tokens.status });
     if (!updated) throw new CommandError(`unknown token id ${id}`);

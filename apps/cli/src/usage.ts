@@ -41,6 +41,8 @@ const sections = {
       minute, counted when each request ends. Both default to no limit.
   token update ID [--rpm N|none] [--tpm N|none]
       Changes a token's per-minute limits; none removes one.
+      The limits set here (and a disable) are ceilings for the token's owner: in the console they may
+      narrow them and widen them back, never past what was set here, and not enable a disabled token.
   token list [--user NAME_OR_ID]
   token show ID
   token enable ID | token disable ID | token delete ID

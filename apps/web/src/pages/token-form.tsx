@@ -1,12 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field, FormError, inputClass } from "../components/ui";
-import { microsToInput, toLocalInput } from "../lib/format";
+import { formatDateTime, formatUsd, microsToInput, toLocalInput } from "../lib/format";
 import type { TokenView } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 
-/** Add or edit a token. On create, `onCreated` receives the secret (shown once by the caller). */
+const BY_ADMIN = "set by an administrator";
+
+/**
+ * Add or edit a token. On create, `onCreated` receives the secret (shown once by the caller). A user who is
+ * not an administrator edits within the ceilings an administrator granted (the server enforces them; the
+ * form says them) and never sets the group.
+ */
 export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: () => void; onCreated: (secret: string, name: string) => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -25,6 +31,8 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
   const [rpm, setRpm] = useState(editing?.rpmLimit === null || editing?.rpmLimit === undefined ? "" : String(editing.rpmLimit));
   const [tpm, setTpm] = useState(editing?.tpmLimit === null || editing?.tpmLimit === undefined ? "" : String(editing.tpmLimit));
   const form = useFormErrors();
+  const granted = props.isAdmin ? {} : (editing?.grantedLimits ?? {});
+  const modelCeiling = granted.allowedModels?.length ? granted.allowedModels : null;
 
   const done = async () => {
     await queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() });
@@ -69,7 +77,7 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
     }
     const fields = {
       name,
-      group: group.trim() === "" ? null : group.trim(),
+      group: props.isAdmin ? (group.trim() === "" ? null : group.trim()) : undefined,
       expiresAt: expiry,
       quotaLimit: unlimited ? null : quota,
       allowedModels,
@@ -83,7 +91,7 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
 
   const toggleModel = (model: string) =>
     setAllowedModels((current) => (current.includes(model) ? current.filter((item) => item !== model) : [...current, model]));
-  const knownModels = [...new Set([...(models.data ?? []), ...allowedModels])].sort();
+  const knownModels = [...new Set([...(modelCeiling ?? models.data ?? []), ...allowedModels])].sort();
   const errors = form.errors.fields;
 
   return (
@@ -92,9 +100,15 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
         <Field label="Name" error={errors.name} hint="Tells tokens apart, e.g. by client or purpose.">
           {(id, invalid) => <input id={id} name="name" className={inputClass(invalid)} value={name} onChange={(event) => setName(event.target.value)} />}
         </Field>
-        <Field label="Group" error={errors.group} hint="Empty: the owner's group.">
-          {(id, invalid) => <input id={id} name="group" className={inputClass(invalid)} value={group} placeholder="default" onChange={(event) => setGroup(event.target.value)} />}
-        </Field>
+        {props.isAdmin ? (
+          <Field label="Group" error={errors.group} hint="Empty: the owner's group.">
+            {(id, invalid) => <input id={id} name="group" className={inputClass(invalid)} value={group} placeholder="default" onChange={(event) => setGroup(event.target.value)} />}
+          </Field>
+        ) : (
+          <Field label="Group" error={errors.group} hint={editing?.group ? "Set by an administrator." : "Your group; only an administrator can change it."}>
+            {(id) => <input id={id} name="group" className="input" value={editing?.group ?? "your group"} readOnly disabled />}
+          </Field>
+        )}
       </div>
       {props.isAdmin && !editing ? (
         <Field label="Owner" error={errors.userId}>
@@ -111,7 +125,7 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
         </Field>
       ) : null}
       <div className="grid grid-cols-2 gap-4">
-        <Field label="Expiry" error={errors.expiresAt}>
+        <Field label="Expiry" error={errors.expiresAt} hint={granted.expiresAt ? `By ${formatDateTime(new Date(granted.expiresAt))} at the latest (${BY_ADMIN}).` : undefined}>
           {(id, invalid) => (
             <div className="space-y-1.5">
               <label className="flex items-center gap-2 text-sm">
@@ -124,7 +138,7 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
             </div>
           )}
         </Field>
-        <Field label="Quota (USD)" error={errors.quotaLimit}>
+        <Field label="Quota (USD)" error={errors.quotaLimit} hint={granted.quotaLimit != null ? `At most ${formatUsd(granted.quotaLimit)} (${BY_ADMIN}).` : undefined}>
           {(id, invalid) => (
             <div className="space-y-1.5">
               <label className="flex items-center gap-2 text-sm">
@@ -136,7 +150,7 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
           )}
         </Field>
       </div>
-      <Field label="Model restriction" error={errors.allowedModels} hint={allowedModels.length === 0 ? "None selected: every model is allowed." : `${allowedModels.length} selected: only these may be called.`}>
+      <Field label="Model restriction" error={errors.allowedModels} hint={modelHint(allowedModels.length, modelCeiling !== null)}>
         {() => (
           <div className="flex max-h-36 flex-wrap gap-2 overflow-y-auto rounded-md border border-slate-200 p-2">
             {knownModels.length === 0 ? <span className="text-xs text-slate-500">No models are listed yet.</span> : null}
@@ -150,16 +164,24 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
         )}
       </Field>
       <div className="grid grid-cols-2 gap-4">
-        <Field label="IP allow-list" error={errors.allowedIps} hint="One IP or CIDR range per line (v4 or v6). Empty: any address.">
+        <Field
+          label="IP allow-list"
+          error={errors.allowedIps}
+          hint={granted.allowedIps?.length ? `Within ${granted.allowedIps.join(", ")} (${BY_ADMIN}).` : "One IP or CIDR range per line (v4 or v6). Empty: any address."}
+        >
           {(id, invalid) => (
             <textarea id={id} name="allowedIps" rows={3} className={`${inputClass(invalid)} font-mono`} value={ips} placeholder={"203.0.113.7\n10.0.0.0/8"} onChange={(event) => setIps(event.target.value)} />
           )}
         </Field>
         <div className="space-y-4">
-          <Field label="Requests per minute" error={errors.rpmLimit} hint="Empty: no per-token limit.">
+          <Field label="Requests per minute" error={errors.rpmLimit} hint={granted.rpmLimit != null ? `At most ${granted.rpmLimit} (${BY_ADMIN}).` : "Empty: no per-token limit."}>
             {(id, invalid) => <input id={id} name="rpmLimit" inputMode="numeric" className={inputClass(invalid)} value={rpm} onChange={(event) => setRpm(event.target.value)} />}
           </Field>
-          <Field label="Tokens per minute" error={errors.tpmLimit} hint="Prompt + completion tokens, counted as calls finish. Empty: no limit.">
+          <Field
+            label="Tokens per minute"
+            error={errors.tpmLimit}
+            hint={granted.tpmLimit != null ? `At most ${granted.tpmLimit} (${BY_ADMIN}).` : "Prompt + completion tokens, counted as calls finish. Empty: no limit."}
+          >
             {(id, invalid) => <input id={id} name="tpmLimit" inputMode="numeric" className={inputClass(invalid)} value={tpm} onChange={(event) => setTpm(event.target.value)} />}
           </Field>
         </div>
@@ -175,4 +197,9 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
       </div>
     </form>
   );
+}
+
+function modelHint(selected: number, limitedByAdmin: boolean): string {
+  if (limitedByAdmin) return `Only the models an administrator allowed are listed; select at least one. ${selected} selected.`;
+  return selected === 0 ? "None selected: every model is allowed." : `${selected} selected: only these may be called.`;
 }

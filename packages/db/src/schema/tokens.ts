@@ -1,6 +1,25 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { users } from "./users";
+
+/**
+ * The limits an administrator set on a token (console or CLI), each the most its owner may allow when
+ * editing the token: a lower quota, RPM or TPM, an earlier expiry, fewer models, a narrower IP list. A field
+ * that is absent, null or empty carries no ceiling (the administrator left it unlimited, or never set it).
+ * Only administrators' writes change it; a token its owner created has none.
+ */
+export interface TokenGrantedLimits {
+  /** Micro-USD. */
+  quotaLimit?: number | null;
+  /** ISO 8601 instant. */
+  expiresAt?: string | null;
+  allowedModels?: string[];
+  allowedIps?: string[];
+  rpmLimit?: number | null;
+  tpmLimit?: number | null;
+  /** An administrator disabled the token: only an administrator may enable it again. */
+  disabled?: boolean;
+}
 
 export const tokens = pgTable(
   "tokens",
@@ -29,6 +48,8 @@ export const tokens = pgTable(
     rpmLimit: integer("rpm_limit"),
     /** Tokens (prompt + completion) per minute; null means no per-token limit. */
     tpmLimit: integer("tpm_limit"),
+    /** The ceilings an administrator set on this token's limits; see TokenGrantedLimits. */
+    grantedLimits: jsonb("granted_limits").$type<TokenGrantedLimits>().notNull().default({}),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
