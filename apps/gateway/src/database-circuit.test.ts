@@ -71,6 +71,11 @@ describe("database circuit", () => {
     expect(circuit.isOpen).toBe(true);
     circuit.succeeded();
     expect(circuit.isOpen).toBe(false);
+    // Reported from outside run() (nothing retried it): only a server that cannot be reached opens it.
+    circuit.failed(failure("CONNECTION_CLOSED"));
+    expect(circuit.isOpen).toBe(false);
+    circuit.failed(failure("ECONNREFUSED"));
+    expect(circuit.isOpen).toBe(true);
     circuit.stop();
   });
 

@@ -84,7 +84,7 @@ export class DatabaseCircuit {
       } catch (error) {
         const fault = connectionFault(error);
         const pause = pausesMs[attempt];
-        if (fault === "unreachable" || (fault === "lost" && pause === undefined)) this.failed(error);
+        if (fault === "unreachable" || (fault === "lost" && pause === undefined)) this.open(error);
         if (pause === undefined || fault === "unreachable") throw error;
         await Bun.sleep(pause);
       }
@@ -100,9 +100,16 @@ export class DatabaseCircuit {
     this.probeTimer = null;
   }
 
-  /** A query failed: opens the circuit if the failure was the connection's. */
+  /**
+   * A query made outside run() failed: opens the circuit if the server could not be reached. A lost
+   * connection alone does not (the pool's next one may work, and nothing here retried it).
+   */
   failed(error: unknown): void {
-    if (this.openedAt !== null || this.stopped || connectionFault(error) === null) return;
+    if (connectionFault(error) === "unreachable") this.open(error);
+  }
+
+  private open(error: unknown): void {
+    if (this.openedAt !== null || this.stopped) return;
     this.openedAt = Date.now();
     this.options.log("warn", "database unreachable: quota leases and cache misses fail fast until it answers again", {
       error: String(error),

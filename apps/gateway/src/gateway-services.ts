@@ -256,7 +256,7 @@ export function createGatewayServices(input: {
         intervalMs: options.listenerCheckIntervalMs,
         echoTimeoutMs: defaultEchoTimeoutMs(options.listenerCheckIntervalMs),
         send: (sequence) =>
-          circuit.run(() => db.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${listenerPingPayload(instanceId, sequence)})`), []),
+          circuit.run(() => db.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${listenerPingPayload(instanceId, sequence)})`), [20]),
         reconnect: () => reconnectListeners.call(database),
         log,
       })
