@@ -10,6 +10,55 @@ import { createMetricsHandler } from "./routes/metrics";
 import { anthropicErrorResponse } from "./messages-api/anthropic-error";
 import { handleEmbeddings } from "./routes/embeddings";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
+import { type BodyLimits, readBody } from "./routes/read-json-body";
+
+/** Bun's largest idle timeout, in seconds. */
+const MAX_IDLE_TIMEOUT_S = 255;
+
+/** What the listening server offers the app: the socket's address, and its idle timer per request. */
+interface ServerHandle {
+  requestIP(request: Request): { address: string } | null;
+  timeout(request: Request, seconds: number): void;
+}
+
+/**
+ * Console requests whose body was read here (bounded, under a deadline) reach the console as a copy; the
+ * copy maps back to the server's own request, whose socket address the console's login limits need.
+ */
+const originalRequests = new WeakMap<Request, Request>();
+
+/** A copy of `request` with its body read within `limits`, for handlers that read bodies themselves. */
+async function withBodyRead(request: Request, limits: BodyLimits): Promise<Request> {
+  if (request.method === "GET" || request.method === "HEAD") return request;
+  if (!request.headers.has("content-length") && !request.headers.has("transfer-encoding")) return request;
+  const body = await readBody(request, limits);
+  const copy = new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
+  originalRequests.set(copy, request);
+  return copy;
+}
+
+/**
+ * Passes a response body through and calls `done` once its last chunk has been handed over, before the
+ * stream's end is written: the moment to give the connection its idle timeout back.
+ */
+function onceDrained(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done: ended, value } = await reader.read();
+        if (!ended) {
+          controller.enqueue(value);
+          return;
+        }
+        done();
+        controller.close();
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
 
 export interface AppDependencies {
   services: GatewayServices;
@@ -23,6 +72,12 @@ export interface AppDependencies {
    * null to let the gateway answer 404 in the OpenAI envelope.
    */
   fallback?: (request: Request) => Promise<Response | null>;
+  /**
+   * Seconds a connection may stay silent (HTTP_IDLE_TIMEOUT_S; 0: never closed, at most 255): a keep-alive
+   * connection between requests, or a client slow to send its headers. A call on /v1 (or to the console)
+   * lifts it while it runs and gets it back once its answer is out. Default 30.
+   */
+  idleTimeoutSeconds?: number;
   /** Embedded mode only: runs an operator CLI command in this process (the CLI forwards here). */
   adminCli?: { secret: string; run: (argv: string[]) => Promise<{ exitCode: number; stdout: string; stderr: string }> };
 }
@@ -32,34 +87,68 @@ function toGatewayError(error: unknown): GatewayError {
   return errors.internal();
 }
 
-/** The /v1 API as an Elysia app; index.ts is the only place that listens. */
+/**
+ * The /v1 API as an Elysia app; index.ts is the only place that listens. The app sets the server's idle
+ * timeout and a body size limit Bun never reaches first (the handlers refuse an oversized body with a 413
+ * in the envelope, where Bun would answer a bare 413 or reset the connection).
+ */
 export function createApp(dependencies: AppDependencies) {
   const { services } = dependencies;
-  let serverRef: { requestIP(request: Request): { address: string } | null } | null = null;
+  const idleTimeoutSeconds = Math.min(MAX_IDLE_TIMEOUT_S, dependencies.idleTimeoutSeconds ?? 30);
+  const bodyLimits: BodyLimits = { maxBytes: services.options.maxBodyBytes, timeoutMs: services.options.bodyReadTimeoutMs };
+  let serverRef: ServerHandle | null = null;
   const socketAddress =
-    dependencies.socketAddress ?? ((request: Request) => serverRef?.requestIP(request)?.address ?? null);
+    dependencies.socketAddress ??
+    ((request: Request) => serverRef?.requestIP(originalRequests.get(request) ?? request)?.address ?? null);
   const clientAddressOf = (request: Request) =>
     resolveClientAddress(socketAddress(request), request.headers.get("x-forwarded-for"), services.trustedProxies);
+
+  /**
+   * Runs a call without the server's idle timeout, and puts it back when the answer is out. Bun's idle timer
+   * is not reset by what the server writes, so it would cut a long upstream wait, and a stream longer than
+   * the timeout however busy. The body read has its own deadline (BODY_READ_TIMEOUT_MS). A streamed answer
+   * gets the timeout back when its last chunk is handed over, any other when it is returned.
+   */
+  const withoutIdleTimeout = async (request: Request, produce: () => Promise<Response>): Promise<Response> => {
+    const server = serverRef;
+    if (!server || idleTimeoutSeconds === 0) return produce();
+    server.timeout(request, 0);
+    const restore = () => server.timeout(request, idleTimeoutSeconds);
+    let response: Response;
+    try {
+      response = await produce();
+    } catch (error) {
+      restore();
+      throw error;
+    }
+    const body = (response.headers.get("content-type") ?? "").startsWith("text/event-stream") ? response.body : null;
+    if (!body) {
+      restore();
+      return response;
+    }
+    return new Response(onceDrained(body, restore), { status: response.status, headers: response.headers });
+  };
 
   const handleCall = async (
     request: Request,
     endpoint: string,
     handler: (context: CallContext) => Promise<Response>,
     respondWithError: (error: GatewayError, headers: Record<string, string>) => Response = errorResponse,
-  ): Promise<Response> => {
-    const context = new CallContext(services, request, clientAddressOf(request), endpoint);
-    try {
-      return await handler(context);
-    } catch (error) {
-      const gatewayError = toGatewayError(error);
-      if (!(error instanceof GatewayError)) {
-        services.log("error", "unhandled error in request", { requestId: context.requestId, error: String(error) });
+  ): Promise<Response> =>
+    withoutIdleTimeout(request, async () => {
+      const context = new CallContext(services, request, clientAddressOf(request), endpoint);
+      try {
+        return await handler(context);
+      } catch (error) {
+        const gatewayError = toGatewayError(error);
+        if (!(error instanceof GatewayError)) {
+          services.log("error", "unhandled error in request", { requestId: context.requestId, error: String(error) });
+        }
+        const status = request.signal.aborted ? 499 : gatewayError.status;
+        context.finish({ status, usage: null, errorCode: gatewayError.code, stream: context.body?.value.stream === true });
+        return respondWithError(gatewayError, { ...context.rateLimitHeaders, "x-request-id": context.requestId });
       }
-      const status = request.signal.aborted ? 499 : gatewayError.status;
-      context.finish({ status, usage: null, errorCode: gatewayError.code, stream: context.body?.value.stream === true });
-      return respondWithError(gatewayError, { ...context.rateLimitHeaders, "x-request-id": context.requestId });
-    }
-  };
+    });
 
   const metricsHandler = createMetricsHandler(services);
 
@@ -72,15 +161,24 @@ export function createApp(dependencies: AppDependencies) {
     }
   };
 
-  const app = new Elysia({ name: "tollgate-gateway" })
+  /** The console (served from this process) gets the body limits and deadline of /v1. */
+  const answerFromFallback = (fallback: NonNullable<AppDependencies["fallback"]>, request: Request, path: string) =>
+    withoutIdleTimeout(request, () =>
+      withErrors(async () => (await fallback(await withBodyRead(request, bodyLimits))) ?? errorResponse(errors.notFound(path))),
+    );
+
+  const app = new Elysia({
+    name: "tollgate-gateway",
+    serve: { idleTimeout: idleTimeoutSeconds, maxRequestBodySize: Number.MAX_SAFE_INTEGER },
+  })
     .onStart(({ server }) => {
-      serverRef = server as typeof serverRef;
+      serverRef = server as unknown as ServerHandle;
     })
     .onError(async ({ code, request, error }) => {
       const path = new URL(request.url).pathname;
       if (code === "NOT_FOUND") {
-        const answer = dependencies.fallback && !path.startsWith("/v1") ? await dependencies.fallback(request) : null;
-        return answer ?? errorResponse(errors.notFound(path));
+        if (dependencies.fallback && !path.startsWith("/v1")) return answerFromFallback(dependencies.fallback, request, path);
+        return errorResponse(errors.notFound(path));
       }
       if (code === "PARSE") return errorResponse(errors.invalidJson("malformed body"));
       services.log("error", "framework error", { code: String(code), error: String(error) });
@@ -106,7 +204,7 @@ export function createApp(dependencies: AppDependencies) {
     .post("/v1/embeddings", ({ request }) => handleCall(request, "embeddings", handleEmbeddings), { parse: "none" })
     .get("/v1/models", ({ request }) => withErrors(() => handleListModels(services, request, clientAddressOf(request))))
     .get("/v1/models/*", ({ request, params }) =>
-      withErrors(() => handleRetrieveModel(services, request, clientAddressOf(request), decodeURIComponent(params["*"]))),
+      withErrors(() => handleRetrieveModel(services, request, clientAddressOf(request), params["*"])),
     );
 
   if (dependencies.adminCli) {
@@ -134,7 +232,11 @@ export function createApp(dependencies: AppDependencies) {
 /** The socket address as the app sees it, with trusted proxies applied (for the console's login limits). */
 export function clientAddressResolver(services: GatewayServices, server: () => { requestIP(request: Request): { address: string } | null } | null | undefined) {
   return (request: Request) =>
-    resolveClientAddress(server()?.requestIP(request)?.address ?? null, request.headers.get("x-forwarded-for"), services.trustedProxies);
+    resolveClientAddress(
+      server()?.requestIP(originalRequests.get(request) ?? request)?.address ?? null,
+      request.headers.get("x-forwarded-for"),
+      services.trustedProxies,
+    );
 }
 
 export type GatewayApp = ReturnType<typeof createApp>;

@@ -12,6 +12,30 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
 }
 
+/** Longest part of a client's value quoted back in an error message. */
+export const CLIENT_VALUE_ECHO_LENGTH = 64;
+/** Longest error message sent, whatever it quotes (an upstream's message, a translation error's detail). */
+export const MAX_ERROR_MESSAGE_LENGTH = 1024;
+
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A client's value as an error message may quote it: at most CLIENT_VALUE_ECHO_LENGTH characters, with an
+ * ellipsis when cut, control characters written as \u escapes. A client that sends an 8 MB model name gets
+ * its first 64 characters back, not 8 MB.
+ */
+export function clipClientValue(value: string): string {
+  const cut = value.length > CLIENT_VALUE_ECHO_LENGTH;
+  const shown = (cut ? value.slice(0, CLIENT_VALUE_ECHO_LENGTH) : value)
+    .toWellFormed()
+    .replace(controlCharacters, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return cut ? `${shown}…` : shown;
+}
+
+function boundedMessage(message: string): string {
+  return message.length > MAX_ERROR_MESSAGE_LENGTH ? `${message.slice(0, MAX_ERROR_MESSAGE_LENGTH).toWellFormed()}…` : message;
+}
+
 function defaultType(status: number): string {
   if (status === 401) return "authentication_error";
   if (status === 403) return "permission_error";
@@ -29,7 +53,7 @@ export class GatewayError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   constructor(message: string, options: GatewayErrorOptions) {
-    super(message, { cause: options.cause });
+    super(boundedMessage(message), { cause: options.cause });
     this.status = options.status;
     this.code = options.code;
     this.type = options.type ?? defaultType(options.status);
@@ -80,19 +104,19 @@ export const errors = {
       code: "ip_not_allowed",
     }),
   modelNotAllowed: (model: string) =>
-    new GatewayError(`This API key is not allowed to use the model '${model}'.`, {
+    new GatewayError(`This API key is not allowed to use the model '${clipClientValue(model)}'.`, {
       status: 403,
       code: "model_not_allowed",
       param: "model",
     }),
   modelNotFound: (model: string) =>
-    new GatewayError(`The model '${model}' does not exist or you do not have access to it.`, {
+    new GatewayError(`The model '${clipClientValue(model)}' does not exist or you do not have access to it.`, {
       status: 404,
       code: "model_not_found",
       param: "model",
     }),
   noChannel: (model: string) =>
-    new GatewayError(`No upstream is currently available for the model '${model}'. Try again later.`, {
+    new GatewayError(`No upstream is currently available for the model '${clipClientValue(model)}'. Try again later.`, {
       status: 503,
       code: "no_available_channel",
       type: "server_error",
@@ -106,20 +130,33 @@ export const errors = {
     new GatewayError(`Missing required parameter: '${param}'.`, { status: 400, code: "missing_required_parameter", param }),
   invalidParameter: (param: string, message: string) =>
     new GatewayError(message, { status: 400, code: "invalid_value", param }),
+  /** A name or id the gateway refuses to carry (see validate-identifiers.ts); quotes only a prefix of it. */
+  invalidIdentifier: (param: string, problem: string, value: string) =>
+    new GatewayError(`'${param}' ${problem}: '${clipClientValue(value)}'.`, { status: 400, code: "invalid_value", param }),
   bodyTooLarge: (limit: number) =>
     new GatewayError(`Request body exceeds the limit of ${limit} bytes.`, {
       status: 413,
       code: "request_too_large",
     }),
+  /** The body did not arrive within BODY_READ_TIMEOUT_MS; the connection is closed after this answer. */
+  bodyReadTimeout: (timeoutMs: number) =>
+    new GatewayError(`The request body was not received within ${timeoutMs} ms.`, {
+      status: 408,
+      code: "request_timeout",
+      headers: { connection: "close" },
+    }),
+  /** The connection ended (or broke) before the whole body arrived. */
+  bodyIncomplete: () =>
+    new GatewayError("The request body ended before it was complete.", { status: 400, code: "incomplete_body" }),
   insufficientQuota: (reason: string) =>
     new GatewayError(reason, { status: 429, code: "insufficient_quota", type: "insufficient_quota" }),
   notFound: (path: string) =>
     new GatewayError(
-      `Invalid URL (${path}). The API base address must include /v1, e.g. https://host/v1/chat/completions.`,
+      `Invalid URL (${clipClientValue(path)}). The API base address must include /v1, e.g. https://host/v1/chat/completions.`,
       { status: 404, code: "unknown_url" },
     ),
   methodNotAllowed: (method: string, path: string) =>
-    new GatewayError(`Method ${method} is not allowed on ${path}.`, { status: 405, code: "method_not_allowed" }),
+    new GatewayError(`Method ${clipClientValue(method)} is not allowed on ${clipClientValue(path)}.`, { status: 405, code: "method_not_allowed" }),
   upstreamUnreachable: () =>
     new GatewayError("The upstream provider could not be reached.", { status: 502, code: "upstream_unreachable" }),
   upstreamTimeout: () =>

@@ -93,14 +93,11 @@ const app = createApp({
   services,
   fallback: consoleApp ? (request) => consoleApp.handle(request) : undefined,
   adminCli: embedded ? { secret: adminSecret, run: (argv) => runCommand(argv, { db: database.db, secretBox }) } : undefined,
+  idleTimeoutSeconds: env.HTTP_IDLE_TIMEOUT_S,
 });
-app.listen({
-  port: env.PORT,
-  hostname: env.HOST,
-  // A little above the limit so that the gateway, not the socket, answers with a 413 envelope.
-  maxRequestBodySize: env.MAX_BODY_BYTES + 1024 * 1024,
-  idleTimeout: 0,
-});
+// The app brings the rest of the server's options: the idle timeout above, and a body size limit that
+// leaves oversized bodies to its own 413 envelope (MAX_BODY_BYTES) rather than Bun's bare 413.
+app.listen({ port: env.PORT, hostname: env.HOST });
 serverOfApp = () => app.server as never;
 const port = app.server?.port ?? env.PORT;
 const serverFile = join(env.TOLLGATE_DATA_DIR, "server.json");

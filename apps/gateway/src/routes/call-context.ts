@@ -6,6 +6,7 @@ import type { GatewayServices } from "../gateway-services";
 import type { RateLimitDecision } from "../policy/rate-limiter-port";
 import type { PricedModel, RoutableChannel } from "../routing/channel-catalog";
 import { channelsFor, orderChannels } from "../routing/choose-channels";
+import { checkAnthropicIdentifiers, checkModelName, checkOpenAIIdentifiers } from "../validate-identifiers";
 import { type JsonBody, readJsonBody } from "./read-json-body";
 
 let requestCounter = 0;
@@ -71,10 +72,16 @@ export class CallContext {
     if (tokensChecked !== null) {
       this.applyRateLimit(tokensChecked instanceof Promise ? await tokensChecked : tokensChecked, "tokens");
     }
-    this.body = await readJsonBody(this.request, this.services.options.maxBodyBytes);
-    const model = this.body.value.model;
+    const { maxBodyBytes, bodyReadTimeoutMs } = this.services.options;
+    this.body = await readJsonBody(this.request, { maxBytes: maxBodyBytes, timeoutMs: bodyReadTimeoutMs });
+    const body = this.body.value;
+    const model = body.model;
     if (model === undefined || model === null || model === "") throw errors.missingParameter("model");
     if (typeof model !== "string") throw errors.invalidParameter("model", "'model' must be a string.");
+    // Before the model reaches a lookup, a log line or a request-log row (a NUL would fail its batch).
+    checkModelName(model);
+    if (this.endpoint === "messages") checkAnthropicIdentifiers(body);
+    else checkOpenAIIdentifiers(body);
     this.model = model;
   }
 

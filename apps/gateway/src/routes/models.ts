@@ -1,6 +1,7 @@
 import { authenticate } from "../auth/authenticate";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
+import { checkModelName } from "../validate-identifiers";
 
 interface ModelEntry {
   id: string;
@@ -42,13 +43,25 @@ export async function handleListModels(services: GatewayServices, request: Reque
   return Response.json({ object: "list", data });
 }
 
+/** The model id of GET /v1/models/{id}, percent-decoded; malformed encoding (`%E0%A4%A`) is the client's error. */
+function decodeModelId(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw errors.invalidIdentifier("model", "is not valid percent-encoding", encoded);
+  }
+}
+
+/** GET /v1/models/{id}: the key is checked first, then the id (decoded, bounded), then looked up. */
 export async function handleRetrieveModel(
   services: GatewayServices,
   request: Request,
   clientAddress: string | null,
-  model: string,
+  encodedModel: string,
 ): Promise<Response> {
   const data = await listModelsFor(services, request, clientAddress);
+  const model = decodeModelId(encodedModel);
+  checkModelName(model);
   const entry = data.find((candidate) => candidate.id === model);
   if (!entry) throw errors.modelNotFound(model);
   return Response.json(entry);

@@ -1,4 +1,4 @@
-import { errors } from "../errors";
+import { errors, GatewayError } from "../errors";
 
 export interface JsonBody {
   text: string;
@@ -6,12 +6,77 @@ export interface JsonBody {
   bytes: number;
 }
 
-/** Reads and parses a JSON object body, refusing it with 413 past `limit` bytes and 400 when malformed. */
-export async function readJsonBody(request: Request, limit: number): Promise<JsonBody> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw errors.bodyTooLarge(limit);
-  const buffer = await request.arrayBuffer();
-  if (buffer.byteLength > limit) throw errors.bodyTooLarge(limit);
+export interface BodyLimits {
+  /** Largest body accepted; a larger one is refused with 413 (MAX_BODY_BYTES). */
+  maxBytes: number;
+  /** Time allowed to receive the whole body; a slower one is refused with 408 (BODY_READ_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+const empty = new Uint8Array(new ArrayBuffer(0));
+
+/** Reads a body that declared no Content-Length (chunked), chunk by chunk, stopping at the limit. */
+async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuffer>>, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      // Stop reading here: Bun discards the rest once the 413 is sent (bounded by the idle timeout).
+      reader.cancel().catch(() => {});
+      throw errors.bodyTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Reads a request body within `limits`: 413 before reading anything when Content-Length is over the limit,
+ * 413 as soon as a chunked body passes it, 408 when the whole body has not arrived in time (a client
+ * trickling a byte a second is never silent, so the server's idle timeout alone would not end it).
+ */
+export async function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limits.maxBytes) throw errors.bodyTooLarge(limits.maxBytes);
+  if (declared === "0") return empty;
+  // Without a Content-Length (chunked, or a Request built in a test) the stream is read up to the limit.
+  const stream = declared === null ? request.body : null;
+  if (declared === null && !stream) return empty;
+  const reader = stream?.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reader?.cancel().catch(() => {});
+      reject(errors.bodyReadTimeout(limits.timeoutMs));
+    }, limits.timeoutMs);
+  });
+  // With a Content-Length the framing bounds the body, and Bun's native read is the fastest.
+  const reading = reader ? readUpTo(reader, limits.maxBytes) : request.bytes();
+  try {
+    return await Promise.race([reading, deadline]);
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    // The connection closed (or broke) before the body was complete.
+    throw errors.bodyIncomplete();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads and parses a JSON object body, refusing it with 413/408 (see readBody) and 400 when malformed. */
+export async function readJsonBody(request: Request, limits: BodyLimits): Promise<JsonBody> {
+  const buffer = await readBody(request, limits);
+  if (buffer.byteLength > limits.maxBytes) throw errors.bodyTooLarge(limits.maxBytes);
   if (buffer.byteLength === 0) throw errors.invalidJson("the body is empty");
   const text = new TextDecoder().decode(buffer);
   let value: unknown;
