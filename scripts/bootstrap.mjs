@@ -2,8 +2,9 @@
 // Runs on a machine that has only Node and npm: installs Bun through the npm package `bun` into
 // .tools/ when no Bun is on PATH, installs the workspace dependencies, then hands over to Bun.
 // Usage: node scripts/bootstrap.mjs <task> [args...]; tasks are listed in `tasks` below.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,6 +16,35 @@ function run(command, args, options = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
   if (result.error) throw result.error;
   return result.status ?? 1;
+}
+
+/**
+ * Runs the task's long-lived process (the server, the test runner) and stands in for it: SIGTERM, SIGINT
+ * and SIGHUP sent to this wrapper (by `npm start`, `bun run`, a process manager) are passed on, and the
+ * wrapper ends only when the child has, with its exit code or by its signal. spawnSync would leave the
+ * signals to kill the wrapper alone and the server running, orphaned.
+ */
+function runForwardingSignals(command, args, options = {}) {
+  const child = spawn(command, args, { cwd: root, stdio: "inherit", ...options });
+  const forwarded = ["SIGTERM", "SIGINT", "SIGHUP"];
+  const forward = (signal) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  for (const signal of forwarded) process.on(signal, forward);
+  child.on("error", (error) => {
+    console.error(`[tollgate] could not start ${command}: ${error.message}`);
+    process.exit(1);
+  });
+  child.on("exit", (code, signal) => {
+    for (const name of forwarded) process.off(name, forward);
+    if (signal) {
+      // End the same way, so that whoever started the wrapper sees what ended the task (the shell's 128 + n
+      // when Node ignores that signal, as it does SIGPIPE).
+      process.kill(process.pid, signal);
+      process.exit(128 + (constants.signals[signal] ?? 0));
+    }
+    process.exit(code ?? 1);
+  });
 }
 
 function findBun() {
@@ -89,4 +119,4 @@ if (task === "build:web") {
   process.exit(0);
 }
 if (task === "start" || task === "start:console") buildWebIfStale(false);
-process.exit(run(bun, [...tasks[task], ...rest], { env }));
+runForwardingSignals(bun, [...tasks[task], ...rest], { env });
