@@ -365,6 +365,28 @@ describe("idle and body-read timeouts on a listening gateway", () => {
   );
 
   test(
+    "headers trickled a byte at a time are cut by the server before the request reaches the app",
+    async () => {
+      const listening = listenApp({ idleTimeoutSeconds: 1 });
+      const connection = await RawConnection.open(listening.port);
+      const head = requestHead("GET", "/healthz", { "x-slow": "s".repeat(10_000) });
+      let sent = 0;
+      const trickle = setInterval(() => void connection.write(head[sent++]!), 100);
+      try {
+        // Bun's own header timeout (about 10 s, whatever the idle timeout): trickling bytes does not extend it.
+        await connection.whenClosed(40_000);
+        expect(connection.received).toBe("");
+        expect(sent).toBeLessThan(head.length);
+      } finally {
+        clearInterval(trickle);
+        connection.destroy();
+        await listening.stop();
+      }
+    },
+    IDLE_TEST_CEILING_MS,
+  );
+
+  test(
     "an upstream that answers after the idle timeout has passed still reaches the client, and the connection then idles out",
     async () => {
       const proxy = startHoldingProxy(new URL(stack.upstream.url).origin);
