@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { NavLink, useNavigate } from "react-router";
-import { formatUsd } from "../lib/format";
+import { formatUsd } from "../lib/money";
 import { useTRPC } from "../trpc";
 
 interface Me {

@@ -1,19 +1,3 @@
-/** Money arrives as integer micro-USD (1 USD = 1,000,000). */
-export function formatUsd(micros: number | null | undefined, fallback = "—"): string {
-  if (micros === null || micros === undefined) return fallback;
-  const usd = micros / 1_000_000;
-  const digits = usd !== 0 && Math.abs(usd) < 0.01 ? 6 : 2;
-  return `$${usd.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
-}
-
-/** Micro-USD as the plain decimal text a form field edits ("0.15"). */
-export function microsToInput(micros: number | null | undefined): string {
-  if (micros === null || micros === undefined) return "";
-  const whole = Math.floor(micros / 1_000_000);
-  const fraction = String(micros % 1_000_000).padStart(6, "0").replace(/0+$/, "");
-  return fraction ? `${whole}.${fraction}` : String(whole);
-}
-
 export function formatNumber(value: number | null | undefined): string {
   if (value === null || value === undefined) return "—";
   return value.toLocaleString("en-US");

@@ -3,7 +3,8 @@ import { useState } from "react";
 import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { QuickStartPanel } from "../components/quick-start-panel";
 import { EmptyRow, PageHeader, QueryState } from "../components/ui";
-import { formatCompact, formatNumber, formatUsd } from "../lib/format";
+import { formatCompact, formatNumber } from "../lib/format";
+import { formatUsd } from "../lib/money";
 import { rangeWindow, ranges } from "../lib/ranges";
 import { useTRPC } from "../trpc";
 
@@ -66,7 +67,7 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
     time: point.time.getTime(),
     requests: point.requests,
     tokens: point.promptTokens + point.completionTokens,
-    cost: point.cost / 1_000_000,
+    cost: point.cost,
   }));
   const choose = (next: DashboardRange) => {
     setRange(next);
@@ -127,10 +128,10 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
               </defs>
               <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
               <XAxis dataKey="time" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={tickFormat} tick={{ fontSize: 11 }} stroke="#94a3b8" />
-              <YAxis tick={{ fontSize: 11 }} stroke="#94a3b8" width={56} tickFormatter={(value: number) => (metric === "cost" ? `$${value}` : formatCompact(value))} allowDecimals={metric === "cost"} />
+              <YAxis tick={{ fontSize: 11 }} stroke="#94a3b8" width={56} tickFormatter={(value: number) => (metric === "cost" ? formatUsd(value) : formatCompact(value))} allowDecimals={false} />
               <Tooltip
                 labelFormatter={(time) => new Date(Number(time)).toLocaleString()}
-                formatter={(value) => [metric === "cost" ? formatUsd(Math.round(Number(value) * 1_000_000)) : formatNumber(Number(value)), metricLabels[metric]]}
+                formatter={(value) => [metric === "cost" ? formatUsd(Number(value)) : formatNumber(Number(value)), metricLabels[metric]]}
               />
               <Area type="monotone" dataKey={metric} stroke="#4f46e5" strokeWidth={2} fill="url(#fill)" isAnimationActive={false} />
             </AreaChart>

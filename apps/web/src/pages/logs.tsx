@@ -1,7 +1,8 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge, EmptyRow, PageHeader, QueryState } from "../components/ui";
-import { formatMs, formatNumber, formatTime, formatUsd } from "../lib/format";
+import { formatMs, formatNumber, formatTime } from "../lib/format";
+import { formatUsd } from "../lib/money";
 import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
 import { useTRPC } from "../trpc";
 

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field, FormError, inputClass } from "../components/ui";
-import { formatDateTime, formatUsd, microsToInput, toLocalInput } from "../lib/format";
+import { formatDateTime, toLocalInput } from "../lib/format";
+import { formatUsd, microsToInput } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge, ConfirmDialog, CopyButton, EmptyRow, Modal, PageHeader, QueryState } from "../components/ui";
-import { formatDateTime, formatUsd } from "../lib/format";
+import { formatDateTime } from "../lib/format";
+import { formatUsd } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
 import { useTRPC } from "../trpc";
 import { TokenForm } from "./token-form";

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Badge, ConfirmDialog, EmptyRow, Field, FormError, Modal, PageHeader, QueryState, inputClass } from "../components/ui";
-import { formatDateTime, formatUsd } from "../lib/format";
+import { formatDateTime } from "../lib/format";
+import { formatUsd } from "../lib/money";
 import type { UserView } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
