@@ -1,36 +1,5 @@
-import { type ReactNode, useEffect, useId, useState } from "react";
-
-export function Field(props: { label: string; error?: string[]; hint?: ReactNode; children: (id: string, invalid: boolean) => ReactNode }) {
-  const id = useId();
-  const invalid = Boolean(props.error && props.error.length > 0);
-  return (
-    <div className="space-y-1">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
-        {props.label}
-      </label>
-      {props.children(id, invalid)}
-      {props.hint && !invalid ? <p className="text-xs text-slate-500">{props.hint}</p> : null}
-      {invalid ? (
-        <p className="text-xs text-red-600" role="alert" data-field-error>
-          {props.error!.join(" ")}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-export function inputClass(invalid: boolean): string {
-  return invalid ? "input input-invalid" : "input";
-}
-
-export function FormError(props: { message: string | null }) {
-  if (!props.message) return null;
-  return (
-    <div className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-700" role="alert">
-      {props.message}
-    </div>
-  );
-}
+import { type ReactNode, useEffect, useState } from "react";
+import { FormError } from "./form-fields";
 
 export function Modal(props: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
   useEffect(() => {

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Field, FormError, inputClass } from "../components/ui";
+import { Field, FormActions, inputClass, NumberField, TextField } from "../components/form-fields";
 import { splitLines } from "../lib/format";
 import type { ChannelView } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
@@ -59,9 +59,7 @@ export function ChannelForm(props: { channel?: ChannelView; onDone: () => void }
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
       <div className="grid grid-cols-2 gap-4">
-        <Field label="Name" error={errors.name}>
-          {(id, invalid) => <input id={id} name="name" className={inputClass(invalid)} value={name} onChange={(event) => setName(event.target.value)} />}
-        </Field>
+        <TextField label="Name" name="name" errors={errors} value={name} onChange={setName} />
         <Field label="Type" error={errors.type}>
           {(id, invalid) => (
             <select id={id} name="type" className={inputClass(invalid)} value={type} onChange={(event) => setType(event.target.value as ChannelType)}>
@@ -72,14 +70,18 @@ export function ChannelForm(props: { channel?: ChannelView; onDone: () => void }
           )}
         </Field>
       </div>
-      <Field label="Base URL" error={errors.baseUrl} hint="Including the version, e.g. https://api.openai.com/v1">
-        {(id, invalid) => <input id={id} name="baseUrl" className={inputClass(invalid)} value={baseUrl} placeholder="https://api.openai.com/v1" onChange={(event) => setBaseUrl(event.target.value)} />}
-      </Field>
-      <Field label="API key" error={errors.apiKey} hint={editing ? `Stored key: ${editing.keyMasked ?? "cannot be decrypted"}. Leave empty to keep it.` : "Stored encrypted; shown masked from now on."}>
-        {(id, invalid) => (
-          <input id={id} name="apiKey" type="password" autoComplete="off" className={inputClass(invalid)} value={apiKey} placeholder={editing ? "unchanged" : "sk-..."} onChange={(event) => setApiKey(event.target.value)} />
-        )}
-      </Field>
+      <TextField label="Base URL" name="baseUrl" errors={errors} hint="Including the version, e.g. https://api.openai.com/v1" value={baseUrl} placeholder="https://api.openai.com/v1" onChange={setBaseUrl} />
+      <TextField
+        label="API key"
+        name="apiKey"
+        type="password"
+        autoComplete="off"
+        errors={errors}
+        hint={editing ? `Stored key: ${editing.keyMasked ?? "cannot be decrypted"}. Leave empty to keep it.` : "Stored encrypted; shown masked from now on."}
+        value={apiKey}
+        placeholder={editing ? "unchanged" : "sk-..."}
+        onChange={setApiKey}
+      />
       <div className="grid grid-cols-2 gap-4">
         <Field label="Models" error={errors.models} hint="Public model ids, one per line.">
           {(id, invalid) => <textarea id={id} name="models" rows={4} className={`${inputClass(invalid)} font-mono`} value={models} onChange={(event) => setModels(event.target.value)} />}
@@ -91,25 +93,11 @@ export function ChannelForm(props: { channel?: ChannelView; onDone: () => void }
         </Field>
       </div>
       <div className="grid grid-cols-3 gap-4">
-        <Field label="Groups" error={errors.groups} hint="Comma-separated.">
-          {(id, invalid) => <input id={id} name="groups" className={inputClass(invalid)} value={groups} onChange={(event) => setGroups(event.target.value)} />}
-        </Field>
-        <Field label="Priority" error={errors.priority} hint="Higher is tried first.">
-          {(id, invalid) => <input id={id} name="priority" inputMode="numeric" className={inputClass(invalid)} value={priority} onChange={(event) => setPriority(event.target.value)} />}
-        </Field>
-        <Field label="Weight" error={errors.weight} hint="Share within a priority.">
-          {(id, invalid) => <input id={id} name="weight" inputMode="numeric" className={inputClass(invalid)} value={weight} onChange={(event) => setWeight(event.target.value)} />}
-        </Field>
+        <TextField label="Groups" name="groups" errors={errors} hint="Comma-separated." value={groups} onChange={setGroups} />
+        <NumberField label="Priority" name="priority" errors={errors} hint="Higher is tried first." value={priority} onChange={setPriority} />
+        <NumberField label="Weight" name="weight" errors={errors} hint="Share within a priority." value={weight} onChange={setWeight} />
       </div>
-      <FormError message={form.errors.form} />
-      <div className="flex justify-end gap-2">
-        <button type="button" className="button" onClick={props.onDone}>
-          Cancel
-        </button>
-        <button type="submit" className="button-primary" disabled={create.isPending || update.isPending}>
-          {editing ? "Save" : "Add channel"}
-        </button>
-      </div>
+      <FormActions error={form.errors.form} onCancel={props.onDone} submitLabel={editing ? "Save" : "Add channel"} busy={create.isPending || update.isPending} />
     </form>
   );
 }

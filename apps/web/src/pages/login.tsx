@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useLocation, useNavigate } from "react-router";
-import { Field, FormError, inputClass } from "../components/ui";
+import { FormError, TextField } from "../components/form-fields";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 
@@ -48,14 +48,8 @@ export function LoginPage() {
   return (
     <AuthCard title="Sign in" subtitle="Tollgate console">
       <form className="space-y-4" onSubmit={submit}>
-        <Field label="User name" error={form.errors.fields.name}>
-          {(id, invalid) => <input id={id} name="name" autoComplete="username" className={inputClass(invalid)} value={name} onChange={(event) => setName(event.target.value)} />}
-        </Field>
-        <Field label="Password" error={form.errors.fields.password}>
-          {(id, invalid) => (
-            <input id={id} name="password" type="password" autoComplete="current-password" className={inputClass(invalid)} value={password} onChange={(event) => setPassword(event.target.value)} />
-          )}
-        </Field>
+        <TextField label="User name" name="name" autoComplete="username" errors={form.errors.fields} value={name} onChange={setName} />
+        <TextField label="Password" name="password" type="password" autoComplete="current-password" errors={form.errors.fields} value={password} onChange={setPassword} />
         <FormError message={form.errors.form} />
         <button type="submit" className="button-primary w-full" disabled={login.isPending}>
           {login.isPending ? "Signing in…" : "Sign in"}

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Badge, EmptyRow, PageHeader, QueryState, inputClass } from "../components/ui";
+import { inputClass } from "../components/form-fields";
+import { Badge, EmptyRow, PageHeader, QueryState } from "../components/ui";
 import { formatUsd, microsToInput } from "../lib/money";
 import type { Outputs } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useNavigate } from "react-router";
-import { Field, FormError, inputClass } from "../components/ui";
+import { FormError, TextField } from "../components/form-fields";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 import { AuthCard } from "./login";
@@ -36,19 +36,9 @@ export function SetupPage() {
   return (
     <AuthCard title="Welcome to Tollgate" subtitle="Create the administrator account">
       <form className="space-y-4" onSubmit={submit}>
-        <Field label="Administrator name" error={form.errors.fields.name}>
-          {(id, invalid) => <input id={id} name="name" autoComplete="username" className={inputClass(invalid)} value={name} onChange={(event) => setName(event.target.value)} />}
-        </Field>
-        <Field label="Password" error={form.errors.fields.password} hint="At least 8 characters.">
-          {(id, invalid) => (
-            <input id={id} name="password" type="password" autoComplete="new-password" className={inputClass(invalid)} value={password} onChange={(event) => setPassword(event.target.value)} />
-          )}
-        </Field>
-        <Field label="Repeat the password" error={form.errors.fields.repeat}>
-          {(id, invalid) => (
-            <input id={id} name="repeat" type="password" autoComplete="new-password" className={inputClass(invalid)} value={repeat} onChange={(event) => setRepeat(event.target.value)} />
-          )}
-        </Field>
+        <TextField label="Administrator name" name="name" autoComplete="username" errors={form.errors.fields} value={name} onChange={setName} />
+        <TextField label="Password" name="password" type="password" autoComplete="new-password" errors={form.errors.fields} hint="At least 8 characters." value={password} onChange={setPassword} />
+        <TextField label="Repeat the password" name="repeat" type="password" autoComplete="new-password" errors={form.errors.fields} value={repeat} onChange={setRepeat} />
         <FormError message={form.errors.form} />
         <button type="submit" className="button-primary w-full" disabled={setup.isPending}>
           Create administrator

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Field, FormError, inputClass } from "../components/ui";
+import { Field, FormActions, inputClass, NumberField, TextField } from "../components/form-fields";
 import { formatDateTime, toLocalInput } from "../lib/format";
 import { formatUsd, microsToInput } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
@@ -29,8 +29,8 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
   const [quota, setQuota] = useState(microsToInput(editing?.quotaLimit) || "10");
   const [allowedModels, setAllowedModels] = useState<string[]>(editing?.allowedModels ?? []);
   const [ips, setIps] = useState((editing?.allowedIps ?? []).join("\n"));
-  const [rpm, setRpm] = useState(editing?.rpmLimit === null || editing?.rpmLimit === undefined ? "" : String(editing.rpmLimit));
-  const [tpm, setTpm] = useState(editing?.tpmLimit === null || editing?.tpmLimit === undefined ? "" : String(editing.tpmLimit));
+  const [rpm, setRpm] = useState(String(editing?.rpmLimit ?? ""));
+  const [tpm, setTpm] = useState(String(editing?.tpmLimit ?? ""));
   const form = useFormErrors();
   const granted = props.isAdmin ? {} : (editing?.grantedLimits ?? {});
   const modelCeiling = granted.allowedModels?.length ? granted.allowedModels : null;
@@ -66,16 +66,10 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
       if (Number.isNaN(date.getTime())) return form.setField("expiresAt", "Enter a date and time");
       expiry = date.toISOString();
     }
-    let rpmLimit: number | null = null;
-    if (rpm.trim() !== "") {
-      rpmLimit = Number(rpm);
-      if (!Number.isInteger(rpmLimit)) return form.setField("rpmLimit", "Enter a whole number, or leave empty for no limit");
-    }
-    let tpmLimit: number | null = null;
-    if (tpm.trim() !== "") {
-      tpmLimit = Number(tpm);
-      if (!Number.isInteger(tpmLimit)) return form.setField("tpmLimit", "Enter a whole number, or leave empty for no limit");
-    }
+    const rpmLimit = limitFrom(rpm);
+    if (rpmLimit === undefined) return form.setField("rpmLimit", NOT_A_LIMIT);
+    const tpmLimit = limitFrom(tpm);
+    if (tpmLimit === undefined) return form.setField("tpmLimit", NOT_A_LIMIT);
     const fields = {
       name,
       group: props.isAdmin ? (group.trim() === "" ? null : group.trim()) : undefined,
@@ -98,13 +92,9 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
       <div className="grid grid-cols-2 gap-4">
-        <Field label="Name" error={errors.name} hint="Tells tokens apart, e.g. by client or purpose.">
-          {(id, invalid) => <input id={id} name="name" className={inputClass(invalid)} value={name} onChange={(event) => setName(event.target.value)} />}
-        </Field>
+        <TextField label="Name" name="name" errors={errors} hint="Tells tokens apart, e.g. by client or purpose." value={name} onChange={setName} />
         {props.isAdmin ? (
-          <Field label="Group" error={errors.group} hint="Empty: the owner's group.">
-            {(id, invalid) => <input id={id} name="group" className={inputClass(invalid)} value={group} placeholder="default" onChange={(event) => setGroup(event.target.value)} />}
-          </Field>
+          <TextField label="Group" name="group" errors={errors} hint="Empty: the owner's group." value={group} placeholder="default" onChange={setGroup} />
         ) : (
           <Field label="Group" error={errors.group} hint={editing?.group ? "Set by an administrator." : "Your group; only an administrator can change it."}>
             {(id) => <input id={id} name="group" className="input" value={editing?.group ?? "your group"} readOnly disabled />}
@@ -175,29 +165,36 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
           )}
         </Field>
         <div className="space-y-4">
-          <Field label="Requests per minute" error={errors.rpmLimit} hint={granted.rpmLimit != null ? `At most ${granted.rpmLimit} (${BY_ADMIN}).` : "Empty: no per-token limit."}>
-            {(id, invalid) => <input id={id} name="rpmLimit" inputMode="numeric" className={inputClass(invalid)} value={rpm} onChange={(event) => setRpm(event.target.value)} />}
-          </Field>
-          <Field
+          <NumberField
+            label="Requests per minute"
+            name="rpmLimit"
+            errors={errors}
+            hint={granted.rpmLimit != null ? `At most ${granted.rpmLimit} (${BY_ADMIN}).` : "Empty: no per-token limit."}
+            value={rpm}
+            onChange={setRpm}
+          />
+          <NumberField
             label="Tokens per minute"
-            error={errors.tpmLimit}
+            name="tpmLimit"
+            errors={errors}
             hint={granted.tpmLimit != null ? `At most ${granted.tpmLimit} (${BY_ADMIN}).` : "Prompt + completion tokens, counted as calls finish. Empty: no limit."}
-          >
-            {(id, invalid) => <input id={id} name="tpmLimit" inputMode="numeric" className={inputClass(invalid)} value={tpm} onChange={(event) => setTpm(event.target.value)} />}
-          </Field>
+            value={tpm}
+            onChange={setTpm}
+          />
         </div>
       </div>
-      <FormError message={form.errors.form} />
-      <div className="flex justify-end gap-2">
-        <button type="button" className="button" onClick={props.onDone}>
-          Cancel
-        </button>
-        <button type="submit" className="button-primary" disabled={create.isPending || update.isPending}>
-          {editing ? "Save" : "Create token"}
-        </button>
-      </div>
+      <FormActions error={form.errors.form} onCancel={props.onDone} submitLabel={editing ? "Save" : "Create token"} busy={create.isPending || update.isPending} />
     </form>
   );
+}
+
+const NOT_A_LIMIT = "Enter a whole number, or leave empty for no limit";
+
+/** A per-minute limit as typed: empty is no limit (null), a whole number is the limit, anything else undefined. */
+function limitFrom(text: string): number | null | undefined {
+  if (text.trim() === "") return null;
+  const limit = Number(text);
+  return Number.isInteger(limit) ? limit : undefined;
 }
 
 function modelHint(selected: number, limitedByAdmin: boolean): string {

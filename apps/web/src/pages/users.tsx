@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Badge, ConfirmDialog, EmptyRow, Field, FormError, Modal, PageHeader, QueryState, inputClass } from "../components/ui";
+import { Field, FormActions, inputClass, TextField } from "../components/form-fields";
+import { Badge, ConfirmDialog, EmptyRow, Modal, PageHeader, QueryState } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import type { UserView } from "../lib/router-types";
@@ -21,7 +22,7 @@ function CreateUser(props: { onDone: () => void }) {
   const [values, setValues] = useState({ name: "", password: "", role: "user" as "user" | "admin", group: "default", balance: "", unlimited: true });
   const form = useFormErrors();
   const create = useMutation(trpc.users.create.mutationOptions({ onSuccess: async () => (await refresh(), props.onDone()), onError: form.fromError }));
-  const set = (field: keyof typeof values) => (event: { target: { value: string } }) => setValues({ ...values, [field]: event.target.value });
+  const set = (field: keyof typeof values) => (value: string) => setValues({ ...values, [field]: value });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     form.clear();
@@ -37,23 +38,26 @@ function CreateUser(props: { onDone: () => void }) {
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
       <div className="grid grid-cols-2 gap-4">
-        <Field label="Name" error={errors.name}>
-          {(id, invalid) => <input id={id} name="name" className={inputClass(invalid)} value={values.name} onChange={set("name")} />}
-        </Field>
-        <Field label="Password" error={errors.password} hint="Empty: API-only account, no console sign-in.">
-          {(id, invalid) => <input id={id} name="password" type="password" autoComplete="new-password" className={inputClass(invalid)} value={values.password} onChange={set("password")} />}
-        </Field>
+        <TextField label="Name" name="name" errors={errors} value={values.name} onChange={set("name")} />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          errors={errors}
+          hint="Empty: API-only account, no console sign-in."
+          value={values.password}
+          onChange={set("password")}
+        />
         <Field label="Role" error={errors.role}>
           {(id, invalid) => (
-            <select id={id} name="role" className={inputClass(invalid)} value={values.role} onChange={set("role")}>
+            <select id={id} name="role" className={inputClass(invalid)} value={values.role} onChange={(event) => set("role")(event.target.value)}>
               <option value="user">user</option>
               <option value="admin">admin</option>
             </select>
           )}
         </Field>
-        <Field label="Group" error={errors.group}>
-          {(id, invalid) => <input id={id} name="group" className={inputClass(invalid)} value={values.group} onChange={set("group")} />}
-        </Field>
+        <TextField label="Group" name="group" errors={errors} value={values.group} onChange={set("group")} />
       </div>
       <Field label="Balance (USD)" error={errors.balance}>
         {(id, invalid) => (
@@ -62,19 +66,11 @@ function CreateUser(props: { onDone: () => void }) {
               <input type="checkbox" checked={values.unlimited} onChange={(event) => setValues({ ...values, unlimited: event.target.checked })} />
               Unlimited
             </label>
-            {values.unlimited ? null : <input id={id} name="balance" inputMode="decimal" className={inputClass(invalid)} value={values.balance} onChange={set("balance")} />}
+            {values.unlimited ? null : <input id={id} name="balance" inputMode="decimal" className={inputClass(invalid)} value={values.balance} onChange={(event) => set("balance")(event.target.value)} />}
           </div>
         )}
       </Field>
-      <FormError message={form.errors.form} />
-      <div className="flex justify-end gap-2">
-        <button type="button" className="button" onClick={props.onDone}>
-          Cancel
-        </button>
-        <button type="submit" className="button-primary" disabled={create.isPending}>
-          Create user
-        </button>
-      </div>
+      <FormActions error={form.errors.form} onCancel={props.onDone} submitLabel="Create user" busy={create.isPending} />
     </form>
   );
 }
@@ -104,25 +100,18 @@ function SingleField(props: { user: UserView; kind: "topUp" | "group" | "passwor
       {props.kind === "topUp" ? (
         <p className="text-sm text-slate-600">Current balance: {props.user.balanceUnlimited ? "unlimited (not enforced)" : formatUsd(props.user.balance)}</p>
       ) : null}
-      <Field label={label} error={form.errors.fields[field]} hint={props.kind === "password" ? "The user is signed out everywhere." : undefined}>
-        {(id, invalid) => (
-          <input id={id} name={field} type={props.kind === "password" ? "password" : "text"} autoComplete="off" className={inputClass(invalid)} value={value} onChange={(event) => setValue(event.target.value)} />
-        )}
-      </Field>
-      {props.kind === "topUp" ? (
-        <Field label="Reason" error={form.errors.fields.reason}>
-          {(id, invalid) => <input id={id} name="reason" className={inputClass(invalid)} value={reason} onChange={(event) => setReason(event.target.value)} />}
-        </Field>
-      ) : null}
-      <FormError message={form.errors.form} />
-      <div className="flex justify-end gap-2">
-        <button type="button" className="button" onClick={props.onDone}>
-          Cancel
-        </button>
-        <button type="submit" className="button-primary">
-          Save
-        </button>
-      </div>
+      <TextField
+        label={label}
+        name={field}
+        type={props.kind === "password" ? "password" : "text"}
+        autoComplete="off"
+        errors={form.errors.fields}
+        hint={props.kind === "password" ? "The user is signed out everywhere." : undefined}
+        value={value}
+        onChange={setValue}
+      />
+      {props.kind === "topUp" ? <TextField label="Reason" name="reason" errors={form.errors.fields} value={reason} onChange={setReason} /> : null}
+      <FormActions error={form.errors.form} onCancel={props.onDone} submitLabel="Save" busy={topUp.isPending || update.isPending || reset.isPending} />
     </form>
   );
 }

@@ -1,0 +1,80 @@
+import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+
+/** A labelled control with its hint, or the server's messages for it in place of the hint. */
+export function Field(props: { label: string; error?: string[]; hint?: ReactNode; children: (id: string, invalid: boolean) => ReactNode }) {
+  const id = useId();
+  const invalid = Boolean(props.error && props.error.length > 0);
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        {props.label}
+      </label>
+      {props.children(id, invalid)}
+      {props.hint && !invalid ? <p className="text-xs text-slate-500">{props.hint}</p> : null}
+      {invalid ? (
+        <p className="text-xs text-red-600" role="alert" data-field-error>
+          {props.error!.join(" ")}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function inputClass(invalid: boolean): string {
+  return invalid ? "input input-invalid" : "input";
+}
+
+export interface TextFieldProps extends Pick<InputHTMLAttributes<HTMLInputElement>, "type" | "autoComplete" | "placeholder" | "inputMode"> {
+  label: string;
+  /** The input's name, which is also the field the server names in its validation errors. */
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+  /** The form's field errors (useFormErrors), of which this field shows errors[name]. */
+  errors?: Record<string, string[] | undefined>;
+  hint?: ReactNode;
+}
+
+/** A labelled one-line input whose messages come from the server's field errors under its name. */
+export function TextField(props: TextFieldProps) {
+  const { label, name, value, onChange, errors, hint, ...attributes } = props;
+  return (
+    <Field label={label} error={errors?.[name]} hint={hint}>
+      {(id, invalid) => <input id={id} name={name} {...attributes} className={inputClass(invalid)} value={value} onChange={(event) => onChange(event.target.value)} />}
+    </Field>
+  );
+}
+
+/**
+ * A whole-number field (a channel's priority and weight, a token's per-minute limits): the numeric keypad on
+ * touch devices. The text is kept as typed; each form decides what an empty or malformed value means.
+ */
+export function NumberField(props: Omit<TextFieldProps, "type" | "inputMode">) {
+  return <TextField {...props} inputMode="numeric" />;
+}
+
+export function FormError(props: { message: string | null }) {
+  if (!props.message) return null;
+  return (
+    <div className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-700" role="alert">
+      {props.message}
+    </div>
+  );
+}
+
+/** The end of a dialog's form: its form-wide error, Cancel, and the submit button, disabled while it saves. */
+export function FormActions(props: { error: string | null; onCancel: () => void; submitLabel: string; busy?: boolean }) {
+  return (
+    <>
+      <FormError message={props.error} />
+      <div className="flex justify-end gap-2">
+        <button type="button" className="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="button-primary" disabled={props.busy}>
+          {props.submitLabel}
+        </button>
+      </div>
+    </>
+  );
+}
