@@ -22,12 +22,21 @@ export function Modal(props: { title: string; onClose: () => void; children: Rea
   );
 }
 
-/** A button that asks before doing something that cannot be undone. */
-export function ConfirmDialog(props: { title: string; message: ReactNode; confirmLabel: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
+/** A dialog that asks before doing something that cannot be undone, and says why it failed if it did. */
+export function ConfirmDialog(props: {
+  title: string;
+  message: ReactNode;
+  confirmLabel: string;
+  busy?: boolean;
+  error?: string | null;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   return (
     <Modal title={props.title} onClose={props.onCancel}>
       <div className="space-y-4">
         <div className="text-sm text-slate-600">{props.message}</div>
+        <FormError message={props.error ?? null} />
         <div className="flex justify-end gap-2">
           <button type="button" className="button" onClick={props.onCancel}>
             Cancel
@@ -103,16 +112,6 @@ export function PageHeader(props: { title: string; description?: ReactNode; acti
       </div>
       {props.actions ? <div className="flex gap-2">{props.actions}</div> : null}
     </div>
-  );
-}
-
-export function EmptyRow(props: { columns: number; children: ReactNode }) {
-  return (
-    <tr>
-      <td colSpan={props.columns} className="py-8 text-center text-sm text-slate-500">
-        {props.children}
-      </td>
-    </tr>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field, FormActions, inputClass, NumberField, TextField } from "../components/form-fields";
 import { splitLines } from "../lib/format";
@@ -22,9 +22,9 @@ function parseMapping(text: string): Record<string, string> | string {
   return mapping;
 }
 
-export function ChannelForm(props: { channel?: ChannelView; onDone: () => void }) {
+/** Add or edit a channel; once saved, `onSaved` refreshes the list (and the models it serves) and closes the form. */
+export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const editing = props.channel;
   const [name, setName] = useState(editing?.name ?? "");
   const [type, setType] = useState<ChannelType>((editing?.type as ChannelType) ?? "openai-compatible");
@@ -36,13 +36,8 @@ export function ChannelForm(props: { channel?: ChannelView; onDone: () => void }
   const [priority, setPriority] = useState(String(editing?.priority ?? 0));
   const [weight, setWeight] = useState(String(editing?.weight ?? 1));
   const form = useFormErrors();
-  const finish = async () => {
-    await queryClient.invalidateQueries({ queryKey: trpc.channels.list.queryKey() });
-    await queryClient.invalidateQueries({ queryKey: trpc.models.available.queryKey() });
-    props.onDone();
-  };
-  const create = useMutation(trpc.channels.create.mutationOptions({ onSuccess: finish, onError: form.fromError }));
-  const update = useMutation(trpc.channels.update.mutationOptions({ onSuccess: finish, onError: form.fromError }));
+  const create = useMutation(trpc.channels.create.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
+  const update = useMutation(trpc.channels.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -97,7 +92,7 @@ export function ChannelForm(props: { channel?: ChannelView; onDone: () => void }
         <NumberField label="Priority" name="priority" errors={errors} hint="Higher is tried first." value={priority} onChange={setPriority} />
         <NumberField label="Weight" name="weight" errors={errors} hint="Share within a priority." value={weight} onChange={setWeight} />
       </div>
-      <FormActions error={form.errors.form} onCancel={props.onDone} submitLabel={editing ? "Save" : "Add channel"} busy={create.isPending || update.isPending} />
+      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel={editing ? "Save" : "Add channel"} busy={create.isPending || update.isPending} />
     </form>
   );
 }

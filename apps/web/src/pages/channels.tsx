@@ -1,8 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { Badge, ConfirmDialog, EmptyRow, Modal, PageHeader, QueryState } from "../components/ui";
+import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
+import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime, formatMs } from "../lib/format";
 import type { ChannelView } from "../lib/router-types";
+import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 import { ChannelForm } from "./channel-form";
 
@@ -24,23 +26,36 @@ function LastTest(props: { channel: ChannelView }) {
   );
 }
 
+/** The channel's public model ids; a mapped one is marked, its upstream name in the tooltip. */
+function ChannelModels(props: { channel: ChannelView }) {
+  const { models, modelMapping } = props.channel;
+  return (
+    <div className="flex max-w-64 flex-wrap gap-1">
+      {models.map((model) => (
+        <span key={model} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs" title={modelMapping[model] ? `→ ${modelMapping[model]}` : undefined}>
+          {model}
+          {modelMapping[model] ? " ↦" : ""}
+        </span>
+      ))}
+    </div>
+  );
+}
+
 export function ChannelsPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const channels = useQuery(trpc.channels.list.queryOptions());
+  const list = useResourceList({
+    query: trpc.channels.list.queryOptions(),
+    update: trpc.channels.update.mutationOptions(),
+    remove: trpc.channels.delete.mutationOptions(),
+    alsoRefreshes: [trpc.models.available.queryKey()],
+  });
   const [editing, setEditing] = useState<ChannelView | "new" | null>(null);
-  const [deleting, setDeleting] = useState<ChannelView | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.channels.list.queryKey() });
-  const test = useMutation(trpc.channels.test.mutationOptions({ onSettled: refresh }));
-  const update = useMutation(trpc.channels.update.mutationOptions({ onSuccess: refresh }));
-  const remove = useMutation(
-    trpc.channels.delete.mutationOptions({
-      onSuccess: async () => {
-        setDeleting(null);
-        await refresh();
-      },
-    }),
-  );
+  const saved = async () => {
+    await list.refresh();
+    setEditing(null);
+  };
+  const test = useMutation(trpc.channels.test.mutationOptions({ onSettled: list.refresh }));
+  const testing = (channel: ChannelView) => test.isPending && test.variables?.id === channel.id;
 
   return (
     <div>
@@ -53,96 +68,67 @@ export function ChannelsPage() {
           </button>
         }
       />
-      <QueryState isPending={channels.isPending} error={channels.error} />
-      <div className="card overflow-x-auto">
-        <table className="table" data-testid="channels-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Status</th>
-              <th>Type</th>
-              <th>Models</th>
-              <th>Groups</th>
-              <th>Priority</th>
-              <th>Weight</th>
-              <th>Key</th>
-              <th>Last test</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {channels.data?.length === 0 ? <EmptyRow columns={10}>No channels yet. Add an upstream to serve models.</EmptyRow> : null}
-            {channels.data?.map((channel) => (
-              <tr key={channel.id} data-channel-name={channel.name}>
-                <td className="font-medium text-slate-900">
-                  {channel.name}
-                  <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={channel.baseUrl}>
-                    {channel.baseUrl}
-                  </div>
-                </td>
-                <td>
-                  <Badge color={channel.status === "enabled" ? "green" : channel.status === "auto_disabled" ? "red" : "slate"} title={channel.statusReason ?? undefined}>
-                    {channel.status.replace("_", " ")}
-                  </Badge>
-                </td>
-                <td className="whitespace-nowrap">{channel.type}</td>
-                <td>
-                  <div className="flex max-w-64 flex-wrap gap-1">
-                    {channel.models.map((model) => (
-                      <span key={model} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs" title={channel.modelMapping[model] ? `→ ${channel.modelMapping[model]}` : undefined}>
-                        {model}
-                        {channel.modelMapping[model] ? " ↦" : ""}
-                      </span>
-                    ))}
-                  </div>
-                </td>
-                <td>{channel.groups.join(", ")}</td>
-                <td>{channel.priority}</td>
-                <td>{channel.weight}</td>
-                <td className="whitespace-nowrap font-mono text-xs">{channel.keyMasked ?? "—"}</td>
-                <td>
-                  <LastTest channel={channel} />
-                </td>
-                <td>
-                  <div className="flex justify-end gap-1">
-                    <button type="button" className="button-small" disabled={test.isPending && test.variables?.id === channel.id} onClick={() => test.mutate({ id: channel.id })}>
-                      {test.isPending && test.variables?.id === channel.id ? "Testing…" : "Test"}
-                    </button>
-                    <button type="button" className="button-small" onClick={() => setEditing(channel)}>
-                      Edit
-                    </button>
-                    <button type="button" className="button-small" onClick={() => update.mutate({ id: channel.id, status: channel.status === "enabled" ? "disabled" : "enabled" })}>
-                      {channel.status === "enabled" ? "Disable" : "Enable"}
-                    </button>
-                    <button type="button" className="button-small text-red-600" onClick={() => setDeleting(channel)}>
-                      Delete
-                    </button>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        source={list}
+        testId="channels-table"
+        rowKey={(channel) => channel.id}
+        rowAttributes={(channel) => ({ "data-channel-name": channel.name })}
+        empty="No channels yet. Add an upstream to serve models."
+        columns={[
+          {
+            header: "Name",
+            className: "font-medium text-slate-900",
+            cell: (channel) => (
+              <>
+                {channel.name}
+                <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={channel.baseUrl}>
+                  {channel.baseUrl}
+                </div>
+              </>
+            ),
+          },
+          {
+            header: "Status",
+            cell: (channel) => (
+              <Badge color={channel.status === "enabled" ? "green" : channel.status === "auto_disabled" ? "red" : "slate"} title={channel.statusReason ?? undefined}>
+                {channel.status.replace("_", " ")}
+              </Badge>
+            ),
+          },
+          { header: "Type", className: "whitespace-nowrap", cell: (channel) => channel.type },
+          { header: "Models", cell: (channel) => <ChannelModels channel={channel} /> },
+          { header: "Groups", cell: (channel) => channel.groups.join(", ") },
+          { header: "Priority", cell: (channel) => channel.priority },
+          { header: "Weight", cell: (channel) => channel.weight },
+          { header: "Key", className: "whitespace-nowrap font-mono text-xs", cell: (channel) => channel.keyMasked ?? "—" },
+          { header: "Last test", cell: (channel) => <LastTest channel={channel} /> },
+        ]}
+        actions={(channel) => (
+          <>
+            <RowButton disabled={testing(channel)} onClick={() => test.mutate({ id: channel.id })}>
+              {testing(channel) ? "Testing…" : "Test"}
+            </RowButton>
+            <RowButton onClick={() => setEditing(channel)}>Edit</RowButton>
+            <StatusButton list={list} row={channel} />
+            <DeleteButton list={list} row={channel} />
+          </>
+        )}
+      />
       {editing ? (
         <Modal title={editing === "new" ? "Add channel" : `Edit channel "${editing.name}"`} onClose={() => setEditing(null)} wide>
-          <ChannelForm channel={editing === "new" ? undefined : editing} onDone={() => setEditing(null)} />
+          <ChannelForm channel={editing === "new" ? undefined : editing} onCancel={() => setEditing(null)} onSaved={saved} />
         </Modal>
       ) : null}
-      {deleting ? (
-        <ConfirmDialog
-          title="Delete channel"
-          message={
-            <>
-              Delete <strong>{deleting.name}</strong>? Its models stop being served through it at once.
-            </>
-          }
-          confirmLabel="Delete channel"
-          busy={remove.isPending}
-          onConfirm={() => remove.mutate({ id: deleting.id })}
-          onCancel={() => setDeleting(null)}
-        />
-      ) : null}
+      <ConfirmDelete
+        list={list}
+        title="Delete channel"
+        confirmLabel="Delete channel"
+        message={(channel) => (
+          <>
+            Delete <strong>{channel.name}</strong>? Its models stop being served through it at once.
+          </>
+        )}
+      />
     </div>
   );
 }

@@ -2,7 +2,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { QuickStartPanel } from "../components/quick-start-panel";
-import { EmptyRow, PageHeader, QueryState } from "../components/ui";
+import { ResourceTable } from "../components/resource-table";
+import { PageHeader, QueryState } from "../components/ui";
 import { formatCompact, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import { rangeWindow, ranges } from "../lib/ranges";
@@ -26,32 +27,29 @@ function Stat(props: { label: string; value: string; detail?: string; testId?: s
   );
 }
 
-function Breakdown(props: { title: string; rows: { key: string; label: string; requests: number; tokens: number; cost: number }[]; testId: string }) {
+interface BreakdownRow {
+  key: string;
+  label: string;
+  requests: number;
+  tokens: number;
+  cost: number;
+}
+
+function Breakdown(props: { title: string; rows: BreakdownRow[]; testId: string }) {
   return (
-    <div className="card overflow-hidden">
-      <h2 className="border-b border-slate-200 px-4 py-2.5 text-sm font-semibold">{props.title}</h2>
-      <table className="table" data-testid={props.testId}>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th className="text-right">Requests</th>
-            <th className="text-right">Tokens</th>
-            <th className="text-right">Spend</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {props.rows.length === 0 ? <EmptyRow columns={4}>No usage in this range.</EmptyRow> : null}
-          {props.rows.map((row) => (
-            <tr key={row.key}>
-              <td className="font-mono text-xs">{row.label}</td>
-              <td className="text-right tabular-nums">{formatNumber(row.requests)}</td>
-              <td className="text-right tabular-nums">{formatNumber(row.tokens)}</td>
-              <td className="text-right tabular-nums">{formatUsd(row.cost)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ResourceTable
+      title={props.title}
+      source={{ rows: props.rows }}
+      testId={props.testId}
+      rowKey={(row) => row.key}
+      empty="No usage in this range."
+      columns={[
+        { header: "Name", className: "font-mono text-xs", cell: (row) => row.label },
+        { header: "Requests", numeric: true, cell: (row) => formatNumber(row.requests) },
+        { header: "Tokens", numeric: true, cell: (row) => formatNumber(row.tokens) },
+        { header: "Spend", numeric: true, cell: (row) => formatUsd(row.cost) },
+      ]}
+    />
   );
 }
 

@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { Badge, EmptyRow, PageHeader, QueryState } from "../components/ui";
+import { ResourceTable } from "../components/resource-table";
+import { Badge, PageHeader } from "../components/ui";
 import { formatMs, formatNumber, formatTime } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
@@ -52,7 +53,6 @@ export function LogsPage(props: { isAdmin: boolean }) {
     if (range !== "all") setSpan(rangeWindow(range));
     void logs.refetch();
   };
-  const columns = props.isAdmin ? 14 : 12;
 
   return (
     <div>
@@ -99,63 +99,55 @@ export function LogsPage(props: { isAdmin: boolean }) {
           </>
         ) : null}
       </div>
-      <QueryState isPending={logs.isPending} error={logs.error} />
-      <div className="card overflow-x-auto">
-        <table className="table" data-testid="logs-table">
-          <thead>
-            <tr>
-              <th>Time</th>
-              {props.isAdmin ? <th>User</th> : null}
-              <th>Token</th>
-              <th>Model</th>
-              {props.isAdmin ? <th>Channel</th> : null}
-              <th className="text-right">In</th>
-              <th className="text-right">Out</th>
-              <th className="text-right">Cost</th>
-              <th className="text-right">Latency</th>
-              <th className="text-right">TTFT</th>
-              <th>Status</th>
-              <th>Stream</th>
-              <th>Client IP</th>
-              <th>Request</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {!logs.isPending && rows.length === 0 ? <EmptyRow columns={columns}>No requests in this range.</EmptyRow> : null}
-            {rows.map((row) => (
-              <tr key={row.id} data-log-model={row.model}>
-                <td className="whitespace-nowrap">{formatTime(row.createdAt)}</td>
-                {props.isAdmin ? <td>{row.userName ?? (row.userId ? `#${row.userId}` : "—")}</td> : null}
-                <td>{row.tokenName ?? "—"}</td>
-                <td className="font-mono text-xs">
-                  {row.model}
-                  {row.upstreamModel && row.upstreamModel !== row.model ? <div className="text-slate-400">→ {row.upstreamModel}</div> : null}
-                </td>
-                {props.isAdmin ? <td>{row.channelName ?? (row.channelId ? `#${row.channelId}` : "—")}</td> : null}
-                <td className="text-right tabular-nums">
-                  {formatNumber(row.promptTokens)}
-                  {row.usageEstimated ? <span title="counted locally: the upstream sent no usage">*</span> : null}
-                </td>
-                <td className="text-right tabular-nums">{formatNumber(row.completionTokens)}</td>
-                <td className="text-right tabular-nums">{formatUsd(row.cost)}</td>
-                <td className="text-right tabular-nums">{formatMs(row.latencyMs)}</td>
-                <td className="text-right tabular-nums">{formatMs(row.firstTokenMs)}</td>
-                <td>
-                  <Badge color={row.status < 400 ? "green" : row.status === 429 ? "amber" : "red"} title={row.errorCode ?? undefined}>
-                    {row.status}
-                    {row.errorCode ? ` ${row.errorCode}` : ""}
-                  </Badge>
-                </td>
-                <td>{row.stream ? "yes" : "no"}</td>
-                <td className="font-mono text-xs">{row.clientIp ?? "—"}</td>
-                <td className="max-w-32 truncate font-mono text-xs text-slate-400" title={row.requestId}>
-                  {row.requestId}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        source={{ rows: logs.isPending ? undefined : rows, isPending: logs.isPending, error: logs.error }}
+        testId="logs-table"
+        rowKey={(row) => row.id}
+        rowAttributes={(row) => ({ "data-log-model": row.model })}
+        empty="No requests in this range."
+        columns={[
+          { header: "Time", className: "whitespace-nowrap", cell: (row) => formatTime(row.createdAt) },
+          props.isAdmin && { header: "User", cell: (row) => row.userName ?? (row.userId ? `#${row.userId}` : "—") },
+          { header: "Token", cell: (row) => row.tokenName ?? "—" },
+          {
+            header: "Model",
+            className: "font-mono text-xs",
+            cell: (row) => (
+              <>
+                {row.model}
+                {row.upstreamModel && row.upstreamModel !== row.model ? <div className="text-slate-400">→ {row.upstreamModel}</div> : null}
+              </>
+            ),
+          },
+          props.isAdmin && { header: "Channel", cell: (row) => row.channelName ?? (row.channelId ? `#${row.channelId}` : "—") },
+          {
+            header: "In",
+            numeric: true,
+            cell: (row) => (
+              <>
+                {formatNumber(row.promptTokens)}
+                {row.usageEstimated ? <span title="counted locally: the upstream sent no usage">*</span> : null}
+              </>
+            ),
+          },
+          { header: "Out", numeric: true, cell: (row) => formatNumber(row.completionTokens) },
+          { header: "Cost", numeric: true, cell: (row) => formatUsd(row.cost) },
+          { header: "Latency", numeric: true, cell: (row) => formatMs(row.latencyMs) },
+          { header: "TTFT", numeric: true, cell: (row) => formatMs(row.firstTokenMs) },
+          {
+            header: "Status",
+            cell: (row) => (
+              <Badge color={row.status < 400 ? "green" : row.status === 429 ? "amber" : "red"} title={row.errorCode ?? undefined}>
+                {row.status}
+                {row.errorCode ? ` ${row.errorCode}` : ""}
+              </Badge>
+            ),
+          },
+          { header: "Stream", cell: (row) => (row.stream ? "yes" : "no") },
+          { header: "Client IP", className: "font-mono text-xs", cell: (row) => row.clientIp ?? "—" },
+          { header: "Request", className: "max-w-32 truncate font-mono text-xs text-slate-400", title: (row) => row.requestId, cell: (row) => row.requestId },
+        ]}
+      />
       {logs.hasNextPage ? (
         <div className="mt-3 flex justify-center">
           <button type="button" className="button" onClick={() => logs.fetchNextPage()} disabled={logs.isFetchingNextPage}>

@@ -1,30 +1,24 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { inputClass } from "../components/form-fields";
-import { Badge, EmptyRow, PageHeader, QueryState } from "../components/ui";
+import { ResourceTable, RowButton } from "../components/resource-table";
+import { Badge, PageHeader } from "../components/ui";
 import { formatUsd, microsToInput } from "../lib/money";
 import type { Outputs } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
+import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 
 type ModelRow = Outputs["models"]["list"][number];
 
-function PriceEditor(props: { row: ModelRow; onDone: () => void }) {
+/** A model's row turned into inputs for its three prices; once saved, `onSaved` refreshes the list and closes it. */
+function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [input, setInput] = useState(microsToInput(props.row.price?.inputPrice ?? 0));
   const [output, setOutput] = useState(microsToInput(props.row.price?.outputPrice ?? 0));
   const [cached, setCached] = useState(microsToInput(props.row.price?.cachedInputPrice));
   const form = useFormErrors();
-  const save = useMutation(
-    trpc.models.update.mutationOptions({
-      onSuccess: async () => {
-        await queryClient.invalidateQueries({ queryKey: trpc.models.list.queryKey() });
-        props.onDone();
-      },
-      onError: form.fromError,
-    }),
-  );
+  const save = useMutation(trpc.models.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     form.clear();
@@ -51,7 +45,7 @@ function PriceEditor(props: { row: ModelRow; onDone: () => void }) {
           <button type="submit" className="button-small" disabled={save.isPending}>
             Save
           </button>
-          <button type="button" className="button-small" onClick={props.onDone}>
+          <button type="button" className="button-small" onClick={props.onCancel}>
             Cancel
           </button>
         </form>
@@ -63,57 +57,40 @@ function PriceEditor(props: { row: ModelRow; onDone: () => void }) {
 
 export function ModelsPage() {
   const trpc = useTRPC();
-  const models = useQuery(trpc.models.list.queryOptions());
+  const list = useResourceList({ query: trpc.models.list.queryOptions() });
   const [editing, setEditing] = useState<string | null>(null);
+  const saved = async () => {
+    await list.refresh();
+    setEditing(null);
+  };
   return (
     <div>
       <PageHeader title="Models & prices" description="Every model a channel serves. Prices are USD per 1M tokens; a model without a price costs nothing." />
-      <QueryState isPending={models.isPending} error={models.error} />
-      <div className="card overflow-x-auto">
-        <table className="table" data-testid="models-table">
-          <thead>
-            <tr>
-              <th>Model</th>
-              <th>Input / 1M</th>
-              <th>Output / 1M</th>
-              <th>Cached input / 1M</th>
-              <th>Served by</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {models.data?.length === 0 ? <EmptyRow columns={6}>No models yet: add a channel first.</EmptyRow> : null}
-            {models.data?.map((row) =>
-              editing === row.model ? (
-                <PriceEditor key={row.model} row={row} onDone={() => setEditing(null)} />
-              ) : (
-                <tr key={row.model} data-model={row.model}>
-                  <td className="font-mono text-sm font-medium text-slate-900">{row.model}</td>
-                  <td>{row.price ? formatUsd(row.price.inputPrice) : <Badge color="amber">unpriced</Badge>}</td>
-                  <td>{row.price ? formatUsd(row.price.outputPrice) : "—"}</td>
-                  <td>{row.price ? (row.price.cachedInputPrice === null ? "= input" : formatUsd(row.price.cachedInputPrice)) : "—"}</td>
-                  <td>
-                    {row.channels.length === 0 ? (
-                      <span className="text-slate-400">no channel</span>
-                    ) : (
-                      row.channels.map((channel) => (
-                        <span key={channel.id} className="mr-1">
-                          <Badge color={channel.status === "enabled" ? "indigo" : "slate"}>{channel.name}</Badge>
-                        </span>
-                      ))
-                    )}
-                  </td>
-                  <td className="text-right">
-                    <button type="button" className="button-small" onClick={() => setEditing(row.model)}>
-                      Edit price
-                    </button>
-                  </td>
-                </tr>
-              ),
-            )}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        source={list}
+        testId="models-table"
+        rowKey={(row) => row.model}
+        rowAttributes={(row) => ({ "data-model": row.model })}
+        replaceRow={(row) => (editing === row.model ? <PriceEditor row={row} onCancel={() => setEditing(null)} onSaved={saved} /> : null)}
+        empty="No models yet: add a channel first."
+        columns={[
+          { header: "Model", className: "font-mono text-sm font-medium text-slate-900", cell: (row) => row.model },
+          { header: "Input / 1M", cell: (row) => (row.price ? formatUsd(row.price.inputPrice) : <Badge color="amber">unpriced</Badge>) },
+          { header: "Output / 1M", cell: (row) => (row.price ? formatUsd(row.price.outputPrice) : "—") },
+          { header: "Cached input / 1M", cell: (row) => (row.price ? (row.price.cachedInputPrice === null ? "= input" : formatUsd(row.price.cachedInputPrice)) : "—") },
+          { header: "Served by", cell: (row) => <ServedBy channels={row.channels} /> },
+        ]}
+        actions={(row) => <RowButton onClick={() => setEditing(row.model)}>Edit price</RowButton>}
+      />
     </div>
   );
+}
+
+function ServedBy(props: { channels: ModelRow["channels"] }) {
+  if (props.channels.length === 0) return <span className="text-slate-400">no channel</span>;
+  return props.channels.map((channel) => (
+    <span key={channel.id} className="mr-1">
+      <Badge color={channel.status === "enabled" ? "indigo" : "slate"}>{channel.name}</Badge>
+    </span>
+  ));
 }

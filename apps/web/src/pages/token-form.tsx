@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field, FormActions, inputClass, NumberField, TextField } from "../components/form-fields";
 import { formatDateTime, toLocalInput } from "../lib/format";
@@ -10,13 +10,18 @@ import { useTRPC } from "../trpc";
 const BY_ADMIN = "set by an administrator";
 
 /**
- * Add or edit a token. On create, `onCreated` receives the secret (shown once by the caller). A user who is
- * not an administrator edits within the ceilings an administrator granted (the server enforces them; the
- * form says them) and never sets the group.
+ * Add or edit a token. Once saved, `onSaved` refreshes the list and closes the form; on create, `onCreated`
+ * then receives the secret (shown once by the caller). A user who is not an administrator edits within the
+ * ceilings an administrator granted (the server enforces them; the form says them) and never sets the group.
  */
-export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: () => void; onCreated: (secret: string, name: string) => void }) {
+export function TokenForm(props: {
+  token?: TokenView;
+  isAdmin: boolean;
+  onCancel: () => void;
+  onSaved: () => Promise<void>;
+  onCreated: (secret: string, name: string) => void;
+}) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const editing = props.token;
   const models = useQuery(trpc.models.available.queryOptions());
   const users = useQuery({ ...trpc.users.list.queryOptions(), enabled: props.isAdmin && !editing });
@@ -35,27 +40,16 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
   const granted = props.isAdmin ? {} : (editing?.grantedLimits ?? {});
   const modelCeiling = granted.allowedModels?.length ? granted.allowedModels : null;
 
-  const done = async () => {
-    await queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() });
-  };
   const create = useMutation(
     trpc.tokens.create.mutationOptions({
       onSuccess: async (result) => {
-        await done();
+        await props.onSaved();
         props.onCreated(result.secret, result.token.name);
       },
       onError: form.fromError,
     }),
   );
-  const update = useMutation(
-    trpc.tokens.update.mutationOptions({
-      onSuccess: async () => {
-        await done();
-        props.onDone();
-      },
-      onError: form.fromError,
-    }),
-  );
+  const update = useMutation(trpc.tokens.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -183,7 +177,7 @@ export function TokenForm(props: { token?: TokenView; isAdmin: boolean; onDone: 
           />
         </div>
       </div>
-      <FormActions error={form.errors.form} onCancel={props.onDone} submitLabel={editing ? "Save" : "Create token"} busy={create.isPending || update.isPending} />
+      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel={editing ? "Save" : "Create token"} busy={create.isPending || update.isPending} />
     </form>
   );
 }

@@ -1,9 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { Badge, ConfirmDialog, CopyButton, EmptyRow, Modal, PageHeader, QueryState } from "../components/ui";
+import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
+import { Badge, CopyButton, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
+import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 import { TokenForm } from "./token-form";
 
@@ -12,6 +13,15 @@ function tokenState(token: TokenView): { label: string; color: "green" | "red" |
   if (token.expiresAt && token.expiresAt.getTime() <= Date.now()) return { label: "expired", color: "red" };
   if (token.quotaLimit !== null && token.usedQuota >= token.quotaLimit) return { label: "quota used up", color: "amber" };
   return { label: "enabled", color: "green" };
+}
+
+function TokenStatus(props: { token: TokenView }) {
+  const state = tokenState(props.token);
+  return (
+    <span data-testid="token-status">
+      <Badge color={state.color}>{state.label}</Badge>
+    </span>
+  );
 }
 
 function List(props: { items: string[]; empty: string }) {
@@ -54,22 +64,17 @@ function SecretModal(props: { secret: string; name: string; onClose: () => void 
 
 export function TokensPage(props: { isAdmin: boolean }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const tokens = useQuery(trpc.tokens.list.queryOptions());
+  const list = useResourceList({
+    query: trpc.tokens.list.queryOptions(),
+    update: trpc.tokens.update.mutationOptions(),
+    remove: trpc.tokens.delete.mutationOptions(),
+  });
   const [editing, setEditing] = useState<TokenView | "new" | null>(null);
   const [created, setCreated] = useState<{ secret: string; name: string } | null>(null);
-  const [deleting, setDeleting] = useState<TokenView | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() });
-  const update = useMutation(trpc.tokens.update.mutationOptions({ onSuccess: refresh }));
-  const remove = useMutation(
-    trpc.tokens.delete.mutationOptions({
-      onSuccess: async () => {
-        setDeleting(null);
-        await refresh();
-      },
-    }),
-  );
-  const columns = props.isAdmin ? 11 : 10;
+  const saved = async () => {
+    await list.refresh();
+    setEditing(null);
+  };
 
   return (
     <div>
@@ -82,106 +87,65 @@ export function TokensPage(props: { isAdmin: boolean }) {
           </button>
         }
       />
-      <QueryState isPending={tokens.isPending} error={tokens.error} />
-      {update.error ? <p className="mb-2 text-sm text-red-600">{update.error.message}</p> : null}
-      <div className="card overflow-x-auto">
-        <table className="table" data-testid="tokens-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              {props.isAdmin ? <th>Owner</th> : null}
-              <th>Key</th>
-              <th>Status</th>
-              <th>Remaining</th>
-              <th>Used</th>
-              <th>Expires</th>
-              <th>Models</th>
-              <th>IP allow-list</th>
-              <th>Created</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {tokens.data?.length === 0 ? <EmptyRow columns={columns}>No tokens yet. Add one to call the API.</EmptyRow> : null}
-            {tokens.data?.map((token) => {
-              const state = tokenState(token);
-              return (
-                <tr key={token.id} data-token-name={token.name}>
-                  <td className="font-medium text-slate-900">
-                    {token.name}
-                    {token.group ? <div className="text-xs text-slate-500">group {token.group}</div> : null}
-                    {token.rpmLimit ? <div className="text-xs text-slate-500">{token.rpmLimit} req/min</div> : null}
-                    {token.tpmLimit ? <div className="text-xs text-slate-500">{token.tpmLimit} tokens/min</div> : null}
-                  </td>
-                  {props.isAdmin ? <td>{token.userName}</td> : null}
-                  <td className="whitespace-nowrap font-mono text-xs">{token.keyPrefix}</td>
-                  <td>
-                    <span data-testid="token-status">
-                      <Badge color={state.color}>{state.label}</Badge>
-                    </span>
-                  </td>
-                  <td className="whitespace-nowrap">{token.quotaLimit === null ? "Unlimited" : formatUsd(Math.max(0, token.quotaLimit - token.usedQuota))}</td>
-                  <td className="whitespace-nowrap">{formatUsd(token.usedQuota)}</td>
-                  <td className="whitespace-nowrap">{formatDateTime(token.expiresAt, "Never")}</td>
-                  <td>
-                    <List items={token.allowedModels} empty="All" />
-                  </td>
-                  <td>
-                    <List items={token.allowedIps} empty="Any" />
-                  </td>
-                  <td className="whitespace-nowrap">{formatDateTime(token.createdAt)}</td>
-                  <td>
-                    <div className="flex justify-end gap-1">
-                      <button type="button" className="button-small" onClick={() => setEditing(token)}>
-                        Edit
-                      </button>
-                      <button
-                        type="button"
-                        className="button-small"
-                        disabled={update.isPending}
-                        onClick={() => update.mutate({ id: token.id, status: token.status === "enabled" ? "disabled" : "enabled" })}
-                      >
-                        {token.status === "enabled" ? "Disable" : "Enable"}
-                      </button>
-                      <button type="button" className="button-small text-red-600" onClick={() => setDeleting(token)}>
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        source={list}
+        testId="tokens-table"
+        rowKey={(token) => token.id}
+        rowAttributes={(token) => ({ "data-token-name": token.name })}
+        empty="No tokens yet. Add one to call the API."
+        columns={[
+          {
+            header: "Name",
+            className: "font-medium text-slate-900",
+            cell: (token) => (
+              <>
+                {token.name}
+                {token.group ? <div className="text-xs text-slate-500">group {token.group}</div> : null}
+                {token.rpmLimit ? <div className="text-xs text-slate-500">{token.rpmLimit} req/min</div> : null}
+                {token.tpmLimit ? <div className="text-xs text-slate-500">{token.tpmLimit} tokens/min</div> : null}
+              </>
+            ),
+          },
+          props.isAdmin && { header: "Owner", cell: (token) => token.userName },
+          { header: "Key", className: "whitespace-nowrap font-mono text-xs", cell: (token) => token.keyPrefix },
+          { header: "Status", cell: (token) => <TokenStatus token={token} /> },
+          { header: "Remaining", className: "whitespace-nowrap", cell: (token) => (token.quotaLimit === null ? "Unlimited" : formatUsd(Math.max(0, token.quotaLimit - token.usedQuota))) },
+          { header: "Used", className: "whitespace-nowrap", cell: (token) => formatUsd(token.usedQuota) },
+          { header: "Expires", className: "whitespace-nowrap", cell: (token) => formatDateTime(token.expiresAt, "Never") },
+          { header: "Models", cell: (token) => <List items={token.allowedModels} empty="All" /> },
+          { header: "IP allow-list", cell: (token) => <List items={token.allowedIps} empty="Any" /> },
+          { header: "Created", className: "whitespace-nowrap", cell: (token) => formatDateTime(token.createdAt) },
+        ]}
+        actions={(token) => (
+          <>
+            <RowButton onClick={() => setEditing(token)}>Edit</RowButton>
+            <StatusButton list={list} row={token} />
+            <DeleteButton list={list} row={token} />
+          </>
+        )}
+      />
       {editing ? (
         <Modal title={editing === "new" ? "Add token" : `Edit token "${editing.name}"`} onClose={() => setEditing(null)} wide>
           <TokenForm
             token={editing === "new" ? undefined : editing}
             isAdmin={props.isAdmin}
-            onDone={() => setEditing(null)}
-            onCreated={(secret, name) => {
-              setEditing(null);
-              setCreated({ secret, name });
-            }}
+            onCancel={() => setEditing(null)}
+            onSaved={saved}
+            onCreated={(secret, name) => setCreated({ secret, name })}
           />
         </Modal>
       ) : null}
       {created ? <SecretModal {...created} onClose={() => setCreated(null)} /> : null}
-      {deleting ? (
-        <ConfirmDialog
-          title="Delete token"
-          message={
-            <>
-              Delete <strong>{deleting.name}</strong> ({deleting.keyPrefix})? Clients using it will get 401 from now on. This cannot be undone.
-            </>
-          }
-          confirmLabel="Delete token"
-          busy={remove.isPending}
-          onConfirm={() => remove.mutate({ id: deleting.id })}
-          onCancel={() => setDeleting(null)}
-        />
-      ) : null}
+      <ConfirmDelete
+        list={list}
+        title="Delete token"
+        confirmLabel="Delete token"
+        message={(token) => (
+          <>
+            Delete <strong>{token.name}</strong> ({token.keyPrefix})? Clients using it will get 401 from now on. This cannot be undone.
+          </>
+        )}
+      />
     </div>
   );
 }

@@ -1,0 +1,137 @@
+import { Fragment, type Key, type ReactNode } from "react";
+import type { ListedRecord, ResourceList } from "../lib/use-resource-list";
+import { ConfirmDialog, QueryState } from "./ui";
+
+export interface Column<Row> {
+  header: string;
+  cell: (row: Row) => ReactNode;
+  /** Classes of each cell of the column. */
+  className?: string;
+  /** Right-aligned with tabular figures, header included: counts, money, latencies. */
+  numeric?: boolean;
+  /** A cell's tooltip: the whole text of a cell that truncates it. */
+  title?: (row: Row) => string;
+}
+
+/** Where the rows come from: a useResourceList, or any query shaped alike (the logs' pages, a dashboard panel). */
+export type TableSource<Row> = Pick<ResourceList<Row>, "rows"> & Partial<Pick<ResourceList<Row>, "isPending" | "error" | "actionError">>;
+
+export interface ResourceTableProps<Row> {
+  source: TableSource<Row>;
+  /** Columns in order; `false` leaves one out (a column only administrators see). */
+  columns: (Column<Row> | false)[];
+  rowKey: (row: Row) => Key;
+  /** data-* attributes of a row, by which tests and scripts find it (data-token-name=...). */
+  rowAttributes?: (row: Row) => Record<`data-${string}`, string>;
+  /** The buttons of a row, in a last column without a header. */
+  actions?: (row: Row) => ReactNode;
+  /** Shown in place of a row while it is edited in place (a model's prices). */
+  replaceRow?: (row: Row) => ReactNode | null;
+  /** What an empty list says, once it has loaded. */
+  empty: ReactNode;
+  testId: string;
+  /** A heading inside the card, for a table that is one panel of a page (the dashboard's breakdowns). */
+  title?: string;
+}
+
+/**
+ * The one table of the list pages: loading and load errors above it, the last failed row action, then a card
+ * with a header row and a row per record (or the empty-list text).
+ */
+export function ResourceTable<Row>(props: ResourceTableProps<Row>) {
+  const columns = props.columns.filter((column): column is Column<Row> => column !== false);
+  const { rows, isPending = false, error = null, actionError = null } = props.source;
+  const cellClass = (column: Column<Row>) => [column.numeric ? "text-right tabular-nums" : "", column.className ?? ""].filter(Boolean).join(" ") || undefined;
+  return (
+    <>
+      <QueryState isPending={isPending} error={error} />
+      {actionError ? <p className="mb-2 text-sm text-red-600">{actionError.message}</p> : null}
+      {/* A titled panel sits in a grid and clips; a page's own list scrolls sideways when it is wide. */}
+      <div className={props.title ? "card overflow-hidden" : "card overflow-x-auto"}>
+        {props.title ? <h2 className="border-b border-slate-200 px-4 py-2.5 text-sm font-semibold">{props.title}</h2> : null}
+        <table className="table" data-testid={props.testId}>
+          <thead>
+            <tr>
+              {columns.map((column) => (
+                <th key={column.header} className={column.numeric ? "text-right" : undefined}>
+                  {column.header}
+                </th>
+              ))}
+              {props.actions ? <th /> : null}
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {rows?.length === 0 ? (
+              <tr>
+                <td colSpan={columns.length + (props.actions ? 1 : 0)} className="py-8 text-center text-sm text-slate-500">
+                  {props.empty}
+                </td>
+              </tr>
+            ) : null}
+            {rows?.map((row) => {
+              const replacement = props.replaceRow?.(row);
+              if (replacement) return <Fragment key={props.rowKey(row)}>{replacement}</Fragment>;
+              return (
+                <tr key={props.rowKey(row)} {...props.rowAttributes?.(row)}>
+                  {columns.map((column) => (
+                    <td key={column.header} className={cellClass(column)} title={column.title?.(row)}>
+                      {column.cell(row)}
+                    </td>
+                  ))}
+                  {props.actions ? (
+                    <td>
+                      <div className="flex justify-end gap-1">{props.actions(row)}</div>
+                    </td>
+                  ) : null}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+/** A small button in a row's actions. */
+export function RowButton(props: { onClick: () => void; children: ReactNode; disabled?: boolean; danger?: boolean }) {
+  return (
+    <button type="button" className={props.danger ? "button-small text-red-600" : "button-small"} disabled={props.disabled} onClick={props.onClick}>
+      {props.children}
+    </button>
+  );
+}
+
+/** Disable for an enabled record, Enable for any other (disabled, or disabled by the gateway). */
+export function StatusButton<Row extends ListedRecord>(props: { list: ResourceList<Row>; row: Row }) {
+  return (
+    <RowButton disabled={props.list.isTogglingStatus} onClick={() => props.list.toggleStatus(props.row)}>
+      {props.row.status === "enabled" ? "Disable" : "Enable"}
+    </RowButton>
+  );
+}
+
+export function DeleteButton<Row extends ListedRecord>(props: { list: ResourceList<Row>; row: Row }) {
+  return (
+    <RowButton danger onClick={() => props.list.askDelete(props.row)}>
+      Delete
+    </RowButton>
+  );
+}
+
+/** Asks before the list's pending deletion; says why if the server refused it. */
+export function ConfirmDelete<Row>(props: { list: ResourceList<Row>; title: string; confirmLabel: string; message: (row: Row) => ReactNode }) {
+  const { list } = props;
+  if (!list.deleting) return null;
+  return (
+    <ConfirmDialog
+      title={props.title}
+      message={props.message(list.deleting)}
+      confirmLabel={props.confirmLabel}
+      busy={list.isDeleting}
+      error={list.deleteError?.message ?? null}
+      onConfirm={list.confirmDelete}
+      onCancel={list.cancelDelete}
+    />
+  );
+}
