@@ -1,8 +1,12 @@
 import { retryRead } from "../retry-read";
 import { type ChannelConfig, channels, type Database, modelPrices } from "@tollgate/db";
 import type { ModelPrice, SecretBox } from "@tollgate/shared";
+import { adapterFor, type ProviderAdapter } from "@tollgate/upstream";
 
-/** A channel as the router uses it, with its key decrypted once per load. */
+/**
+ * A channel as the router uses it, with its key decrypted and its adapter found once per load. It is the
+ * AdapterChannel its adapter is given (base URL, key, config).
+ */
 export interface RoutableChannel {
   id: number;
   name: string;
@@ -15,8 +19,10 @@ export interface RoutableChannel {
   priority: number;
   weight: number;
   enabled: boolean;
-  config: ChannelConfig;
+  config: ChannelConfig & Record<string, unknown>;
   createdAt: number;
+  /** The adapter of the channel's type (openai-compatible for a type this version does not know). */
+  adapter: ProviderAdapter;
 }
 
 export interface PricedModel extends ModelPrice {
@@ -45,8 +51,9 @@ export function toRoutableChannel(row: typeof channels.$inferSelect, apiKey: str
     priority: row.priority,
     weight: Math.max(0, row.weight),
     enabled: row.status === "enabled",
-    config: row.config ?? {},
+    config: (row.config ?? {}) as ChannelConfig & Record<string, unknown>,
     createdAt: row.createdAt.getTime(),
+    adapter: adapterFor(row.type),
   };
 }
 
