@@ -1,7 +1,7 @@
-import { retryRead } from "../retry-read";
 import { type ChannelConfig, channels, type Database, modelPrices } from "@tollgate/db";
 import type { ModelPrice, SecretBox } from "@tollgate/shared";
 import { adapterFor, type ProviderAdapter } from "@tollgate/upstream";
+import { ReloadableSnapshot } from "../reloadable-snapshot";
 
 /**
  * A channel as the router uses it, with its key decrypted and its adapter found once per load. It is the
@@ -59,14 +59,14 @@ export function toRoutableChannel(row: typeof channels.$inferSelect, apiKey: str
 
 /**
  * Channels and prices are small tables: they are loaded whole, kept in memory and reloaded when a NOTIFY
- * says one changed. Until the reload lands, callers wait on it rather than route on a stale picture.
- * refresh() re-reads them in the background (their max age passed) and keeps the current picture in
- * service until the new one lands, so that a lost notification is seen anyway.
+ * says one changed (see ReloadableSnapshot: until the reload lands, callers wait on it rather than route on
+ * a stale picture, and refresh() re-reads them in the background once their max age has passed).
  */
 export class ChannelCatalog {
-  private snapshot: CatalogSnapshot | null = null;
-  private loading: Promise<CatalogSnapshot> | null = null;
-  private generation = 0;
+  private readonly snapshot = new ReloadableSnapshot(
+    () => this.load(),
+    (error) => this.log("channel catalog could not be re-read; the cached one stays in service", { error: String(error) }),
+  );
 
   constructor(
     private readonly db: Database,
@@ -75,43 +75,19 @@ export class ChannelCatalog {
   ) {}
 
   get(): CatalogSnapshot | Promise<CatalogSnapshot> {
-    return this.snapshot ?? this.loading ?? this.reload();
+    return this.snapshot.get();
   }
 
   invalidate(): void {
-    this.snapshot = null;
-    this.generation++;
-    this.loading = null;
+    this.snapshot.invalidate();
   }
 
-  /** A background reload that replaces the snapshot unless a change was notified meanwhile; a failure keeps it. */
   refresh(): Promise<void> {
-    if (!this.snapshot || this.loading) return Promise.resolve();
-    return this.reload().then(
-      () => {},
-      (error) => this.log("channel catalog could not be re-read; the cached one stays in service", { error: String(error) }),
-    );
+    return this.snapshot.refresh();
   }
 
   get isLoaded(): boolean {
-    return this.snapshot !== null;
-  }
-
-  private reload(): Promise<CatalogSnapshot> {
-    const startedAt = this.generation;
-    const promise = retryRead(() => this.load()).then(
-      (snapshot) => {
-        if (this.loading === promise) this.loading = null;
-        if (this.generation === startedAt) this.snapshot = snapshot;
-        return snapshot;
-      },
-      (error) => {
-        if (this.loading === promise) this.loading = null;
-        throw error;
-      },
-    );
-    this.loading = promise;
-    return promise;
+    return this.snapshot.isLoaded;
   }
 
   private async load(): Promise<CatalogSnapshot> {
