@@ -8,7 +8,6 @@ export * from "./openai-compatible/presets";
 export type * from "./openai-wire-types";
 export { type ChannelProbeResult, createChannelProber } from "./probe-channel";
 export * from "./provider-adapter";
-export { parseBase64DataUrl, parseDataUrl } from "./shared/parse-data-url";
 export { scrubSecret } from "./shared/scrub-secret";
 export type { MappedUpstreamError } from "./shared/upstream-error";
 export { upstreamModelFor } from "./upstream-model";

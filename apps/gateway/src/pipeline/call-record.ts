@@ -27,8 +27,8 @@ export interface CallOutcome {
  * The account of one /v1 call, from its first byte to its request-log row: the last stage of the exchange
  * (finish: settle the held quota, count tokens per minute, metrics, the log line, the request log), run
  * exactly once however the call ends. The stages tell it what it needs to attribute and bill the call as
- * they learn it (identified(), modelAsked(), routed(), held()); everything
- * else they pass on as their own return values.
+ * they learn it (identified(), modelAsked(), routed(), held()), so that a call refused half-way is still
+ * accounted; everything else they pass on to the next stage as their return values.
  */
 export class CallRecord {
   readonly requestId = nextRequestId();

@@ -4,7 +4,7 @@ import { errors } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { producedText } from "../openai-chat/produced-text";
-import { type ChatRequest, prepareChatAttempt } from "../openai-chat/translate-for-channel";
+import { type ChatRequest, prepareChatAttempt } from "../openai-chat/prepare-chat-attempt";
 import { anthropicErrorResponse } from "./anthropic-error";
 import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
 import { extractAnthropicUsage } from "./extract-anthropic-usage";

@@ -4,7 +4,7 @@ import { errorResponse, errors } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import { producedText } from "./produced-text";
 import { relayOpenAIStream } from "./relay-openai-stream";
-import { type ChatRequest, prepareChatAttempt } from "./translate-for-channel";
+import { type ChatRequest, prepareChatAttempt } from "./prepare-chat-attempt";
 
 interface ChatAnswer extends WholeAnswer {
   /** The answer as an OpenAI completion, for a local count when the upstream reported no usage. */
