@@ -1,5 +1,5 @@
 import type { TokenUsage } from "@tollgate/shared";
-import { tokenCount } from "../shared/count-tokens-field";
+import { tokenCount } from "../shared/token-count";
 
 /**
  * Anthropic's usage object -> TokenUsage. Anthropic's `input_tokens` leaves out the prompt tokens read from

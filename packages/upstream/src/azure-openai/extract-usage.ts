@@ -1,5 +1,5 @@
 import type { TokenUsage } from "@tollgate/shared";
-import { tokenCount } from "../shared/count-tokens-field";
+import { tokenCount } from "../shared/token-count";
 
 /** OpenAI's usage object as Azure sends it (chat and embeddings); null when there is none. */
 export function extractUsage(usage: unknown): TokenUsage | null {

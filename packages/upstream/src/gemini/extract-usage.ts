@@ -1,6 +1,6 @@
 import type { TokenUsage } from "@tollgate/shared";
 import type { GeminiUsageMetadata } from "./gemini-types";
-import { tokenCount } from "../shared/count-tokens-field";
+import { tokenCount } from "../shared/token-count";
 
 /**
  * Gemini's usageMetadata -> our usage. Thoughts are billed as output, so they count as completion tokens;
