@@ -1,5 +1,5 @@
 import { type ChannelConfig, type ChannelType, channels, channelTypes } from "@tollgate/db";
-import { openAICompatiblePresets } from "@tollgate/shared";
+import { openAICompatiblePresets } from "@tollgate/upstream";
 import { asc, eq } from "drizzle-orm";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";

@@ -2,13 +2,14 @@ import { Elysia } from "elysia";
 import { resolveClientAddress } from "./client-address";
 import { errorResponse, errors, GatewayError } from "./errors";
 import type { GatewayServices } from "./gateway-services";
-import { CallContext } from "./routes/call-context";
-import { handleChatCompletions, handleTextCompletions } from "./routes/chat-completions";
+import { anthropicMessagesCodec } from "./codecs/anthropic-messages/anthropic-messages-codec";
+import { embeddingsCodec } from "./codecs/embeddings-codec";
+import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
+import { CallRecord } from "./pipeline/call-record";
+import type { Codec, WholeAnswer } from "./pipeline/codec";
+import { runExchange } from "./pipeline/run-exchange";
 import { handleHealth, handleReadiness } from "./routes/health";
-import { handleMessages } from "./routes/messages";
 import { createMetricsHandler } from "./routes/metrics";
-import { anthropicErrorResponse } from "./messages-api/anthropic-error";
-import { handleEmbeddings } from "./routes/embeddings";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
 import { type BodyLimits, readBody } from "./routes/read-json-body";
 
@@ -129,24 +130,20 @@ export function createApp(dependencies: AppDependencies) {
     return new Response(onceDrained(body, restore), { status: response.status, headers: response.headers });
   };
 
-  const handleCall = async (
-    request: Request,
-    endpoint: string,
-    handler: (context: CallContext) => Promise<Response>,
-    respondWithError: (error: GatewayError, headers: Record<string, string>) => Response = errorResponse,
-  ): Promise<Response> =>
+  /** One /v1 call through the exchange, with `codec` for its endpoint; an error is answered in the codec's format. */
+  const handleCall = <Parsed, Translation, Answer extends WholeAnswer>(request: Request, codec: Codec<Parsed, Translation, Answer>) =>
     withoutIdleTimeout(request, async () => {
-      const context = new CallContext(services, request, clientAddressOf(request), endpoint);
+      const record = new CallRecord(services, clientAddressOf(request), codec.endpoint);
       try {
-        return await handler(context);
+        return await runExchange(services, record, request, codec);
       } catch (error) {
         const gatewayError = toGatewayError(error);
         if (!(error instanceof GatewayError)) {
-          services.log("error", "unhandled error in request", { requestId: context.requestId, error: String(error) });
+          services.log("error", "unhandled error in request", { requestId: record.requestId, error: String(error) });
         }
         const status = request.signal.aborted ? 499 : gatewayError.status;
-        context.finish({ status, usage: null, errorCode: gatewayError.code, stream: context.body?.value.stream === true });
-        return respondWithError(gatewayError, { ...context.rateLimitHeaders, "x-request-id": context.requestId });
+        record.finish({ status, usage: null, errorCode: gatewayError.code, stream: record.streamRequested });
+        return codec.errorResponse(gatewayError, record.answerHeaders());
       }
     });
 
@@ -184,24 +181,13 @@ export function createApp(dependencies: AppDependencies) {
       services.log("error", "framework error", { code: String(code), error: String(error) });
       return errorResponse(toGatewayError(error));
     })
-    .post("/v1/chat/completions", ({ request }) => handleCall(request, "chat.completions", handleChatCompletions), {
-      parse: "none",
-    })
-    .post(
-      "/v1/messages",
-      ({ request }) =>
-        handleCall(request, "messages", handleMessages, (error, headers) =>
-          anthropicErrorResponse(error.status, error.message, { ...error.headers, ...headers }),
-        ),
-      { parse: "none" },
-    )
-    .post("/v1/completions", ({ request }) => handleCall(request, "completions", handleTextCompletions), {
-      parse: "none",
-    })
+    .post("/v1/chat/completions", ({ request }) => handleCall(request, chatCompletionsCodec), { parse: "none" })
+    .post("/v1/messages", ({ request }) => handleCall(request, anthropicMessagesCodec), { parse: "none" })
+    .post("/v1/completions", ({ request }) => handleCall(request, textCompletionsCodec), { parse: "none" })
     .get("/healthz", () => handleHealth())
     .get("/metrics", ({ request }) => metricsHandler(request, clientAddressOf(request)))
     .get("/readyz", () => handleReadiness(services))
-    .post("/v1/embeddings", ({ request }) => handleCall(request, "embeddings", handleEmbeddings), { parse: "none" })
+    .post("/v1/embeddings", ({ request }) => handleCall(request, embeddingsCodec), { parse: "none" })
     .get("/v1/models", ({ request }) => withErrors(() => handleListModels(services, request, clientAddressOf(request))))
     .get("/v1/models/*", ({ request, params }) =>
       withErrors(() => handleRetrieveModel(services, request, clientAddressOf(request), params["*"])),

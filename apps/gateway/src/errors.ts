@@ -61,11 +61,6 @@ export class GatewayError extends Error {
     this.headers = options.headers;
   }
 
-  /** Worth trying another channel: the upstream, not the client, failed. */
-  get isRetryable(): boolean {
-    return this.status === 429 || this.status >= 500;
-  }
-
   toEnvelope(): ErrorEnvelope {
     return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
   }

@@ -8,7 +8,7 @@ import { clientAddressResolver, createApp } from "./app";
 import { readGatewayEnv } from "./env";
 import { createGatewayServices } from "./gateway-services";
 import { createLogger } from "./logger";
-import { createChannelProber } from "./routing/probe-channel";
+import { createChannelProber } from "@tollgate/upstream";
 
 const env = readGatewayEnv();
 const log = createLogger(env.LOG_LEVEL);

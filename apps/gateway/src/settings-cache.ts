@@ -1,5 +1,5 @@
 import { type Database, settings } from "@tollgate/db";
-import { retryRead } from "./retry-read";
+import { ReloadableSnapshot } from "./reloadable-snapshot";
 
 /** Settings an admin can change at run time, with their defaults. */
 export interface GatewaySettings {
@@ -17,50 +17,24 @@ const keys: Record<string, keyof GatewaySettings> = {
 
 /**
  * The settings table, loaded whole and kept in memory; a NOTIFY drops it (callers then wait on a new load),
- * and refresh() re-reads it in the background while the current values stay in service.
+ * and refresh() re-reads it in the background while the current values stay in service (ReloadableSnapshot).
  */
 export class SettingsCache {
-  private current: GatewaySettings | null = null;
-  private loading: Promise<GatewaySettings> | null = null;
-  /** Bumped by invalidate(): a load that started before a change may have read the old rows, so it is not kept. */
-  private generation = 0;
+  private readonly snapshot = new ReloadableSnapshot(() => this.load());
 
   constructor(private readonly db: Database) {}
 
   get(): GatewaySettings | Promise<GatewaySettings> {
-    return this.current ?? this.loading ?? this.reload();
+    return this.snapshot.get();
   }
 
   invalidate(): void {
-    this.current = null;
-    this.generation++;
-    this.loading = null;
+    this.snapshot.invalidate();
   }
 
   /** Re-reads the settings in the background (their max age passed); a failure keeps the current ones. */
   refresh(): Promise<void> {
-    if (!this.current || this.loading) return Promise.resolve();
-    return this.reload().then(
-      () => {},
-      () => {},
-    );
-  }
-
-  private reload(): Promise<GatewaySettings> {
-    const startedAt = this.generation;
-    const promise = retryRead(() => this.load()).then(
-      (loaded) => {
-        if (this.loading === promise) this.loading = null;
-        if (this.generation === startedAt) this.current = loaded;
-        return loaded;
-      },
-      (error) => {
-        if (this.loading === promise) this.loading = null;
-        throw error;
-      },
-    );
-    this.loading = promise;
-    return promise;
+    return this.snapshot.refresh();
   }
 
   private async load(): Promise<GatewaySettings> {

@@ -1,3 +1,4 @@
+import { isRecord } from "@tollgate/shared";
 import { errors } from "./errors";
 
 /**
@@ -39,10 +40,6 @@ export function checkIdentifier(value: unknown, param: string, maxLength: number
 /** A model name, from a body's `model` or from the path of GET /v1/models/{id}. */
 export function checkModelName(model: string): void {
   checkIdentifier(model, "model", identifierLimits.model);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function checkOpenAIMetadata(metadata: unknown): void {

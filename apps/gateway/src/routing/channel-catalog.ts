@@ -1,8 +1,12 @@
-import { retryRead } from "../retry-read";
 import { type ChannelConfig, channels, type Database, modelPrices } from "@tollgate/db";
 import type { ModelPrice, SecretBox } from "@tollgate/shared";
+import { adapterFor, type ProviderAdapter } from "@tollgate/upstream";
+import { ReloadableSnapshot } from "../reloadable-snapshot";
 
-/** A channel as the router uses it, with its key decrypted once per load. */
+/**
+ * A channel as the router uses it, with its key decrypted and its adapter found once per load. It is the
+ * AdapterChannel its adapter is given (base URL, key, config).
+ */
 export interface RoutableChannel {
   id: number;
   name: string;
@@ -15,8 +19,10 @@ export interface RoutableChannel {
   priority: number;
   weight: number;
   enabled: boolean;
-  config: ChannelConfig;
+  config: ChannelConfig & Record<string, unknown>;
   createdAt: number;
+  /** The adapter of the channel's type (openai-compatible for a type this version does not know). */
+  adapter: ProviderAdapter;
 }
 
 export interface PricedModel extends ModelPrice {
@@ -45,21 +51,22 @@ export function toRoutableChannel(row: typeof channels.$inferSelect, apiKey: str
     priority: row.priority,
     weight: Math.max(0, row.weight),
     enabled: row.status === "enabled",
-    config: row.config ?? {},
+    config: (row.config ?? {}) as ChannelConfig & Record<string, unknown>,
     createdAt: row.createdAt.getTime(),
+    adapter: adapterFor(row.type),
   };
 }
 
 /**
  * Channels and prices are small tables: they are loaded whole, kept in memory and reloaded when a NOTIFY
- * says one changed. Until the reload lands, callers wait on it rather than route on a stale picture.
- * refresh() re-reads them in the background (their max age passed) and keeps the current picture in
- * service until the new one lands, so that a lost notification is seen anyway.
+ * says one changed (see ReloadableSnapshot: until the reload lands, callers wait on it rather than route on
+ * a stale picture, and refresh() re-reads them in the background once their max age has passed).
  */
 export class ChannelCatalog {
-  private snapshot: CatalogSnapshot | null = null;
-  private loading: Promise<CatalogSnapshot> | null = null;
-  private generation = 0;
+  private readonly snapshot = new ReloadableSnapshot(
+    () => this.load(),
+    (error) => this.log("channel catalog could not be re-read; the cached one stays in service", { error: String(error) }),
+  );
 
   constructor(
     private readonly db: Database,
@@ -68,43 +75,19 @@ export class ChannelCatalog {
   ) {}
 
   get(): CatalogSnapshot | Promise<CatalogSnapshot> {
-    return this.snapshot ?? this.loading ?? this.reload();
+    return this.snapshot.get();
   }
 
   invalidate(): void {
-    this.snapshot = null;
-    this.generation++;
-    this.loading = null;
+    this.snapshot.invalidate();
   }
 
-  /** A background reload that replaces the snapshot unless a change was notified meanwhile; a failure keeps it. */
   refresh(): Promise<void> {
-    if (!this.snapshot || this.loading) return Promise.resolve();
-    return this.reload().then(
-      () => {},
-      (error) => this.log("channel catalog could not be re-read; the cached one stays in service", { error: String(error) }),
-    );
+    return this.snapshot.refresh();
   }
 
   get isLoaded(): boolean {
-    return this.snapshot !== null;
-  }
-
-  private reload(): Promise<CatalogSnapshot> {
-    const startedAt = this.generation;
-    const promise = retryRead(() => this.load()).then(
-      (snapshot) => {
-        if (this.loading === promise) this.loading = null;
-        if (this.generation === startedAt) this.snapshot = snapshot;
-        return snapshot;
-      },
-      (error) => {
-        if (this.loading === promise) this.loading = null;
-        throw error;
-      },
-    );
-    this.loading = promise;
-    return promise;
+    return this.snapshot.isLoaded;
   }
 
   private async load(): Promise<CatalogSnapshot> {

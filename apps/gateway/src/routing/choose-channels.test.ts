@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { adapterFor } from "@tollgate/upstream";
 import type { RoutableChannel } from "./channel-catalog";
 import { channelsFor, orderChannels } from "./choose-channels";
 
@@ -17,6 +18,7 @@ function channel(id: number, priority: number, weight: number, extra: Partial<Ro
     enabled: true,
     config: {},
     createdAt: 0,
+    adapter: adapterFor("openai-compatible"),
     ...extra,
   };
 }

@@ -1,51 +1,68 @@
+import type { ProviderAdapter, UpstreamHttpRequest } from "@tollgate/upstream";
 import { errors, GatewayError } from "../errors";
-import type { CallContext } from "../routes/call-context";
+import type { GatewayServices } from "../gateway-services";
 import type { RoutableChannel } from "./channel-catalog";
 
-export interface UpstreamAttempt {
-  url: string;
-  init: RequestInit;
+/** One channel's request, built by the endpoint for this channel's adapter (once per attempt). */
+export interface UpstreamAttempt<Translation> {
+  request: UpstreamHttpRequest;
   upstreamModel: string;
-  /** The upstream's error answer in our envelope (each protocol has its own error body). */
-  mapError(status: number, bodyText: string): GatewayError;
+  /** What the endpoint reads this channel's answer with (e.g. the adapter's translation input). */
+  translation: Translation;
 }
 
-export interface ForwardedResponse {
+/** The call failover works for: its id for the log lines, and the channels tried, appended in order. */
+export interface FailoverCall {
+  readonly requestId: string;
+  readonly channelsTried: number[];
+}
+
+export interface ForwardedResponse<Translation> {
+  /** The upstream's answer; when `upstreamError` is set, its body has been read. */
   response: Response;
   channel: RoutableChannel;
-  upstreamModel: string;
-  attempt: UpstreamAttempt;
+  adapter: ProviderAdapter;
+  attempt: UpstreamAttempt<Translation>;
+  /** The upstream's error answer, mapped, when it was neither retryable nor the channel's fault (the caller's). */
+  upstreamError: GatewayError | null;
   /** Aborts the upstream call (client went away, stream stalled). */
   abort: () => void;
 }
 
+type FailoverServices = Pick<GatewayServices, "options" | "health" | "metrics" | "log" | "disableChannel">;
+
 /** Healthy channels in their routed order, then cooling ones (tried only when nothing else is left). */
-function byHealth(context: CallContext): RoutableChannel[] {
-  const health = context.services.health;
+function byHealth(services: FailoverServices, candidates: readonly RoutableChannel[]): RoutableChannel[] {
   const available: RoutableChannel[] = [];
   const cooling: RoutableChannel[] = [];
-  for (const channel of context.candidates) (health.isAvailable(channel.id) ? available : cooling).push(channel);
+  for (const channel of candidates) (services.health.isAvailable(channel.id) ? available : cooling).push(channel);
   return available.concat(cooling);
+}
+
+/** An adapter's mapped error in the gateway's error family. */
+function gatewayErrorOf(mapped: ReturnType<ProviderAdapter["mapError"]>): GatewayError {
+  return new GatewayError(mapped.message, { status: mapped.status, code: mapped.code, type: mapped.type, param: mapped.param });
 }
 
 /**
  * Sends the request to the candidates in order until one answers with something other than a connection
- * error, a timeout, 429 or 5xx, or a rejection of the channel's own key (401/403, which also disables the
- * channel). Nothing has reached the client yet, so another channel is invisible to it. A 4xx that is the
- * caller's fault is returned as is and never retried.
+ * error, a timeout, or an error its adapter classifies as retryable (429, 5xx) or as the channel's fault (a
+ * refused key: the channel is disabled too). Nothing has reached the client yet, so another channel is
+ * invisible to it. An error that is the caller's fault is returned, mapped, and never retried.
  */
-export async function forwardWithFailover(
-  context: CallContext,
+export async function forwardWithFailover<Translation>(
+  services: FailoverServices,
+  call: FailoverCall,
+  candidates: readonly RoutableChannel[],
   clientSignal: AbortSignal | undefined,
-  prepare: (channel: RoutableChannel, signal: AbortSignal) => UpstreamAttempt,
-): Promise<ForwardedResponse> {
-  const { services } = context;
+  prepare: (channel: RoutableChannel, adapter: ProviderAdapter) => UpstreamAttempt<Translation>,
+): Promise<ForwardedResponse<Translation>> {
   let lastError: GatewayError | null = null;
-  const attempts = byHealth(context).slice(0, services.options.maxUpstreamAttempts);
+  const attempts = byHealth(services, candidates).slice(0, services.options.maxUpstreamAttempts);
   for (const channel of attempts) {
     if (clientSignal?.aborted) break;
-    if (context.channelsTried.length > 0) services.metrics?.retry(channel.id);
-    context.channelsTried.push(channel.id);
+    if (call.channelsTried.length > 0) services.metrics?.retry(channel.id);
+    call.channelsTried.push(channel.id);
     services.health.begin(channel.id);
     const controller = new AbortController();
     const onClientAbort = () => controller.abort();
@@ -55,11 +72,13 @@ export async function forwardWithFailover(
       timedOut = true;
       controller.abort();
     }, channel.config.firstByteTimeoutMs ?? services.options.upstreamTimeoutMs);
-    let attempt: UpstreamAttempt;
+    const adapter = channel.adapter;
+    let attempt: UpstreamAttempt<Translation>;
     let response: Response;
     try {
-      attempt = prepare(channel, controller.signal);
-      response = await fetch(attempt.url, attempt.init);
+      attempt = prepare(channel, adapter);
+      const { url, headers, body } = attempt.request;
+      response = await fetch(url, { method: "POST", headers, body, signal: controller.signal });
     } catch (error) {
       clearTimeout(timer);
       clientSignal?.removeEventListener("abort", onClientAbort);
@@ -69,43 +88,29 @@ export async function forwardWithFailover(
       services.health.recordFailure(channel.id);
       services.metrics?.upstreamError(channel.id, timedOut ? "timeout" : "connect");
       services.log("warn", "upstream request failed", {
-        requestId: context.requestId,
+        requestId: call.requestId,
         channel: channel.id,
         reason: timedOut ? "timeout" : (error as Error).name,
       });
       continue;
     }
     clearTimeout(timer);
+    const abort = () => controller.abort();
+    if (response.ok) {
+      services.health.recordSuccess(channel.id);
+      return { response, channel, adapter, attempt, upstreamError: null, abort };
+    }
     const status = response.status;
-    if (status === 401 || status === 403 || status === 429 || status >= 500) {
-      const text = await response.text().catch(() => "");
-      clientSignal?.removeEventListener("abort", onClientAbort);
-      lastError = attempt.mapError(status, text);
-      services.metrics?.upstreamError(channel.id, String(status));
-      if (status === 401 || status === 403) {
-        services.disableChannel(channel, `upstream answered ${status}: ${lastError.message}`.slice(0, 500));
-      } else {
-        services.health.recordFailure(channel.id);
-      }
-      services.log("warn", "upstream answered with a retryable error", { requestId: context.requestId, channel: channel.id, status });
-      continue;
+    const mapped = adapter.mapError(status, await response.text().catch(() => ""), channel);
+    if (!mapped.retryable && !mapped.channelFault) {
+      return { response, channel, adapter, attempt, upstreamError: gatewayErrorOf(mapped), abort };
     }
-    if (status === 400 && channel.type !== "openai-compatible") {
-      // Some upstreams reject a bad key with 400 (Gemini's API_KEY_INVALID); their adapter says so through
-      // the upstream_auth_failed code. That is the channel's fault, not the caller's: disable and move on.
-      const text = await response.text().catch(() => "");
-      const mapped = attempt.mapError(status, text);
-      if (mapped.code === "upstream_auth_failed") {
-        clientSignal?.removeEventListener("abort", onClientAbort);
-        lastError = mapped;
-        services.metrics?.upstreamError(channel.id, String(status));
-        services.disableChannel(channel, `upstream rejected the key (${status}): ${mapped.message}`.slice(0, 500));
-        continue;
-      }
-      response = new Response(text, { status, headers: response.headers });
-    }
-    if (response.ok) services.health.recordSuccess(channel.id);
-    return { response, channel, upstreamModel: attempt.upstreamModel, attempt, abort: () => controller.abort() };
+    clientSignal?.removeEventListener("abort", onClientAbort);
+    lastError = gatewayErrorOf(mapped);
+    services.metrics?.upstreamError(channel.id, String(status));
+    if (mapped.channelFault) services.disableChannel(channel, `upstream answered ${status}: ${lastError.message}`.slice(0, 500));
+    else services.health.recordFailure(channel.id);
+    services.log("warn", "upstream answered with a retryable error", { requestId: call.requestId, channel: channel.id, status });
   }
   throw lastError ?? errors.upstreamUnreachable();
 }

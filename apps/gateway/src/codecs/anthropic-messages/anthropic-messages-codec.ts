@@ -1,0 +1,102 @@
+import { buildNativeMessagesRequest, type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
+import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
+import { errors } from "../../errors";
+import type { Codec, WholeAnswer } from "../../pipeline/codec";
+import type { ForwardedResponse } from "../../routing/forward-with-failover";
+import { producedText } from "../openai-chat/produced-text";
+import { type ChatRequest, prepareChatAttempt } from "../openai-chat/prepare-chat-attempt";
+import { anthropicErrorResponse } from "./anthropic-error";
+import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
+import { extractAnthropicUsage } from "./extract-anthropic-usage";
+import { openAIResponseToAnthropic } from "./openai-response-to-anthropic";
+import { relayNativeStream, relayTranslatedStream } from "./relay-anthropic-stream";
+
+interface MessagesRequest {
+  /** The client's Anthropic body and its text, sent as they are to Anthropic channels. */
+  body: Record<string, unknown>;
+  text: string;
+  /** The same request in OpenAI's chat format, for every other channel type (and for local counts). */
+  chat: ChatRequest;
+  version: string | null;
+  beta: string | null;
+}
+
+interface MessagesAnswer extends WholeAnswer {
+  /** The answer as an OpenAI completion (translated channels), for a local count. */
+  completion: Record<string, unknown> | null;
+}
+
+/** Anthropic channels get the client's own request; the translation input is null for them. */
+type MessagesTranslation = ChatTranslationInput | null;
+
+function isNative(forwarded: ForwardedResponse<MessagesTranslation>): forwarded is ForwardedResponse<null> {
+  return forwarded.attempt.translation === null;
+}
+
+/**
+ * POST /v1/messages in Anthropic's own format (the @anthropic-ai/sdk client, Claude Code), with the same
+ * tokens, rules and accounting as /v1/chat/completions: natively to Anthropic channels, translated through
+ * the chat-completions format to every other channel type; errors in Anthropic's error shape.
+ */
+export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation, MessagesAnswer> = {
+  endpoint: "messages",
+  identifiers: "anthropic",
+
+  parse({ body: json, model }, _services, request) {
+    const body = json.value;
+    let openAIBody: Record<string, unknown>;
+    try {
+      openAIBody = anthropicRequestToOpenAI(body) as unknown as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof TranslationError) throw errors.invalidParameter(error.param ?? "body", error.message);
+      throw error;
+    }
+    const stream = body.stream === true;
+    return {
+      request: {
+        body,
+        text: json.text,
+        chat: { body: openAIBody, model, stream, clientWantsUsage: true, path: "/chat/completions" },
+        version: request.headers.get("anthropic-version"),
+        beta: request.headers.get("anthropic-beta"),
+      },
+      worstCaseCompletionTokens: typeof body.max_tokens === "number" ? body.max_tokens : 4096,
+      stream,
+    };
+  },
+
+  prepare(channel, adapter, messages) {
+    if (channel.type !== "anthropic") return prepareChatAttempt(channel, adapter, messages.chat);
+    const upstreamModel = upstreamModelFor(channel, messages.chat.model);
+    const { body, text, version, beta } = messages;
+    return { request: buildNativeMessagesRequest({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
+  },
+
+  readWhole(text, forwarded, messages) {
+    try {
+      const json = JSON.parse(text);
+      if (isNative(forwarded)) return { usage: extractAnthropicUsage(json), completion: null, body: text };
+      const { completion } = forwarded.adapter.translateChatResponse(json, forwarded.attempt.translation!);
+      const body = JSON.stringify(openAIResponseToAnthropic(completion, { model: messages.chat.model }));
+      return { usage: extractUsage(completion.usage), completion, body };
+    } catch {
+      return null;
+    }
+  },
+
+  relay(forwarded, messages, sink) {
+    if (isNative(forwarded)) return relayNativeStream(forwarded, sink);
+    return relayTranslatedStream(forwarded as ForwardedResponse<ChatTranslationInput>, messages.chat.model, sink);
+  },
+
+  producedText(answer) {
+    const choices = (answer.completion?.choices ?? []) as Array<{ message?: Record<string, unknown> }>;
+    return choices.map((choice) => producedText(choice.message)).join("");
+  },
+
+  async estimateUsage(messages, produced) {
+    return { promptTokens: await countPromptTokens(messages.chat.body), completionTokens: await countTextTokens(produced), cachedTokens: 0 };
+  },
+
+  errorResponse: (error, headers) => anthropicErrorResponse(error.status, error.message, { ...error.headers, ...headers }),
+};

@@ -1,0 +1,81 @@
+import type { TokenUsage } from "@tollgate/shared";
+import type { ChatStreamPart, ChatTranslationInput } from "@tollgate/upstream";
+import type { EventSourceMessage } from "eventsource-parser";
+import type { StreamSink } from "../../pipeline/codec";
+import type { ForwardedResponse } from "../../routing/forward-with-failover";
+import { parseEventStream } from "../../streaming/parse-event-stream";
+import { relayStream } from "../../streaming/relay-stream";
+import { producedText } from "../openai-chat/produced-text";
+import { anthropicErrorEvent } from "./anthropic-error";
+import { createAnthropicUsageTap } from "./extract-anthropic-usage";
+import { type AnthropicSseEvent, createOpenAIToAnthropicStream } from "./openai-stream-to-anthropic";
+
+const encoder = new TextEncoder();
+
+function sseFrame(event: string, data: string): Uint8Array {
+  return encoder.encode(`event: ${event}\ndata: ${data}\n\n`);
+}
+
+function errorFrame(kind: "stalled" | "failed"): Uint8Array {
+  const error = anthropicErrorEvent(
+    kind === "stalled" ? 504 : 502,
+    kind === "stalled" ? "The upstream stopped sending data." : "The upstream stream was interrupted.",
+  );
+  return sseFrame(error.event, error.data);
+}
+
+/** An Anthropic channel's own stream, event by event as it came; usage read from message_start and message_delta. */
+export function relayNativeStream(forwarded: ForwardedResponse<unknown>, sink: StreamSink): ReadableStream<Uint8Array> {
+  const tap = createAnthropicUsageTap();
+  const produced: string[] = [];
+  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!), {
+    frame(event) {
+      if (event.event === "message_start" || event.event === "message_delta") tap.observe(event.data);
+      else if (event.event === "content_block_delta") {
+        const delta = (JSON.parse(event.data) as { delta?: { text?: string; partial_json?: string } }).delta;
+        produced.push(delta?.text ?? delta?.partial_json ?? "");
+      }
+      return sseFrame(event.event ?? "message", event.data);
+    },
+    errorFrame,
+    onFirstItem: () => sink.firstByte(),
+    onFinish: (outcome) => sink.end(outcome, tap.usage, () => produced.join("")),
+    abortUpstream: forwarded.abort,
+    idleTimeoutMs: sink.idleTimeoutMs,
+  });
+}
+
+/** Any other channel's stream, as OpenAI chunks from its adapter, rendered as Anthropic's events. */
+export function relayTranslatedStream(
+  forwarded: ForwardedResponse<ChatTranslationInput>,
+  model: string,
+  sink: StreamSink,
+): ReadableStream<Uint8Array> {
+  let usage: TokenUsage | null = null;
+  const produced: string[] = [];
+  const chunks = parseEventStream(forwarded.response.body!)
+    .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
+    .pipeThrough(
+      new TransformStream<ChatStreamPart, Record<string, unknown>>({
+        transform(part, controller) {
+          if (part.type === "usage") {
+            usage = part.usage;
+            return;
+          }
+          for (const choice of (part.chunk.choices as Array<{ delta?: Record<string, unknown> }> | undefined) ?? []) {
+            const text = producedText(choice.delta);
+            if (text) produced.push(text);
+          }
+          controller.enqueue(part.chunk);
+        },
+      }),
+    );
+  return relayStream<AnthropicSseEvent>(chunks.pipeThrough(createOpenAIToAnthropicStream({ model })), {
+    frame: (event) => sseFrame(event.event, event.data),
+    errorFrame,
+    onFirstItem: () => sink.firstByte(),
+    onFinish: (outcome) => sink.end(outcome, usage, () => produced.join("")),
+    abortUpstream: forwarded.abort,
+    idleTimeoutMs: sink.idleTimeoutMs,
+  });
+}

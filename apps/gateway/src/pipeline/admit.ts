@@ -1,0 +1,80 @@
+import { authenticate, type Caller } from "../auth/authenticate";
+import { errors, GatewayError } from "../errors";
+import type { GatewayServices } from "../gateway-services";
+import type { RateLimitDecision } from "../policy/rate-limiter-port";
+import { type JsonBody, readJsonBody } from "../routes/read-json-body";
+import { checkAnthropicIdentifiers, checkModelName, checkOpenAIIdentifiers } from "../validate-identifiers";
+import type { CallRecord } from "./call-record";
+
+/** A call let in: who called, what they sent, and the model they asked for. */
+export interface Admission {
+  caller: Caller;
+  body: JsonBody;
+  model: string;
+}
+
+function formatReset(milliseconds: number): string {
+  const seconds = Math.max(0, Math.ceil(milliseconds / 1000));
+  return seconds >= 60 ? `${Math.floor(seconds / 60)}m${seconds % 60}s` : `${seconds}s`;
+}
+
+const rateLimitHeaderNames = {
+  requests: ["x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"],
+  tokens: ["x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"],
+} as const;
+
+/** Adds the decision's x-ratelimit-* headers to the answer; a refusal becomes a 429 rate_limit_exceeded. */
+function applyRateLimit(services: GatewayServices, record: CallRecord, decision: RateLimitDecision, unit: "requests" | "tokens"): void {
+  const headers = record.rateLimitHeaders;
+  const [limitHeader, remainingHeader, resetHeader] = rateLimitHeaderNames[unit];
+  headers[limitHeader] = String(decision.limit);
+  headers[remainingHeader] = String(decision.remaining);
+  headers[resetHeader] = formatReset(decision.allowed ? decision.resetMs : decision.retryAfterMs);
+  if (decision.allowed) return;
+  services.prometheus.rateLimitRefusals.labels(unit).inc();
+  throw new GatewayError(
+    `Rate limit reached for this API key: ${decision.limit} ${unit} per minute. Retry after ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
+    {
+      status: 429,
+      code: "rate_limit_exceeded",
+      headers: { ...headers, "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) },
+    },
+  );
+}
+
+/**
+ * The first stage of every exchange: every check that does not depend on the endpoint's own fields, in the
+ * order the errors are meant to surface: key (401), source IP (403), rate (429), body (413/400), model name
+ * and identifiers (400). `identifiers` says whose rules the names in the body follow.
+ */
+export async function admit(
+  services: GatewayServices,
+  record: CallRecord,
+  request: Request,
+  identifiers: "openai" | "anthropic",
+): Promise<Admission> {
+  const caller = await authenticate(services, request, record.clientAddress);
+  record.identified(caller);
+  const { id, rpmLimit, tpmLimit } = caller.token;
+  // Both checks are sent before either is awaited: on Redis, one round trip instead of two.
+  const tokensChecked = tpmLimit === null ? null : services.tokenRateLimiter.check(id, tpmLimit);
+  if (rpmLimit !== null) {
+    const checked = services.rateLimiter.check(id, rpmLimit);
+    applyRateLimit(services, record, checked instanceof Promise ? await checked : checked, "requests");
+  }
+  if (tokensChecked !== null) {
+    applyRateLimit(services, record, tokensChecked instanceof Promise ? await tokensChecked : tokensChecked, "tokens");
+  }
+  const { maxBodyBytes, bodyReadTimeoutMs } = services.options;
+  const body = await readJsonBody(request, { maxBytes: maxBodyBytes, timeoutMs: bodyReadTimeoutMs });
+  record.streamRequested = body.value.stream === true;
+  const model = body.value.model;
+  if (model === undefined || model === null || model === "") throw errors.missingParameter("model");
+  if (typeof model !== "string") throw errors.invalidParameter("model", "'model' must be a string.");
+  // Before the model reaches a lookup, a log line or a request-log row (a NUL would fail its batch).
+  checkModelName(model);
+  if (identifiers === "anthropic") checkAnthropicIdentifiers(body.value);
+  else checkOpenAIIdentifiers(body.value);
+  record.modelAsked(model);
+  return { caller, body, model };
+}

@@ -1,0 +1,190 @@
+import { computeCost, type TokenUsage } from "@tollgate/shared";
+import type { Reservation } from "../accounting/quota-ledger";
+import type { Caller } from "../auth/authenticate";
+import type { GatewayServices } from "../gateway-services";
+import type { PricedModel, RoutableChannel } from "../routing/channel-catalog";
+
+let requestCounter = 0;
+const requestIdPrefix = Math.random().toString(36).slice(2, 8);
+
+function nextRequestId(): string {
+  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `req_${requestIdPrefix}${Date.now().toString(36)}${requestCounter.toString(36)}`;
+}
+
+/** How one call ended, as finish() accounts it. */
+export interface CallOutcome {
+  status: number;
+  usage: TokenUsage | null;
+  usageEstimated?: boolean;
+  channel?: RoutableChannel | null;
+  upstreamModel?: string | null;
+  errorCode?: string | null;
+  stream?: boolean;
+}
+
+/**
+ * The account of one /v1 call, from its first byte to its request-log row: the last stage of the exchange
+ * (finish: settle the held quota, count tokens per minute, metrics, the log line, the request log), run
+ * exactly once however the call ends. The stages tell it what it needs to attribute and bill the call as
+ * they learn it (identified(), modelAsked(), routed(), held()), so that a call refused half-way is still
+ * accounted; everything else they pass on to the next stage as their return values.
+ */
+export class CallRecord {
+  readonly requestId = nextRequestId();
+  readonly startedAt = performance.now();
+  readonly startedAtDate = new Date();
+  /** x-ratelimit-*-requests and -tokens headers for the answer, for the limits the token has. */
+  readonly rateLimitHeaders: Record<string, string> = {};
+  /** Channels tried, in order (failover appends to it). */
+  readonly channelsTried: number[] = [];
+  firstByteAt: number | null = null;
+  /** The client asked for a stream (`"stream": true`): how an error before the answer is logged. */
+  streamRequested = false;
+  private caller: Caller | null = null;
+  private model = "";
+  private price: PricedModel | undefined;
+  private reservation: Reservation | null = null;
+  /** The model is in the catalog: metrics label it by name, not as `_unlisted`. */
+  private listed = false;
+  /** Set once finish() has run: every call is accounted exactly once. */
+  private finished = false;
+
+  constructor(
+    readonly services: GatewayServices,
+    readonly clientAddress: string | null,
+    readonly endpoint: string,
+  ) {
+    services.calls.started();
+  }
+
+  /** The key is known: its owner is billed for the call (a call refused before has no request-log row). */
+  identified(caller: Caller): void {
+    this.caller = caller;
+  }
+
+  /** The model the client asked for, once it passed the identifier checks. */
+  modelAsked(model: string): void {
+    this.model = model;
+  }
+
+  /** The model is served to the caller's group, at `price` (undefined: free). */
+  routed(price: PricedModel | undefined): void {
+    this.listed = true;
+    this.price = price;
+  }
+
+  /** Quota held for the call's worst-case cost, settled against the real cost by finish(). */
+  held(reservation: Reservation): void {
+    this.reservation = reservation;
+  }
+
+  /** Headers of every answer: the rate-limit state and the request id. */
+  answerHeaders(): Record<string, string> {
+    return { ...this.rateLimitHeaders, "x-request-id": this.requestId };
+  }
+
+  private recordMetrics(
+    status: number,
+    channelId: number | null,
+    usage: TokenUsage,
+    cost: number,
+    latencyMs: number,
+    firstTokenMs: number | null,
+    stream: boolean,
+  ): void {
+    const metrics = this.services.prometheus;
+    // Models outside the catalog (404s) are folded into one label value to keep the series bounded.
+    const model = this.listed ? this.model : "_unlisted";
+    metrics.requests.labels(this.endpoint, model, channelId === null ? "" : String(channelId), String(status)).inc();
+    metrics.requestDuration.labels(this.endpoint, model).observe(latencyMs / 1000);
+    if (stream && firstTokenMs !== null) metrics.timeToFirstToken.labels(model).observe(firstTokenMs / 1000);
+    if (usage.promptTokens) metrics.tokens.labels(model, "prompt").inc(usage.promptTokens);
+    if (usage.completionTokens) metrics.tokens.labels(model, "completion").inc(usage.completionTokens);
+    if (usage.cachedTokens) metrics.tokens.labels(model, "cached").inc(usage.cachedTokens);
+    if (cost) metrics.cost.labels(model).inc(cost);
+  }
+
+  markFirstByte(): void {
+    this.firstByteAt ??= performance.now();
+  }
+
+  /** Settles the held quota against the real cost and queues the request log row. */
+  finish(outcome: CallOutcome): void {
+    const caller = this.caller;
+    if (this.finished) return;
+    this.finished = true;
+    this.services.calls.finished();
+    if (!caller) {
+      // Refused before the key was known (401, 503): a log line, but no request-log row to attribute.
+      if (this.services.options.logRequests) {
+        this.services.log("info", "request", {
+          requestId: this.requestId,
+          endpoint: this.endpoint,
+          status: outcome.status,
+          error: outcome.errorCode ?? null,
+          latencyMs: Math.round(performance.now() - this.startedAt),
+          ip: this.clientAddress,
+        });
+      }
+      return;
+    }
+    const usage = outcome.usage ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+    if (caller.token.tpmLimit !== null) {
+      this.services.tokenRateLimiter.consume(caller.token.id, usage.promptTokens + usage.completionTokens);
+    }
+    const cost = computeCost(usage, this.price);
+    if (this.reservation) this.services.ledger.settle(this.reservation, cost);
+    const now = performance.now();
+    const latencyMs = Math.round(now - this.startedAt);
+    const firstTokenMs = this.firstByteAt === null ? null : Math.round(this.firstByteAt - this.startedAt);
+    if (this.services.options.logRequests) {
+      this.services.log("info", "request", {
+        requestId: this.requestId,
+        endpoint: this.endpoint,
+        token: caller.token.id,
+        user: caller.user.id,
+        model: this.model,
+        channel: outcome.channel?.id ?? null,
+        status: outcome.status,
+        error: outcome.errorCode ?? null,
+        stream: outcome.stream ?? false,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cost,
+        latencyMs,
+        firstTokenMs,
+        ip: this.clientAddress,
+      });
+    }
+    this.recordMetrics(outcome.status, outcome.channel?.id ?? null, usage, cost, latencyMs, firstTokenMs, outcome.stream === true);
+    this.services.usage.record({
+      tokenId: caller.token.id,
+      userId: caller.user.id,
+      cost,
+      log: {
+        createdAt: this.startedAtDate,
+        requestId: this.requestId,
+        userId: caller.user.id,
+        tokenId: caller.token.id,
+        tokenName: caller.token.name,
+        endpoint: this.endpoint,
+        model: this.model || "",
+        upstreamModel: outcome.upstreamModel ?? null,
+        channelId: outcome.channel?.id ?? null,
+        channelsTried: this.channelsTried.length > 0 ? this.channelsTried : null,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cachedTokens: usage.cachedTokens,
+        usageEstimated: outcome.usageEstimated ?? false,
+        cost,
+        status: outcome.status,
+        errorCode: outcome.errorCode ?? null,
+        latencyMs,
+        firstTokenMs,
+        clientIp: this.clientAddress,
+        stream: outcome.stream ?? false,
+      },
+    });
+  }
+}

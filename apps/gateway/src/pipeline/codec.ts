@@ -1,0 +1,74 @@
+import type { TokenUsage } from "@tollgate/shared";
+import type { ProviderAdapter } from "@tollgate/upstream";
+import type { GatewayError } from "../errors";
+import type { GatewayServices } from "../gateway-services";
+import type { RoutableChannel } from "../routing/channel-catalog";
+import type { ForwardedResponse, UpstreamAttempt } from "../routing/forward-with-failover";
+import type { StreamOutcome } from "../streaming/relay-stream";
+import type { Admission } from "./admit";
+
+/** What a codec made of the admitted body: the endpoint's own request, and what routing needs of it. */
+export interface ParsedCall<Parsed> {
+  request: Parsed;
+  /** Completion tokens the answer may take at most: with the body's size, the worst case held against quota. */
+  worstCaseCompletionTokens: number;
+  /** The client asked for a streamed answer (it gets one when the upstream streams too). */
+  stream: boolean;
+}
+
+/** A whole (not streamed) upstream answer, as the codec read it. */
+export interface WholeAnswer {
+  /** The upstream's usage; null when it reported none (the usage stage then counts locally). */
+  usage: TokenUsage | null;
+  /** The answer for the client, in its format. */
+  body: string;
+}
+
+/**
+ * Where a relayed stream reports to the exchange: its first item (time to first token) and its end, once,
+ * with the upstream's usage (null when none came) and the text produced (read only when usage is missing).
+ */
+export interface StreamSink {
+  readonly idleTimeoutMs: number;
+  firstByte(): void;
+  end(outcome: StreamOutcome, usage: TokenUsage | null, produced: () => string): void;
+}
+
+/**
+ * One endpoint family's part of the exchange: it parses the client's request, builds each channel's
+ * upstream request through the channel's adapter, and renders answers, streams and errors in the client's
+ * format. The exchange (run-exchange.ts) does everything else, the same way for every endpoint. Adding an
+ * endpoint means writing a codec and one route line in app.ts.
+ */
+export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAnswer> {
+  /** The endpoint's name in request logs and metrics (e.g. "chat.completions"). */
+  readonly endpoint: string;
+  /** Whose rules the names in the body follow (validate-identifiers.ts). */
+  readonly identifiers: "openai" | "anthropic";
+  /** The upstream's answer is timed as the first byte even when it is an error (embeddings do so). */
+  readonly timesErrorAnswers?: boolean;
+
+  /** The endpoint's own fields (400 for what is missing or malformed), after admission. */
+  parse(admission: Admission, services: GatewayServices, request: Request): ParsedCall<Parsed> | Promise<ParsedCall<Parsed>>;
+
+  /** The upstream request for one channel, through its adapter; throws a GatewayError (400) for what it cannot serve. */
+  prepare(channel: RoutableChannel, adapter: ProviderAdapter, parsed: Parsed): UpstreamAttempt<Translation>;
+
+  /** A whole 200 answer (its body text) for the client; null when it cannot be read (502 upstream_bad_response). */
+  readWhole(text: string, forwarded: ForwardedResponse<Translation>, parsed: Parsed): Answer | null;
+
+  /** The body of a whole answer, once its billed usage is known; `answer.body` when absent. */
+  renderWhole?(answer: Answer, usage: TokenUsage, estimated: boolean): string;
+
+  /** A streamed answer relayed to the client, reporting to `sink`; absent for endpoints that never stream. */
+  relay?(forwarded: ForwardedResponse<Translation>, parsed: Parsed, sink: StreamSink): ReadableStream<Uint8Array>;
+
+  /** Text the model produced in a whole answer, for a local count (read only when it reported no usage). */
+  producedText(answer: Answer): string;
+
+  /** Local counts for an answer whose upstream reported no usage (or was cut short). */
+  estimateUsage(parsed: Parsed, produced: string): Promise<TokenUsage>;
+
+  /** An error answer in the client's format. */
+  errorResponse(error: GatewayError, headers: Record<string, string>): Response;
+}

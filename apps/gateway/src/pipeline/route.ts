@@ -1,0 +1,42 @@
+import { computeCost } from "@tollgate/shared";
+import { errors } from "../errors";
+import type { GatewayServices } from "../gateway-services";
+import type { RoutableChannel } from "../routing/channel-catalog";
+import { channelsFor, orderChannels } from "../routing/choose-channels";
+import type { Admission } from "./admit";
+import type { CallRecord } from "./call-record";
+
+/**
+ * The second stage: model rules (403/404/503) and routing, then the worst-case cost held against the
+ * token's quota and the owner's balance (429). Returns the channels to try, in order.
+ */
+export async function route(
+  services: GatewayServices,
+  record: CallRecord,
+  admission: Admission,
+  worstCaseCompletionTokens: number,
+): Promise<RoutableChannel[]> {
+  const { caller, model } = admission;
+  if (caller.token.allowedModels && !caller.token.allowedModels.has(model)) throw errors.modelNotAllowed(model);
+  const catalogResult = services.catalog.get();
+  const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
+  const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(model), caller.group);
+  if (!listedInGroup) throw errors.modelNotFound(model);
+  if (usable.length === 0) throw errors.noChannel(model);
+  const candidates = orderChannels(usable);
+  const price = catalog.prices.get(model);
+  record.routed(price);
+  // A prompt never has more tokens than bytes of the body that carries it, so this bound is safe.
+  const amount = computeCost({ promptTokens: admission.body.bytes, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price);
+  const holding = services.ledger.reserve(caller.token, caller.user, amount);
+  const held = holding instanceof Promise ? await holding : holding;
+  if ("refused" in held) {
+    throw errors.insufficientQuota(
+      held.refused === "token"
+        ? "This API key's quota is used up or cannot cover this request. Raise its quota in the console."
+        : "Your account balance cannot cover this request. Top up in the console.",
+    );
+  }
+  record.held(held);
+  return candidates;
+}

@@ -1,0 +1,91 @@
+import type { TokenUsage } from "@tollgate/shared";
+import { errors } from "../errors";
+import type { GatewayServices } from "../gateway-services";
+import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
+import type { StreamOutcome } from "../streaming/relay-stream";
+import { admit } from "./admit";
+import type { CallRecord } from "./call-record";
+import type { Codec, ParsedCall, StreamSink, WholeAnswer } from "./codec";
+import { route } from "./route";
+
+const streamHeaders = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
+
+function outcomeStatus(outcome: StreamOutcome): { status: number; errorCode: string | null } {
+  if (outcome === "completed") return { status: 200, errorCode: null };
+  if (outcome === "cancelled") return { status: 499, errorCode: "client_closed" };
+  if (outcome === "stalled") return { status: 504, errorCode: "upstream_idle_timeout" };
+  return { status: 502, errorCode: "upstream_stream_error" };
+}
+
+/**
+ * The one exchange every /v1 call goes through: admit -> (the codec parses) -> route -> forward with
+ * failover -> map errors -> relay, whole or streamed -> usage -> finish, exactly once. A thrown GatewayError
+ * is answered by the caller (app.ts), which finishes the call if nothing has yet.
+ */
+export async function runExchange<Parsed, Translation, Answer extends WholeAnswer>(
+  services: GatewayServices,
+  record: CallRecord,
+  request: Request,
+  codec: Codec<Parsed, Translation, Answer>,
+): Promise<Response> {
+  const admission = await admit(services, record, request, codec.identifiers);
+  const parsedResult = codec.parse(admission, services, request);
+  const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
+  const candidates = await route(services, record, admission, parsed.worstCaseCompletionTokens);
+  const forwarded = await forwardWithFailover(services, record, candidates, request.signal, (channel, adapter) =>
+    codec.prepare(channel, adapter, parsed.request),
+  );
+  const { response, channel, attempt } = forwarded;
+  if (forwarded.upstreamError) {
+    if (codec.timesErrorAnswers) record.markFirstByte();
+    const { status, code } = forwarded.upstreamError;
+    record.finish({ status, usage: null, channel, upstreamModel: attempt.upstreamModel, errorCode: code, stream: parsed.stream });
+    throw forwarded.upstreamError;
+  }
+  const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+  if (codec.relay && parsed.stream && isEventStream && response.body) {
+    const relayed = codec.relay(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded));
+    return new Response(relayed, { status: 200, headers: { ...streamHeaders, ...record.answerHeaders() } });
+  }
+  const text = await response.text();
+  record.markFirstByte();
+  const answer = codec.readWhole(text, forwarded, parsed.request);
+  if (!answer) {
+    record.finish({ status: 502, usage: null, channel, upstreamModel: attempt.upstreamModel, errorCode: "upstream_bad_response" });
+    throw errors.upstreamUnreachable();
+  }
+  const estimated = answer.usage === null;
+  const usage = answer.usage ?? (await codec.estimateUsage(parsed.request, codec.producedText(answer)));
+  record.finish({ status: 200, usage, usageEstimated: estimated, channel, upstreamModel: attempt.upstreamModel });
+  const body = codec.renderWhole ? codec.renderWhole(answer, usage, estimated) : answer.body;
+  return new Response(body, { status: 200, headers: { "content-type": "application/json", ...record.answerHeaders() } });
+}
+
+/** The usage stage of a stream: the upstream's usage when it came, otherwise a local count of what was produced. */
+function streamSink<Parsed, Translation>(
+  services: GatewayServices,
+  record: CallRecord,
+  request: Request,
+  codec: Codec<Parsed, Translation, WholeAnswer>,
+  parsed: ParsedCall<Parsed>,
+  forwarded: ForwardedResponse<Translation>,
+): StreamSink {
+  return {
+    idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
+    firstByte: () => record.markFirstByte(),
+    end(reported, usage: TokenUsage | null, produced) {
+      // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
+      const outcome = reported !== "completed" && request.signal.aborted ? "cancelled" : reported;
+      const { status, errorCode } = outcomeStatus(outcome);
+      const base = { status, channel: forwarded.channel, upstreamModel: forwarded.attempt.upstreamModel, errorCode, stream: true };
+      if (usage) {
+        record.finish({ ...base, usage });
+        return;
+      }
+      codec.estimateUsage(parsed.request, produced()).then(
+        (estimate) => record.finish({ ...base, usage: estimate, usageEstimated: true }),
+        () => record.finish({ ...base, usage: null }),
+      );
+    },
+  };
+}

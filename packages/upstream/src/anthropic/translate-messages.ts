@@ -1,0 +1,112 @@
+import { isRecord } from "@tollgate/shared";
+import { TranslationError } from "../provider-adapter";
+import type { AnthropicContentBlock, AnthropicMessageParam, AnthropicTextBlock, AnthropicToolUseBlock } from "./anthropic-wire-types";
+import { textBlocksOf, userContentBlocks } from "./translate-content-parts";
+
+export interface TranslatedConversation {
+  /** A string, or text blocks when a part carries `cache_control` (which only a block can hold). */
+  system: string | AnthropicTextBlock[] | undefined;
+  messages: AnthropicMessageParam[];
+}
+
+interface Turn {
+  role: "user" | "assistant";
+  blocks: AnthropicContentBlock[];
+}
+
+function toolInput(argumentsText: unknown, param: string): Record<string, unknown> {
+  if (argumentsText === undefined || argumentsText === null || argumentsText === "") return {};
+  if (typeof argumentsText !== "string") throw new TranslationError(`'${param}' must be a JSON string.`, param);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(argumentsText);
+  } catch {
+    throw new TranslationError(`'${param}' is not valid JSON; Anthropic needs tool-call arguments as a JSON object.`, param);
+  }
+  if (!isRecord(parsed)) throw new TranslationError(`'${param}' must be a JSON object for Anthropic models.`, param);
+  return parsed;
+}
+
+function assistantBlocks(message: Record<string, unknown>, param: string): AnthropicContentBlock[] {
+  const blocks: AnthropicContentBlock[] = textBlocksOf(message.content, `${param}.content`);
+  const toolCalls = message.tool_calls;
+  if (toolCalls === undefined || toolCalls === null) return blocks;
+  if (!Array.isArray(toolCalls)) throw new TranslationError(`'${param}.tool_calls' must be an array.`, `${param}.tool_calls`);
+  toolCalls.forEach((call, index) => {
+    const callParam = `${param}.tool_calls[${index}]`;
+    const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
+    if (!isRecord(call) || typeof call.id !== "string" || !fn || typeof fn.name !== "string") {
+      throw new TranslationError(`'${callParam}' must have an id and a function name.`, callParam);
+    }
+    const block: AnthropicToolUseBlock = { type: "tool_use", id: call.id, name: fn.name, input: toolInput(fn.arguments, `${callParam}.function.arguments`) };
+    blocks.push(block);
+  });
+  return blocks;
+}
+
+function toolResultBlock(message: Record<string, unknown>, param: string): AnthropicContentBlock {
+  if (typeof message.tool_call_id !== "string" || message.tool_call_id === "") {
+    throw new TranslationError(`'${param}.tool_call_id' is required.`, `${param}.tool_call_id`);
+  }
+  const content = typeof message.content === "string" ? message.content : textBlocksOf(message.content, `${param}.content`);
+  const hasContent = typeof content === "string" ? content !== "" : content.length > 0;
+  return { type: "tool_result", tool_use_id: message.tool_call_id, ...(hasContent ? { content } : {}) };
+}
+
+/**
+ * Appends to the conversation, merging into the previous turn when the role repeats: Anthropic wants user and
+ * assistant turns to alternate, and OpenAI's separate `tool` messages all belong to one user turn. Within a
+ * user turn the tool results go first, as Anthropic requires.
+ */
+function appendTurn(turns: Turn[], role: Turn["role"], blocks: AnthropicContentBlock[]): void {
+  if (blocks.length === 0) return;
+  const last = turns.at(-1);
+  if (!last || last.role !== role) {
+    turns.push({ role, blocks });
+    return;
+  }
+  const merged = [...last.blocks, ...blocks];
+  last.blocks = role === "user" ? [...merged.filter((block) => block.type === "tool_result"), ...merged.filter((block) => block.type !== "tool_result")] : merged;
+}
+
+/** A turn of a single plain text block is sent as a string, the form Anthropic's own examples use. */
+function toMessageParam(turn: Turn): AnthropicMessageParam {
+  const [only] = turn.blocks;
+  if (turn.blocks.length === 1 && only?.type === "text" && only.cache_control === undefined) return { role: turn.role, content: only.text };
+  return { role: turn.role, content: turn.blocks };
+}
+
+function systemOf(blocks: AnthropicTextBlock[]): string | AnthropicTextBlock[] | undefined {
+  if (blocks.length === 0) return undefined;
+  if (blocks.some((block) => block.cache_control !== undefined)) return blocks;
+  return blocks.map((block) => block.text).join("\n\n");
+}
+
+/** OpenAI's `messages` -> Anthropic's top-level `system` and alternating user/assistant `messages`. */
+export function translateMessages(messages: unknown): TranslatedConversation {
+  if (!Array.isArray(messages)) throw new TranslationError("'messages' must be an array.", "messages");
+  const systemBlocks: AnthropicTextBlock[] = [];
+  const turns: Turn[] = [];
+  messages.forEach((message, index) => {
+    const param = `messages[${index}]`;
+    if (!isRecord(message)) throw new TranslationError(`'${param}' must be an object.`, param);
+    switch (message.role) {
+      case "system":
+      case "developer":
+        systemBlocks.push(...textBlocksOf(message.content, `${param}.content`));
+        break;
+      case "user":
+        appendTurn(turns, "user", userContentBlocks(message.content, `${param}.content`));
+        break;
+      case "assistant":
+        appendTurn(turns, "assistant", assistantBlocks(message, param));
+        break;
+      case "tool":
+        appendTurn(turns, "user", [toolResultBlock(message, param)]);
+        break;
+      default:
+        throw new TranslationError(`Messages with role '${String(message.role)}' are not supported for Anthropic models.`, `${param}.role`);
+    }
+  });
+  return { system: systemOf(systemBlocks), messages: turns.map(toMessageParam) };
+}

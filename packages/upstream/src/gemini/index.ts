@@ -1,0 +1,22 @@
+import type { ProviderAdapter } from "../provider-adapter";
+import { buildChatRequest } from "./build-request";
+import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
+import { mapError } from "./map-error";
+import { createChatStreamTransformer } from "./stream-transformer";
+import { translateChatResponse } from "./translate-response";
+
+/**
+ * Google's Gemini API (generativelanguage.googleapis.com, v1beta) behind the OpenAI chat and embeddings
+ * shapes. The channel's baseUrl is the origin (https://generativelanguage.googleapis.com); config may hold
+ * `headers` (extra request headers) and `includeThoughts: true` (always ask for thought summaries).
+ */
+export const geminiAdapter: ProviderAdapter = {
+  type: "gemini",
+  relaysOpenAIFormat: false,
+  buildChatRequest,
+  translateChatResponse,
+  createChatStreamTransformer,
+  mapError,
+  buildEmbeddingsRequest,
+  translateEmbeddingsResponse,
+};

@@ -1,0 +1,13 @@
+export { adapterFor } from "./adapters";
+export { anthropicAdapter } from "./anthropic";
+export type * from "./anthropic/anthropic-wire-types";
+export { buildNativeMessagesRequest } from "./anthropic/build-native-request";
+export { tokenUsageFromAnthropic } from "./anthropic/extract-usage";
+export { extractUsage } from "./openai-compatible/extract-usage";
+export * from "./openai-compatible/presets";
+export type * from "./openai-wire-types";
+export { type ChannelProbeResult, createChannelProber } from "./probe-channel";
+export * from "./provider-adapter";
+export { scrubSecret } from "./shared/scrub-secret";
+export type { MappedUpstreamError } from "./shared/upstream-error";
+export { upstreamModelFor } from "./upstream-model";

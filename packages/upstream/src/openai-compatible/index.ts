@@ -1,0 +1,22 @@
+import type { ProviderAdapter } from "../provider-adapter";
+import { buildChatRequest, buildCompletionsRequest, buildEmbeddingsRequest } from "./build-request";
+import { mapError } from "./map-error";
+import { createChatStreamTransformer } from "./stream-transformer";
+import { translateChatResponse } from "./translate-response";
+
+/**
+ * Upstreams that speak OpenAI's own format (OpenAI, DeepSeek, Qwen, GLM, Moonshot, Mistral, Groq, xAI,
+ * OpenRouter, vLLM, Ollama: see presets.ts for their quirks). Requests, answers and streams are relayed
+ * byte for byte; a body is re-serialised only when the model is renamed, a stream must ask for its usage
+ * chunk in a way that cannot be prepended, or a vendor's quirk drops a field.
+ */
+export const openAICompatibleAdapter: ProviderAdapter = {
+  type: "openai-compatible",
+  relaysOpenAIFormat: true,
+  buildChatRequest,
+  buildCompletionsRequest,
+  translateChatResponse,
+  createChatStreamTransformer,
+  mapError,
+  buildEmbeddingsRequest,
+};

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "../../../test/helpers/fake-anthropic-upstream";
+import { type FreshDatabase, freshDatabase } from "../../../test/helpers/fresh-database";
+import { SETUP_TIMEOUT_MS } from "../../../test/helpers/timeouts";
+import { channels } from "@tollgate/db";
+import { createSecretBox } from "@tollgate/shared";
+import { createChannelProber } from "./probe-channel";
+
+let database: FreshDatabase;
+let anthropic: FakeAnthropicUpstream;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  anthropic = await startFakeAnthropicUpstream({ requireApiKey: "sk-ant-right" });
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await anthropic?.close();
+  await database?.drop();
+}, SETUP_TIMEOUT_MS);
+
+describe("channel probe", () => {
+  test("a channel of a translated type is probed through its own protocol", async () => {
+    const secretBox = await createSecretBox("test-secret-for-tollgate-suite");
+    const channel = async (apiKey: string) => {
+      const values = { name: "fake", type: "anthropic", baseUrl: anthropic.url, apiKeyEncrypted: await secretBox.encrypt(apiKey), models: ["claude"] };
+      const [row] = await database.handle.db.insert(channels).values(values).returning();
+      return row!;
+    };
+    const good = await channel("sk-ant-right");
+    const bad = await channel("sk-ant-wrong-key");
+    const probe = createChannelProber(database.handle.db, secretBox);
+    const passed = await probe(good.id);
+    expect(passed.ok).toBe(true);
+    expect(anthropic.requests.at(-1)!.body).toMatchObject({ model: "claude", max_tokens: 1 });
+    const failed = await probe(bad.id);
+    expect(failed.ok).toBe(false);
+    expect(failed.error).toContain("HTTP 401");
+    expect(failed.error).not.toContain("sk-ant-wrong-key");
+    expect(await probe(99_999)).toEqual({ ok: false, latencyMs: 0, error: "unknown channel" });
+  });
+});

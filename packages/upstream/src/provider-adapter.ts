@@ -1,0 +1,107 @@
+import type { TokenUsage } from "@tollgate/shared";
+import type { EventSourceMessage } from "eventsource-parser";
+import type { MappedUpstreamError } from "./shared/upstream-error";
+
+/**
+ * The contract every upstream protocol folder implements (<protocol>/index.ts exports one ProviderAdapter).
+ * Inputs and outputs are OpenAI shapes; the adapter owns the translation to and from its upstream's wire
+ * format. Adapters are pure: no fetch, no clock reads beyond `created`, no environment variables. The
+ * gateway does the HTTP, the failover, the accounting.
+ */
+export interface AdapterChannel {
+  /** Base URL as configured, without a trailing slash (e.g. https://api.anthropic.com). */
+  baseUrl: string;
+  /** Decrypted upstream key. Never put it in an error message. */
+  apiKey: string;
+  /** Per-channel extras: e.g. { apiVersion: "2024-10-21" } for Azure, { preset: "mistral" }, extra headers. */
+  config: Record<string, unknown>;
+}
+
+export interface UpstreamHttpRequest {
+  url: string;
+  headers: Record<string, string>;
+  /** JSON text. */
+  body: string;
+}
+
+export interface ChatTranslationInput {
+  channel: AdapterChannel;
+  /** The model id to send upstream (after the channel's mapping). */
+  upstreamModel: string;
+  /** The OpenAI request body as the client sent it (model not yet mapped); never mutated. */
+  body: Record<string, unknown>;
+  /**
+   * The client's body as sent, when the caller has it: an adapter that speaks OpenAI's format forwards it
+   * as is when nothing must change (no parse, no re-serialisation).
+   */
+  text?: string;
+  stream: boolean;
+  /** The client asked for `stream_options.include_usage` (so the usage chunk is its, not only the gateway's). */
+  clientWantsUsage?: boolean;
+}
+
+export interface EmbeddingsTranslationInput {
+  channel: AdapterChannel;
+  upstreamModel: string;
+  body: Record<string, unknown>;
+  /** The client's body as sent (see ChatTranslationInput.text). */
+  text?: string;
+}
+
+/**
+ * What a chat stream transformer emits: the OpenAI chunks the client is sent, and the final usage, once,
+ * for accounting (the chunk that shows usage to the client is a chunk like any other).
+ */
+export type ChatStreamPart = { type: "chunk"; chunk: Record<string, unknown> } | { type: "usage"; usage: TokenUsage };
+
+export interface ProviderAdapter {
+  /** The channel type: "openai-compatible", "anthropic", "gemini", "azure-openai". */
+  readonly type: string;
+
+  /**
+   * The upstream speaks OpenAI's own wire format: its answers and stream bytes can be relayed to an OpenAI
+   * client as they come (byte for byte), without going through translateChatResponse's object.
+   */
+  readonly relaysOpenAIFormat: boolean;
+
+  /** OpenAI chat request -> upstream HTTP request. Throws TranslationError (400) for input it cannot express. */
+  buildChatRequest(input: ChatTranslationInput): UpstreamHttpRequest;
+
+  /** Optional: OpenAI legacy text completions (`/completions`), for upstreams that still serve them. */
+  buildCompletionsRequest?(input: ChatTranslationInput): UpstreamHttpRequest;
+
+  /**
+   * Upstream non-streamed JSON -> OpenAI `chat.completion` object (id, object, created, model = the public
+   * model the client asked for, choices[{index, message{role, content, tool_calls?}, finish_reason}], usage).
+   */
+  translateChatResponse(upstreamBody: unknown, input: ChatTranslationInput): { completion: Record<string, unknown>; usage: TokenUsage | null };
+
+  /**
+   * Upstream SSE events -> OpenAI `chat.completion.chunk` parts, one state machine per request (state in the
+   * closure). It emits chunks in OpenAI's order: first a role chunk, content/tool-call deltas, a chunk with
+   * finish_reason, and from flush() a final usage chunk (`choices: []`, `usage`) when usage is known, with a
+   * usage part as soon as the final usage is known. The gateway frames chunks as SSE and appends `data: [DONE]`.
+   */
+  createChatStreamTransformer(input: ChatTranslationInput): TransformStream<EventSourceMessage, ChatStreamPart>;
+
+  /** Upstream error status + body text -> the error relayed, classified for failover (the key scrubbed). */
+  mapError(status: number, bodyText: string, channel: AdapterChannel): MappedUpstreamError;
+
+  /** Optional: OpenAI embeddings request -> upstream request. */
+  buildEmbeddingsRequest?(input: EmbeddingsTranslationInput): UpstreamHttpRequest;
+  /** Optional: the upstream's embeddings answer -> OpenAI's shape; absent when the upstream answers in it already. */
+  translateEmbeddingsResponse?(
+    upstreamBody: unknown,
+    input: { upstreamModel: string; body: Record<string, unknown> },
+  ): { response: Record<string, unknown>; usage: TokenUsage | null };
+}
+
+/** A request the adapter cannot express for its upstream: answered 400 invalid_request_error. */
+export class TranslationError extends Error {
+  constructor(
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
