@@ -1,9 +1,9 @@
+import { recordIdSchema } from "@tollgate/admin";
 import { tokens, usageHourly } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { authedProcedure, isAdmin, router } from "../trpc";
-import { recordId } from "../validation";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -33,7 +33,7 @@ export const dashboardRouter = router({
         to: z.date(),
         bucket: z.enum(["hour", "day"]).default("hour"),
         /** Admins only; omitted means everyone. */
-        userId: recordId.optional(),
+        userId: recordIdSchema.optional(),
       }),
     )
     .query(async ({ ctx, input }) => {
