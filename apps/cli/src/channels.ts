@@ -5,22 +5,10 @@ import { formatFields, formatJson, formatList, formatTable } from "./format-outp
 import { parseCommandArguments } from "./parse-arguments";
 import { statusCommand, statusOf } from "./status-command";
 
+/** The channel as shown, without the outcome of its last test (the console shows that). */
 function channelJson(channel: ChannelView) {
-  return {
-    id: channel.id,
-    name: channel.name,
-    type: channel.type,
-    baseUrl: channel.baseUrl,
-    models: channel.models,
-    modelMapping: channel.modelMapping,
-    groups: channel.groups,
-    priority: channel.priority,
-    weight: channel.weight,
-    status: channel.status,
-    statusReason: channel.statusReason,
-    keyMasked: channel.keyMasked,
-    createdAt: channel.createdAt.toISOString(),
-  };
+  const { lastTestAt: _at, lastTestLatencyMs: _latency, lastTestError: _error, updatedAt: _updated, createdAt, ...shown } = channel;
+  return { ...shown, createdAt: createdAt.toISOString() };
 }
 
 function formatMapping(mapping: Record<string, string>): string {
