@@ -1,6 +1,6 @@
 import { type ChannelView, createChannel, createChannelSchema, deleteChannel, listChannels, updateChannel } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
-import { integerFromText, listFromText, modelMappingFromText, parseInput, recordIdFromText } from "./flag-values";
+import { integerFromText, listFromText, modelMappingFromText, parseInput } from "./flag-values";
 import { formatFields, formatJson, formatList, formatTable } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
 import { statusCommand, statusOf } from "./status-command";
@@ -47,7 +47,6 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       json: "boolean",
     },
   });
-  const integer = (value: string | undefined) => (value === undefined ? undefined : integerFromText(value));
   const input = parseInput(
     createChannelSchema,
     {
@@ -55,15 +54,15 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       type: flags.type,
       baseUrl: flags["base-url"],
       apiKey: flags.key,
-      models: flags.models === undefined ? undefined : listFromText(flags.models, "models"),
-      modelMapping: flags.map === undefined ? undefined : modelMappingFromText(flags.map, "map"),
-      groups: flags.group === undefined ? undefined : listFromText(flags.group, "group"),
-      priority: integer(flags.priority),
-      weight: integer(flags.weight),
+      models: listFromText(flags.models, "models"),
+      modelMapping: modelMappingFromText(flags.map, "map"),
+      groups: listFromText(flags.group, "group"),
+      priority: integerFromText(flags.priority),
+      weight: integerFromText(flags.weight),
       preset: flags.preset,
       apiVersion: flags["api-version"],
-      firstByteTimeoutMs: integer(flags["first-byte-timeout-ms"]),
-      idleTimeoutMs: integer(flags["idle-timeout-ms"]),
+      firstByteTimeoutMs: integerFromText(flags["first-byte-timeout-ms"]),
+      idleTimeoutMs: integerFromText(flags["idle-timeout-ms"]),
     },
     channelFlags,
   );

@@ -42,8 +42,9 @@ export function parseInput<Schema extends z.ZodType<unknown, object>>(
   return parsed.data;
 }
 
-/** `12`, `-3`: the number; anything else (`1.5`, `1e2`, `0x10`) NaN, which every integer rule refuses. */
-export function integerFromText(value: string): number {
+/** `12`, `-3`: the number; anything else (`1.5`, `1e2`, `0x10`) NaN, which every integer rule refuses. A flag not given stays undefined. */
+export function integerFromText(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   const trimmed = value.trim();
   return /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
 }
@@ -57,15 +58,17 @@ export function recordIdFromText(value: string, what: string): number {
   return parsed.data;
 }
 
-/** `a,b, c` -> ["a","b","c"], trimmed; an empty item is a typing mistake, refused. */
-export function listFromText(value: string, flag: string, items = "names"): string[] {
+/** `a,b, c` -> ["a","b","c"], trimmed; an empty item is a typing mistake, refused. A flag not given stays undefined. */
+export function listFromText(value: string | undefined, flag: string, items = "names"): string[] | undefined {
+  if (value === undefined) return undefined;
   const list = value.split(",").map((item) => item.trim());
   if (list.some((item) => item === "")) throw new CommandError(`--${flag} must be a comma-separated list of non-empty ${items}`);
   return list;
 }
 
 /** `public=upstream[,public2=upstream2]`; whether the public names are the channel's models is the schema's rule. */
-export function modelMappingFromText(value: string, flag: string): Record<string, string> {
+export function modelMappingFromText(value: string | undefined, flag: string): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
   const mapping: Record<string, string> = {};
   for (const pair of value.split(",")) {
     const separator = pair.indexOf("=");

@@ -100,13 +100,13 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
     createTokenSchema,
     {
       name: flags.name,
-      allowedModels: flags.models === undefined ? undefined : listFromText(flags.models, "models"),
+      allowedModels: listFromText(flags.models, "models"),
       quotaLimit: flags.quota,
       expiresAt: flags.expires,
-      allowedIps: flags.ip === undefined ? undefined : listFromText(flags.ip, "ip", "entries"),
+      allowedIps: listFromText(flags.ip, "ip", "entries"),
       group: flags.group,
-      rpmLimit: flags.rpm === undefined ? undefined : integerFromText(flags.rpm),
-      tpmLimit: flags.tpm === undefined ? undefined : integerFromText(flags.tpm),
+      rpmLimit: integerFromText(flags.rpm),
+      tpmLimit: integerFromText(flags.tpm),
     },
     tokenFlags,
   );
@@ -128,8 +128,7 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
 
 /** A per-minute limit on update: a positive integer, or `none` to remove it. */
 function limitOrNone(value: string | undefined): number | null | undefined {
-  if (value === undefined) return undefined;
-  return value.trim().toLowerCase() === "none" ? null : integerFromText(value);
+  return value?.trim().toLowerCase() === "none" ? null : integerFromText(value);
 }
 
 async function updateTokenCommand(argv: readonly string[], context: CommandContext): Promise<string> {
