@@ -88,8 +88,3 @@ export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
   if (ctx.user.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "Only an administrator may do this" });
   return next();
 });
-
-/** The owner filter for a user: admins see everyone's rows, users only their own. */
-export function isAdmin(user: SessionUser): boolean {
-  return user.role === "admin";
-}

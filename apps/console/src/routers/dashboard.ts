@@ -1,9 +1,9 @@
-import { recordIdSchema } from "@tollgate/admin";
+import { isAdministrator, recordIdSchema } from "@tollgate/admin";
 import { tokens, usageHourly } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { authedProcedure, isAdmin, router } from "../trpc";
+import { authedProcedure, router } from "../trpc";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -40,7 +40,7 @@ export const dashboardRouter = router({
       if (input.to.getTime() <= input.from.getTime() || input.to.getTime() - input.from.getTime() > MAX_RANGE_MS) {
         throw new TRPCError({ code: "BAD_REQUEST", message: "Choose a range of at most 366 days that ends after it starts" });
       }
-      const admin = isAdmin(ctx.user);
+      const admin = isAdministrator(ctx.user);
       if (!admin && input.userId !== undefined && input.userId !== ctx.user.id) {
         throw new TRPCError({ code: "FORBIDDEN", message: "You can only see your own usage" });
       }
