@@ -87,7 +87,7 @@ describe("channels", () => {
     );
     expect(Object.keys(failure.fieldErrors ?? {}).sort()).toEqual(["apiKey", "baseUrl", "models", "weight"]);
     const mapping = await rejection(admin.caller.channels.create({ name: "bad", baseUrl: "http://x", apiKey: "k", models: ["a"], modelMapping: { b: "c" } }));
-    expect(mapping.fieldErrors?.modelMapping).toEqual(['"b" is not one of the channel\'s models']);
+    expect(mapping.fieldErrors?.modelMapping).toEqual(['Maps "b", which is not one of the channel\'s models']);
   });
 });
 
@@ -122,8 +122,8 @@ describe("users", () => {
     expect((await rejection(harness.anonymous({ headers: { cookie } }).auth.me())).code).toBe("UNAUTHORIZED");
     await harness.login("carol", "another-password");
 
-    expect((await rejection(admin.caller.users.create({ name: "carol" }))).fieldErrors).toEqual({ name: ["A user with this name exists already"] });
-    expect((await rejection(admin.caller.users.topUp({ id: carol.id, amount: "0" }))).fieldErrors?.amount).toEqual(["Enter an amount greater than zero"]);
+    expect((await rejection(admin.caller.users.create({ name: "carol" }))).fieldErrors).toEqual({ name: ['User "carol" already exists'] });
+    expect((await rejection(admin.caller.users.topUp({ id: carol.id, amount: "0" }))).fieldErrors?.amount).toEqual(["Must be a positive amount in USD (at most 6 decimals)"]);
     expect((await rejection(admin.caller.users.update({ id: admin.id, status: "disabled" }))).code).toBe("BAD_REQUEST");
   });
 });

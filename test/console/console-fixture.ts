@@ -1,4 +1,5 @@
 import { users } from "@tollgate/db";
+import { createChannelProber } from "@tollgate/upstream";
 import { createSecretBox } from "@tollgate/shared";
 import { type CallerOptions, createConsole, type ConsoleDependencies } from "../../apps/console/src/create-console";
 import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
@@ -24,7 +25,9 @@ export interface ConsoleUnderTest {
 export async function startConsole(overrides: Partial<ConsoleDependencies> = {}, shared?: FreshDatabase): Promise<ConsoleUnderTest> {
   const database = shared ?? (await freshDatabase());
   const secretBox = await createSecretBox(TEST_SECRET);
-  const consoleApp = createConsole({ database: database.handle, secretBox, embedded: true, ...overrides });
+  // The gateway's prober, as the composition root passes it: a channel test exercises what production runs.
+  const testChannel = createChannelProber(database.handle.db, secretBox);
+  const consoleApp = createConsole({ database: database.handle, secretBox, embedded: true, testChannel, ...overrides });
   const passwordHash = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
 
   const login = async (name: string, password = PASSWORD, options: CallerOptions = {}) => {

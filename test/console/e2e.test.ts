@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { requestLogs, usageHourly } from "@tollgate/db";
 import { sql } from "drizzle-orm";
+import { createChannelProber } from "@tollgate/upstream";
 import { createConsole } from "../../apps/console/src/create-console";
 import { type Browser, launchChromium, type Page } from "../../apps/console/test-support/chromium";
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from "../helpers/fake-openai-upstream";
@@ -36,6 +37,7 @@ beforeAll(async () => {
     database: database.handle,
     secretBox: gateway.secretBox,
     embedded: true,
+    testChannel: createChannelProber(database.handle.db, gateway.secretBox),
     webDistDir,
     clientAddress: () => "127.0.0.1",
   });

@@ -80,7 +80,7 @@ describe("tokens procedures", () => {
     expect(token.userId).toBe(bob.id);
     const all = await admin.caller.tokens.list();
     expect(new Set(all.map((item) => item.userName))).toEqual(new Set(["alice", "bob"]));
-    expect((await rejection(admin.caller.tokens.create({ name: "ghost", userId: 999_999 }))).fieldErrors).toEqual({ userId: ["Unknown user"] });
+    expect((await rejection(admin.caller.tokens.create({ name: "ghost", userId: 999_999 }))).fieldErrors).toEqual({ userId: ['Unknown user "999999"'] });
   });
 
   test("update sets and clears the per-minute limits, leaving the others", async () => {
@@ -90,7 +90,7 @@ describe("tokens procedures", () => {
     const [row] = await harness.database.handle.db.select().from(tokens).where(eq(tokens.id, token.id));
     expect(row!.tpmLimit).toBeNull();
     const refused = await rejection(alice.caller.tokens.update({ id: token.id, tpmLimit: 0 }));
-    expect(refused.fieldErrors?.tpmLimit).toEqual(["At least 1"]);
+    expect(refused.fieldErrors?.tpmLimit).toEqual(["Must be a positive integer"]);
   });
 
   test("enable, disable and delete", async () => {
@@ -114,18 +114,18 @@ describe("tokens procedures", () => {
     );
     expect(failure.code).toBe("BAD_REQUEST");
     const fields = failure.fieldErrors ?? {};
-    expect(fields.name).toEqual(["Enter a name"]);
-    expect(fields.expiresAt).toEqual(["The expiry must be in the future"]);
+    expect(fields.name).toEqual(["Must not be empty"]);
+    expect(fields.expiresAt).toEqual(["Must be in the future"]);
     expect(fields.quotaLimit?.[0]).toContain("non-negative amount");
     expect(fields.allowedIps).toEqual([
       '"300.1.1.1" is not an IP address or CIDR range (v4 or v6)',
       '"10.0.0.0/33" is not an IP address or CIDR range (v4 or v6)',
     ]);
-    expect(fields.rpmLimit).toEqual(["At least 1"]);
-    expect(fields.tpmLimit).toEqual(["Enter a whole number"]);
+    expect(fields.rpmLimit).toEqual(["Must be a positive integer"]);
+    expect(fields.tpmLimit).toEqual(["Must be a positive integer"]);
     const { token } = await alice.caller.tokens.create({ name: "valid" });
     const update = await rejection(alice.caller.tokens.update({ id: token.id, group: "a,b" }));
-    expect(update.fieldErrors?.group).toEqual(["A single group name, without commas"]);
+    expect(update.fieldErrors?.group).toEqual(["Must be a single group name"]);
   });
 
   test("over HTTP, field errors reach the client in the error's data", async () => {

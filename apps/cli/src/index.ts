@@ -1,7 +1,7 @@
+import { describeUnexpectedError } from "@tollgate/admin";
 import { createSecretBox } from "@tollgate/shared";
 import { dataDirHolder, lockDataDirWhenFree, migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
 import type { CommandResult } from "./command-context";
-import { describeUnexpectedError } from "./database-errors";
 import { readCliEnvironment, readVariable } from "./env";
 import { findRunningServer, forwardToServer } from "./forward-to-server";
 import { keyFromEnvironment } from "./key-from-environment";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
-import { describeUnexpectedError } from "./database-errors";
+import { describeUnexpectedError } from "@tollgate/admin";
 
 let harness: CliHarness;
 

@@ -1,7 +1,8 @@
+import { AdminError, describeUnexpectedError } from "@tollgate/admin";
 import { channelCommands } from "./channels";
 import type { CommandContext, CommandHandler, CommandResult } from "./command-context";
-import { CommandError } from "./command-error";
-import { describeUnexpectedError } from "./database-errors";
+import { CommandError, USAGE_EXIT_CODE } from "./command-error";
+import { asLine } from "./flag-values";
 import { modelCommands } from "./models";
 import { tokenCommands } from "./tokens";
 import { isResource, type Resource, usageText } from "./usage";
@@ -54,6 +55,8 @@ export async function runCommand(argv: string[], context: CommandContext): Promi
     return { exitCode: 0, stdout: await handler(rest, context), stderr: "" };
   } catch (error) {
     if (error instanceof CommandError) return failure(error.message, error.exitCode);
+    // A refusal of the admin domain (unknown id, name taken) is the operator's to fix, like bad arguments.
+    if (error instanceof AdminError) return failure(asLine(error.message), USAGE_EXIT_CODE);
     return failure(describeUnexpectedError(error), 1);
   }
 }

@@ -1,28 +1,23 @@
-import { tokens, users, tokenPublicColumns } from "@tollgate/db";
-import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
-import { asc, eq } from "drizzle-orm";
+import {
+  cliOperator,
+  createToken,
+  createTokenSchema,
+  deleteToken,
+  findUser,
+  getToken,
+  listTokens,
+  type TokenView,
+  updateToken,
+  updateTokenSchema,
+} from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
-import { findUser } from "./find-user";
-import { grantedLimitsOf, mergeGrantedLimits } from "./granted-limits";
+import { integerFromText, listFromText, parseInput, recordIdFromText } from "./flag-values";
 import { formatDate, formatFields, formatJson, formatList, formatTable, formatUsd, usdForJson } from "./format-output";
 import { parseCommandArguments, requireFlag } from "./parse-arguments";
-import { parseExpiry } from "./parse-expiry";
-import { parseIpAllowList } from "./parse-ip-allow-list";
-import {
-  parseGroupName,
-  parseInteger,
-  parseName,
-  parseNameList,
-  parseRecordId,
-  parseUsdOrUnlimited,
-} from "./parse-values";
+import { statusCommand, statusOf } from "./status-command";
 
-type TokenRow = typeof tokens.$inferSelect;
-
-const tokenColumns = tokenPublicColumns;
-
-type TokenView = Omit<TokenRow, "keyHash" | "updatedAt" | "grantedLimits"> & { userName: string };
+const tokenFlags = { quotaLimit: "--quota", expiresAt: "--expires", allowedModels: "--models", allowedIps: "--ip", rpmLimit: "--rpm", tpmLimit: "--tpm" };
 
 function remainingQuota(token: TokenView): number | null {
   return token.quotaLimit === null ? null : Math.max(0, token.quotaLimit - token.usedQuota);
@@ -83,18 +78,7 @@ function tokenFields(token: TokenView, now: Date): [string, string][] {
   ];
 }
 
-async function loadToken(context: CommandContext, id: number): Promise<TokenView> {
-  const [token] = await context.db
-    .select(tokenColumns)
-    .from(tokens)
-    .innerJoin(users, eq(users.id, tokens.userId))
-    .where(eq(tokens.id, id))
-    .limit(1);
-  if (!token) throw new CommandError(`unknown token id ${id}`);
-  return token;
-}
-
-async function createToken(argv: readonly string[], context: CommandContext): Promise<string> {
+async function createTokenCommand(argv: readonly string[], context: CommandContext): Promise<string> {
   const now = new Date();
   const { flags } = parseCommandArguments(argv, {
     command: "token create",
@@ -112,32 +96,22 @@ async function createToken(argv: readonly string[], context: CommandContext): Pr
     },
   });
   const userNameOrId = requireFlag(flags.user, "user");
-  const name = parseName(requireFlag(flags.name, "name"), "name");
-  const allowedModels = flags.models === undefined ? [] : parseNameList(flags.models, "models");
-  const quotaLimit = flags.quota === undefined ? null : parseUsdOrUnlimited(flags.quota, "quota");
-  const expiresAt = flags.expires === undefined ? null : parseExpiry(flags.expires, "expires", now);
-  const allowedIps = flags.ip === undefined ? [] : parseIpAllowList(flags.ip, "ip");
-  const group = flags.group === undefined ? null : parseGroupName(flags.group, "group");
-  const rpmLimit = flags.rpm === undefined ? null : parseInteger(flags.rpm, "rpm", 1);
-  const tpmLimit = flags.tpm === undefined ? null : parseInteger(flags.tpm, "tpm", 1);
+  const input = parseInput(
+    createTokenSchema,
+    {
+      name: flags.name,
+      allowedModels: listFromText(flags.models, "models"),
+      quotaLimit: flags.quota,
+      expiresAt: flags.expires,
+      allowedIps: listFromText(flags.ip, "ip", "entries"),
+      group: flags.group,
+      rpmLimit: integerFromText(flags.rpm),
+      tpmLimit: integerFromText(flags.tpm),
+    },
+    tokenFlags,
+  );
   const user = await findUser(context.db, userNameOrId);
-
-  const limits = { expiresAt, quotaLimit, allowedModels, allowedIps, rpmLimit, tpmLimit };
-  const secret = generateTokenSecret();
-  const [created] = await context.db
-    .insert(tokens)
-    .values({
-      userId: user.id,
-      name,
-      keyHash: hashTokenSecret(secret),
-      keyPrefix: displayPrefix(secret),
-      group,
-      ...limits,
-      grantedLimits: grantedLimitsOf(limits),
-    })
-    .returning({ id: tokens.id });
-  if (!created) throw new Error("the new token was not returned");
-  const token = await loadToken(context, created.id);
+  const { token, secret } = await createToken(context.db, cliOperator, { ...input, userId: user.id });
   if (flags.json) {
     const { id, ...details } = tokenJson(token, now);
     return formatJson({ id, key: secret, ...details });
@@ -153,43 +127,30 @@ async function createToken(argv: readonly string[], context: CommandContext): Pr
 }
 
 /** A per-minute limit on update: a positive integer, or `none` to remove it. */
-function parseLimitOrNone(value: string, flag: string): number | null {
-  return value.trim().toLowerCase() === "none" ? null : parseInteger(value, flag, 1);
+function limitOrNone(value: string | undefined): number | null | undefined {
+  return value?.trim().toLowerCase() === "none" ? null : integerFromText(value);
 }
 
-async function updateToken(argv: readonly string[], context: CommandContext): Promise<string> {
+async function updateTokenCommand(argv: readonly string[], context: CommandContext): Promise<string> {
   const now = new Date();
   const { flags, positionals } = parseCommandArguments(argv, {
     command: "token update",
     flags: { rpm: "string", tpm: "string", json: "boolean" },
     positionals: ["ID"],
   });
-  const id = parseRecordId(positionals[0] as string, "token");
-  const changes: Partial<Pick<TokenRow, "rpmLimit" | "tpmLimit">> = {};
-  if (flags.rpm !== undefined) changes.rpmLimit = parseLimitOrNone(flags.rpm, "rpm");
-  if (flags.tpm !== undefined) changes.tpmLimit = parseLimitOrNone(flags.tpm, "tpm");
-  if (Object.keys(changes).length === 0) throw new CommandError("token update needs --rpm or --tpm");
-  const [updated] = await context.db
-    .update(tokens)
-    .set({ ...changes, grantedLimits: mergeGrantedLimits(changes), updatedAt: new Date() })
-    .where(eq(tokens.id, id))
-    .returning({ id: tokens.id });
-  if (!updated) throw new CommandError(`unknown token id ${id}`);
-  const token = await loadToken(context, id);
+  const id = recordIdFromText(positionals[0] as string, "token");
+  if (flags.rpm === undefined && flags.tpm === undefined) throw new CommandError("token update needs --rpm or --tpm");
+  const changes = parseInput(updateTokenSchema, { id, rpmLimit: limitOrNone(flags.rpm), tpmLimit: limitOrNone(flags.tpm) }, tokenFlags);
+  const token = await updateToken(context.db, cliOperator, changes);
   if (flags.json) return formatJson(tokenJson(token, now));
   return formatFields(tokenFields(token, now));
 }
 
-async function listTokens(argv: readonly string[], context: CommandContext): Promise<string> {
+async function listTokensCommand(argv: readonly string[], context: CommandContext): Promise<string> {
   const now = new Date();
   const { flags } = parseCommandArguments(argv, { command: "token list", flags: { user: "string", json: "boolean" } });
-  const owner = flags.user === undefined ? null : await findUser(context.db, flags.user);
-  const rows = await context.db
-    .select(tokenColumns)
-    .from(tokens)
-    .innerJoin(users, eq(users.id, tokens.userId))
-    .where(owner === null ? undefined : eq(tokens.userId, owner.id))
-    .orderBy(asc(tokens.id));
+  const owner = flags.user === undefined ? undefined : await findUser(context.db, flags.user);
+  const rows = await listTokens(context.db, cliOperator, { userId: owner?.id });
   if (flags.json) return formatJson(rows.map((token) => tokenJson(token, now)));
   return formatTable(
     ["ID", "NAME", "USER", "PREFIX", "STATUS", "USED", "LIMIT", "EXPIRES"],
@@ -213,50 +174,17 @@ async function showToken(argv: readonly string[], context: CommandContext): Prom
     flags: { json: "boolean" },
     positionals: ["ID"],
   });
-  const token = await loadToken(context, parseRecordId(positionals[0] as string, "token"));
+  const token = await getToken(context.db, cliOperator, recordIdFromText(positionals[0] as string, "token"));
   if (flags.json) return formatJson(tokenJson(token, now));
   return formatFields(tokenFields(token, now));
 }
 
-function setTokenStatus(status: "enabled" | "disabled"): CommandHandler {
-  const command = status === "enabled" ? "token enable" : "token disable";
-  return async (argv, { db }) => {
-    const { flags, positionals } = parseCommandArguments(argv, {
-      command,
-      flags: { json: "boolean" },
-      positionals: ["ID"],
-    });
-    const id = parseRecordId(positionals[0] as string, "token");
-    const [updated] = await db
-      .update(tokens)
-      .set({ status, grantedLimits: mergeGrantedLimits({ status }), updatedAt: new Date() })
-      .where(eq(tokens.id, id))
-      .returning({ id: tokens.id, name: tokens.name, status: tokens.status });
-    if (!updated) throw new CommandError(`unknown token id ${id}`);
-    if (flags.json) return formatJson(updated);
-    return `token ${updated.id} (${updated.name}) ${updated.status}\n`;
-  };
-}
-
-async function deleteToken(argv: readonly string[], { db }: CommandContext): Promise<string> {
-  const { flags, positionals } = parseCommandArguments(argv, {
-    command: "token delete",
-    flags: { json: "boolean" },
-    positionals: ["ID"],
-  });
-  const id = parseRecordId(positionals[0] as string, "token");
-  const [deleted] = await db.delete(tokens).where(eq(tokens.id, id)).returning({ id: tokens.id, name: tokens.name });
-  if (!deleted) throw new CommandError(`unknown token id ${id}`);
-  if (flags.json) return formatJson({ ...deleted, deleted: true });
-  return `token ${deleted.id} (${deleted.name}) deleted\n`;
-}
-
 export const tokenCommands: Record<string, CommandHandler> = {
-  create: createToken,
-  update: updateToken,
-  list: listTokens,
+  create: createTokenCommand,
+  update: updateTokenCommand,
+  list: listTokensCommand,
   show: showToken,
-  enable: setTokenStatus("enabled"),
-  disable: setTokenStatus("disabled"),
-  delete: deleteToken,
+  enable: statusCommand("token enable", async (id, { db }) => statusOf(await updateToken(db, cliOperator, { id, status: "enabled" }))),
+  disable: statusCommand("token disable", async (id, { db }) => statusOf(await updateToken(db, cliOperator, { id, status: "disabled" }))),
+  delete: statusCommand("token delete", async (id, { db }) => ({ ...(await deleteToken(db, cliOperator, id)), deleted: true })),
 };

@@ -1,14 +1,14 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type ChannelProber, describeUnexpectedError } from "@tollgate/admin";
 import type { DatabaseHandle } from "@tollgate/db";
 import type { SecretBox } from "@tollgate/shared";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createLoginRateLimiter, type LoginLimits } from "./auth/login-rate-limiter";
 import { DEFAULT_SESSION_TTL_MS } from "./auth/sessions";
-import { createDefaultChannelTester } from "./channel-test";
 import { type AppRouter, appRouter } from "./routers/app-router";
 import { createStaticHandler } from "./static-files";
-import { type ChannelTestResult, type ConsoleContext, type ConsoleLog, createCallerFactory, sessionSecretFrom } from "./trpc";
+import { type ConsoleContext, type ConsoleLog, createCallerFactory, sessionSecretFrom } from "./trpc";
 
 export type { AppRouter } from "./routers/app-router";
 export type { ChannelTestResult, ConsoleLog } from "./trpc";
@@ -22,8 +22,11 @@ export interface ConsoleDependencies {
   log?: ConsoleLog;
   /** Base URL clients use, for the Quick start panel (without /v1); default: from the request's Host. */
   publicBaseUrl?: string;
-  /** Sends a tiny real request through a channel; default: OpenAI-compatible POST {baseUrl}/chat/completions. */
-  testChannel?: (channelId: number) => Promise<ChannelTestResult>;
+  /**
+   * Sends a tiny real request through a channel, for the Test button: the gateway's prober (the composition
+   * root passes it), so that a test exercises the request building of live traffic for every channel type.
+   */
+  testChannel: ChannelProber;
   /** Embedded mode (one process, PGlite): enables the first-run setup page while no admin exists. */
   embedded: boolean;
   /** The built SPA; default apps/web/dist. */
@@ -56,14 +59,6 @@ export interface Console {
 
 const noLog: ConsoleLog = () => {};
 
-/** The innermost cause's first line: Drizzle's own message lists query parameters (hashes, encrypted keys). */
-function describeError(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 10 && (current as { cause?: unknown })?.cause; depth++) current = (current as { cause: unknown }).cause;
-  const message = current instanceof Error ? current.message : String(current);
-  return message.split("\n")[0] ?? "unknown error";
-}
-
 function isSecure(url: URL, headers: Headers): boolean {
   return url.protocol === "https:" || headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
@@ -72,7 +67,6 @@ export function createConsole(deps: ConsoleDependencies): Console {
   const log = deps.log ?? noLog;
   const db = deps.database.db;
   const loginLimiter = createLoginRateLimiter(deps.loginLimits);
-  const testChannel = deps.testChannel ?? createDefaultChannelTester(db, deps.secretBox);
   const sessionTtlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   const serveStatic = createStaticHandler(deps.webDistDir ?? defaultWebDistDir);
   const publicBaseUrl = deps.publicBaseUrl?.replace(/\/+$/, "");
@@ -86,7 +80,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
       embedded: deps.embedded,
       loginLimiter,
       sessionTtlMs,
-      testChannel,
+      testChannel: deps.testChannel,
       publicBaseUrl: publicBaseUrl ?? `${secure ? "https:" : url.protocol}//${url.host}`,
       clientIp,
       secure,
@@ -129,7 +123,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
           router: appRouter,
           createContext: ({ req, resHeaders }) => contextFor(url, req.headers, clientIp, resHeaders),
           onError: ({ error, path }) => {
-            if (error.code === "INTERNAL_SERVER_ERROR") log("error", "console procedure failed", { path, error: describeError(error) });
+            if (error.code === "INTERNAL_SERVER_ERROR") log("error", "console procedure failed", { path, error: describeUnexpectedError(error) });
           },
           responseMeta: () => ({ headers: { "cache-control": "no-store" } }),
         });

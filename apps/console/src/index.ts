@@ -3,7 +3,7 @@ import { createSecretBox } from "@tollgate/shared";
 import { createConsole } from "./create-console";
 import { readConsoleEnv } from "./env";
 import type { ConsoleLog } from "./trpc";
-import { createChannelProber } from "@tollgate/gateway/probe-channel";
+import { createChannelProber } from "@tollgate/upstream";
 
 // The console as its own process (`start:console`), for deployments on DATABASE_URL where gateways scale
 // separately. `npm start` instead mounts createConsole() inside the gateway process.

@@ -1,3 +1,4 @@
+import { AdminError, type AdminErrorCode, type ChannelProber } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import type { SecretBox } from "@tollgate/shared";
 import { initTRPC, TRPCError } from "@trpc/server";
@@ -5,15 +6,10 @@ import superjson from "superjson";
 import { ZodError, z } from "zod";
 import type { LoginRateLimiter } from "./auth/login-rate-limiter";
 import { SESSION_COOKIE, type SessionUser, readCookie, resolveSession, sessionCookie } from "./auth/sessions";
-import { FieldErrors } from "./errors";
 
 export type ConsoleLog = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
 
-export interface ChannelTestResult {
-  ok: boolean;
-  latencyMs: number;
-  error?: string;
-}
+export type ChannelTestResult = Awaited<ReturnType<ChannelProber>>;
 
 /** What every procedure can reach: the shared services plus this request's cookie, address and headers. */
 export interface ConsoleContext {
@@ -23,7 +19,7 @@ export interface ConsoleContext {
   embedded: boolean;
   loginLimiter: LoginRateLimiter;
   sessionTtlMs: number;
-  testChannel: (channelId: number) => Promise<ChannelTestResult>;
+  testChannel: ChannelProber;
   /** Base URL for the Quick start panel, without /v1. */
   publicBaseUrl: string;
   clientIp: string | null;
@@ -47,7 +43,7 @@ const t = initTRPC.context<ConsoleContext>().create({
     let fieldErrors: Record<string, string[]> | null = null;
     if (error.cause instanceof ZodError) {
       fieldErrors = z.flattenError(error.cause).fieldErrors as Record<string, string[]>;
-    } else if (error.cause instanceof FieldErrors) {
+    } else if (error.cause instanceof AdminError) {
       fieldErrors = error.cause.fieldErrors;
     }
     const message = error.cause instanceof ZodError ? "Some fields are not valid" : shape.message;
@@ -58,12 +54,28 @@ const t = initTRPC.context<ConsoleContext>().create({
   },
 });
 
+const trpcCodes: Record<AdminErrorCode, TRPCError["code"]> = {
+  invalid_input: "BAD_REQUEST",
+  not_found: "NOT_FOUND",
+  forbidden: "FORBIDDEN",
+};
+
+/** An admin operation's refusal becomes its tRPC code, with the AdminError as cause (its field errors reach the form). */
+const answerAdminErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AdminError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: trpcCodes[cause.code], message: cause.message, cause });
+  }
+  return result;
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+export const publicProcedure = t.procedure.use(answerAdminErrors);
 
 /** A signed-in, enabled user; ctx.user is who. */
-export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const resolved = ctx.sessionSecret ? await resolveSession(ctx.db, ctx.sessionSecret, ctx.sessionTtlMs) : null;
   if (!resolved) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue" });
   if (resolved.renewed && ctx.sessionSecret) {
@@ -76,8 +88,3 @@ export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
   if (ctx.user.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "Only an administrator may do this" });
   return next();
 });
-
-/** The owner filter for a user: admins see everyone's rows, users only their own. */
-export function isAdmin(user: SessionUser): boolean {
-  return user.role === "admin";
-}

@@ -93,8 +93,3 @@ export async function resolveSession(
 export async function deleteSession(db: Database, secret: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.id, hashSessionSecret(secret)));
 }
-
-/** Signs a user out everywhere (password reset, disable). */
-export async function deleteUserSessions(db: Database, userId: number): Promise<void> {
-  await db.delete(sessions).where(eq(sessions.userId, userId));
-}

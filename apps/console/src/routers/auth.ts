@@ -1,23 +1,14 @@
+import { AdminError, createFirstAdministrator, firstAdministratorSchema, getUser, hasAdministrator } from "@tollgate/admin";
 import { users } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { fieldError } from "../errors";
 import { clearedSessionCookie, createSession, deleteSession, sessionCookie } from "../auth/sessions";
 import { authedProcedure, publicProcedure, router } from "../trpc";
-import { passwordSchema, userNameSchema } from "../validation";
-
-/** Any advisory-lock id will do; it only serialises concurrent first-run setups. */
-const SETUP_LOCK_ID = 7_201_912;
 
 // A real argon2id hash of a random password: failed look-ups cost as much as failed passwords, so timing
 // does not tell which user names exist.
 const dummyHash = Bun.password.hash(crypto.randomUUID(), { algorithm: "argon2id" });
-
-async function adminExists(db: Parameters<typeof createSession>[0]): Promise<boolean> {
-  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
-  return row !== undefined;
-}
 
 function waitText(milliseconds: number): string {
   if (milliseconds < 60_000) {
@@ -31,35 +22,21 @@ function waitText(milliseconds: number): string {
 export const authRouter = router({
   /** Whether the first-run setup page applies: embedded mode and no administrator yet. */
   setupStatus: publicProcedure.query(async ({ ctx }) => ({
-    needsSetup: ctx.embedded && !(await adminExists(ctx.db)),
+    needsSetup: ctx.embedded && !(await hasAdministrator(ctx.db)),
   })),
 
   /** Creates the first administrator and signs them in; refused once any administrator exists. */
-  setup: publicProcedure
-    .input(z.object({ name: userNameSchema, password: passwordSchema }))
-    .mutation(async ({ ctx, input }) => {
-      if (!ctx.embedded) {
-        throw new TRPCError({ code: "FORBIDDEN", message: "Create the first administrator with the CLI: user create --admin" });
-      }
-      const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
-      const created = await ctx.db.transaction(async (transaction) => {
-        await transaction.execute(sql`select pg_advisory_xact_lock(${SETUP_LOCK_ID})`);
-        const [admin] = await transaction.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
-        if (admin) return null;
-        const [taken] = await transaction.select({ id: users.id }).from(users).where(eq(users.name, input.name)).limit(1);
-        if (taken) throw fieldError("name", "A user with this name exists already; choose another name");
-        const [row] = await transaction
-          .insert(users)
-          .values({ name: input.name, passwordHash, role: "admin", balanceUnlimited: true })
-          .returning({ id: users.id });
-        return row ?? null;
-      });
-      if (!created) throw new TRPCError({ code: "FORBIDDEN", message: "Setup is done: an administrator already exists" });
-      const secret = await createSession(ctx.db, created.id, ctx.sessionTtlMs);
-      ctx.responseHeaders.append("set-cookie", sessionCookie(secret, { maxAgeMs: ctx.sessionTtlMs, secure: ctx.secure }));
-      ctx.log("info", "first administrator created", { userId: created.id });
-      return { ok: true as const };
-    }),
+  setup: publicProcedure.input(firstAdministratorSchema).mutation(async ({ ctx, input }) => {
+    if (!ctx.embedded) {
+      throw new TRPCError({ code: "FORBIDDEN", message: "Create the first administrator with the CLI: user create --admin" });
+    }
+    const created = await createFirstAdministrator(ctx.db, input);
+    if (!created) throw new TRPCError({ code: "FORBIDDEN", message: "Setup is done: an administrator already exists" });
+    const secret = await createSession(ctx.db, created.id, ctx.sessionTtlMs);
+    ctx.responseHeaders.append("set-cookie", sessionCookie(secret, { maxAgeMs: ctx.sessionTtlMs, secure: ctx.secure }));
+    ctx.log("info", "first administrator created", { userId: created.id });
+    return { ok: true as const };
+  }),
 
   login: publicProcedure
     .input(z.object({ name: z.string().trim().min(1, "Enter your user name").max(200), password: z.string().min(1, "Enter your password").max(1024) }))
@@ -97,19 +74,13 @@ export const authRouter = router({
 
   /** The signed-in user with their balance. */
   me: authedProcedure.query(async ({ ctx }) => {
-    const [row] = await ctx.db
-      .select({
-        id: users.id,
-        name: users.name,
-        role: users.role,
-        group: users.group,
-        balance: users.balance,
-        balanceUnlimited: users.balanceUnlimited,
-      })
-      .from(users)
-      .where(eq(users.id, ctx.user.id))
-      .limit(1);
-    if (!row) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue" });
-    return row;
+    try {
+      const { id, name, role, group, balance, balanceUnlimited } = await getUser(ctx.db, ctx.user.id);
+      return { id, name, role, group, balance, balanceUnlimited };
+    } catch (error) {
+      // Deleted since the session was checked.
+      if (error instanceof AdminError && error.code === "not_found") throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue" });
+      throw error;
+    }
   }),
 });

@@ -1,9 +1,9 @@
+import { isAdministrator, recordIdSchema } from "@tollgate/admin";
 import { tokens, usageHourly } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { authedProcedure, isAdmin, router } from "../trpc";
-import { recordId } from "../validation";
+import { authedProcedure, router } from "../trpc";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -33,14 +33,14 @@ export const dashboardRouter = router({
         to: z.date(),
         bucket: z.enum(["hour", "day"]).default("hour"),
         /** Admins only; omitted means everyone. */
-        userId: recordId.optional(),
+        userId: recordIdSchema.optional(),
       }),
     )
     .query(async ({ ctx, input }) => {
       if (input.to.getTime() <= input.from.getTime() || input.to.getTime() - input.from.getTime() > MAX_RANGE_MS) {
         throw new TRPCError({ code: "BAD_REQUEST", message: "Choose a range of at most 366 days that ends after it starts" });
       }
-      const admin = isAdmin(ctx.user);
+      const admin = isAdministrator(ctx.user);
       if (!admin && input.userId !== undefined && input.userId !== ctx.user.id) {
         throw new TRPCError({ code: "FORBIDDEN", message: "You can only see your own usage" });
       }

@@ -1,9 +1,9 @@
+import { isAdministrator, recordIdSchema } from "@tollgate/admin";
 import { channels, requestLogs, users } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { authedProcedure, isAdmin, router } from "../trpc";
-import { recordId } from "../validation";
+import { authedProcedure, router } from "../trpc";
 
 /** created_at with its microseconds, so that a page boundary never skips or repeats a row. */
 const createdAtText = sql<string>`to_char(${requestLogs.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -15,12 +15,12 @@ const listInput = z.object({
   limit: z.number().int().min(1).max(200).default(50),
   from: z.date().optional(),
   to: z.date().optional(),
-  tokenId: recordId.optional(),
+  tokenId: recordIdSchema.optional(),
   model: z.string().trim().min(1).max(200).optional(),
   /** "success" (< 400), "error" (>= 400), or one HTTP status. */
   status: z.union([z.enum(["success", "error"]), z.number().int().min(100).max(599)]).optional(),
   /** Admins only. */
-  userId: recordId.optional(),
+  userId: recordIdSchema.optional(),
   /** Admins only. */
   channelId: z.number().int().min(0).optional(),
 });
@@ -28,7 +28,7 @@ const listInput = z.object({
 export const logsRouter = router({
   /** Request log, newest first, keyset-paginated on (created_at, id). Users see only their own calls. */
   list: authedProcedure.input(listInput).query(async ({ ctx, input }) => {
-    const admin = isAdmin(ctx.user);
+    const admin = isAdministrator(ctx.user);
     if (!admin && input.userId !== undefined && input.userId !== ctx.user.id) {
       throw new TRPCError({ code: "FORBIDDEN", message: "You can only read your own logs" });
     }

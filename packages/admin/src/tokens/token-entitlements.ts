@@ -1,9 +1,9 @@
 import { type TokenGrantedLimits, tokens } from "@tollgate/db";
 import { microsToUsd } from "@tollgate/shared";
 import { type SQL, sql } from "drizzle-orm";
-import { isIpEntryWithin } from "./ip-range-within";
+import { isIpEntryWithin } from "../values/ip-range-within";
 
-/** A token write from the console, after input parsing; an absent field is not part of the write. */
+/** A token write, after input parsing; an absent field is not part of the write. */
 export interface TokenChanges {
   group?: string | null;
   status?: "enabled" | "disabled";
@@ -29,8 +29,9 @@ export interface TokenLimits {
 }
 
 /**
- * The ceilings an administrator's write sets: one per limit the write names, at the value it writes
- * (null or empty: no ceiling). Limits the write leaves out keep their ceilings.
+ * The ceilings an administrator's write sets (console or CLI): one per limit the write names, at the value
+ * it writes (null or empty: no ceiling), and a disable that only an administrator can undo. Limits the
+ * write leaves out keep their ceilings.
  */
 export function grantedLimitsOf(changes: TokenChanges): TokenGrantedLimits {
   const granted: TokenGrantedLimits = {};

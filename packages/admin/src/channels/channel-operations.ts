@@ -1,0 +1,114 @@
+import { channels, type Database } from "@tollgate/db";
+import type { SecretBox } from "@tollgate/shared";
+import { asc, eq } from "drizzle-orm";
+import { AdminError } from "../admin-error";
+import { maskKey } from "../mask-key";
+import type { CreateChannelInput, UpdateChannelInput } from "./channel-schemas";
+
+/** Every column but the config; the encrypted key is read only to show it masked. */
+const channelColumns = {
+  id: channels.id,
+  name: channels.name,
+  type: channels.type,
+  baseUrl: channels.baseUrl,
+  apiKeyEncrypted: channels.apiKeyEncrypted,
+  models: channels.models,
+  modelMapping: channels.modelMapping,
+  groups: channels.groups,
+  priority: channels.priority,
+  weight: channels.weight,
+  status: channels.status,
+  statusReason: channels.statusReason,
+  lastTestAt: channels.lastTestAt,
+  lastTestLatencyMs: channels.lastTestLatencyMs,
+  lastTestError: channels.lastTestError,
+  createdAt: channels.createdAt,
+  updatedAt: channels.updatedAt,
+};
+
+type ChannelRow = { [K in keyof typeof channelColumns]: (typeof channels.$inferSelect)[K] };
+
+export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted"> & {
+  /** The key's last 4 characters (see maskKey); null when it cannot be decrypted with this TOLLGATE_SECRET. */
+  keyMasked: string | null;
+};
+
+/** Sends one tiny real request through a channel (the gateway's prober), for the console's Test button. */
+export type ChannelProber = (channelId: number) => Promise<{ ok: boolean; latencyMs: number; error?: string }>;
+
+function unknownChannel(id: number): AdminError {
+  return new AdminError("not_found", `Unknown channel id ${id}`);
+}
+
+async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelView> {
+  const { apiKeyEncrypted, ...view } = row;
+  let keyMasked: string | null = null;
+  try {
+    keyMasked = maskKey(await secretBox.decrypt(apiKeyEncrypted));
+  } catch {
+    // Encrypted with another TOLLGATE_SECRET: the channel is still listed, without its key.
+  }
+  return { ...view, keyMasked };
+}
+
+async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
+  const [row] = await db.select(channelColumns).from(channels).where(eq(channels.id, id)).limit(1);
+  if (!row) throw unknownChannel(id);
+  return row;
+}
+
+export async function listChannels(db: Database, secretBox: SecretBox): Promise<ChannelView[]> {
+  const rows = await db.select(channelColumns).from(channels).orderBy(asc(channels.id));
+  return Promise.all(rows.map((row) => toView(secretBox, row)));
+}
+
+export async function getChannel(db: Database, secretBox: SecretBox, id: number): Promise<ChannelView> {
+  return toView(secretBox, await loadChannel(db, id));
+}
+
+/** Stores a channel with its key encrypted; the key is never returned, only masked. */
+export async function createChannel(db: Database, secretBox: SecretBox, input: CreateChannelInput): Promise<ChannelView> {
+  const { apiKey, ...fields } = input;
+  const [created] = await db
+    .insert(channels)
+    .values({ ...fields, apiKeyEncrypted: await secretBox.encrypt(apiKey) })
+    .returning({ id: channels.id });
+  if (!created) throw new Error("the new channel was not returned");
+  return getChannel(db, secretBox, created.id);
+}
+
+/** Changes the fields the input names; setting the status by hand clears the gateway's reason for an automatic disable. */
+export async function updateChannel(db: Database, secretBox: SecretBox, input: UpdateChannelInput): Promise<ChannelView> {
+  const { id, apiKey, ...fields } = input;
+  const current = await loadChannel(db, id);
+  // A mapping must stay within the models, whichever of the two changed.
+  const models = fields.models ?? current.models;
+  const mapping = fields.modelMapping ?? current.modelMapping;
+  const modelMapping = Object.fromEntries(Object.entries(mapping).filter(([publicName]) => models.includes(publicName)));
+  await db
+    .update(channels)
+    .set({
+      ...fields,
+      modelMapping,
+      ...(apiKey === undefined ? {} : { apiKeyEncrypted: await secretBox.encrypt(apiKey) }),
+      ...(fields.status === undefined ? {} : { statusReason: null }),
+      updatedAt: new Date(),
+    })
+    .where(eq(channels.id, id));
+  return getChannel(db, secretBox, id);
+}
+
+export async function deleteChannel(db: Database, id: number): Promise<{ id: number; name: string }> {
+  const [deleted] = await db.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id, name: channels.name });
+  if (!deleted) throw unknownChannel(id);
+  return deleted;
+}
+
+/** Probes the channel and stores the outcome on it (shown in the channel list until the next test). */
+export async function testChannel(db: Database, id: number, probe: ChannelProber): Promise<{ ok: boolean; latencyMs: number; error: string | null }> {
+  await loadChannel(db, id);
+  const result = await probe(id);
+  const error = result.ok ? null : (result.error ?? "failed");
+  await db.update(channels).set({ lastTestAt: new Date(), lastTestLatencyMs: result.latencyMs, lastTestError: error }).where(eq(channels.id, id));
+  return { ok: result.ok, latencyMs: result.latencyMs, error };
+}

@@ -1,0 +1,107 @@
+import { channelTypes } from "@tollgate/db";
+import { openAICompatiblePresets } from "@tollgate/upstream";
+import { z } from "zod";
+import {
+  apiKeySchema,
+  baseUrlSchema,
+  groupSchema,
+  int32Schema,
+  modelListSchema,
+  nameSchema,
+  optionalApiKeySchema,
+  positiveIntSchema,
+  recordIdSchema,
+  requiredOr,
+} from "../values/value-schemas";
+
+const TYPES = `Must be one of: ${channelTypes.join(", ")}`;
+const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", ")}`;
+
+const channelFields = z.object({
+  name: nameSchema,
+  type: z.string({ error: requiredOr(TYPES) }).trim().pipe(z.enum(channelTypes, { error: TYPES })),
+  baseUrl: baseUrlSchema,
+  models: modelListSchema.refine((models) => models.length > 0, "Must list at least one model"),
+  /** Public model id -> upstream model id (for azure-openai: the deployment). */
+  modelMapping: z.record(
+    z.string().trim().min(1, "Must not map an empty model name"),
+    z.string({ error: "Must map to a model name" }).trim().min(1, "Must not map to an empty model name"),
+    { error: "Must map model names to upstream model names" },
+  ),
+  /** Groups whose tokens may use the channel. */
+  groups: z
+    .array(groupSchema, { error: requiredOr("Must be a list of group names") })
+    .transform((groups) => [...new Set(groups)])
+    .refine((groups) => groups.length > 0, "Must list at least one group"),
+  /** Higher tiers are tried first. */
+  priority: int32Schema,
+  /** Share of traffic within a priority tier. */
+  weight: positiveIntSchema,
+  status: z.enum(["enabled", "disabled"], { error: 'Must be "enabled" or "disabled"' }),
+});
+
+/** Mapped names must be among the channel's models. */
+function checkMapping(value: { models?: string[]; modelMapping?: Record<string, string> }, context: z.RefinementCtx): void {
+  if (!value.modelMapping || !value.models) return;
+  for (const publicName of Object.keys(value.modelMapping)) {
+    if (!value.models.includes(publicName)) {
+      context.addIssue({ code: "custom", path: ["modelMapping"], message: `Maps ${JSON.stringify(publicName)}, which is not one of the channel's models` });
+    }
+  }
+}
+
+/**
+ * A new channel. `preset` (openai-compatible vendors) fills the base URL when none is given and applies
+ * the vendor's quirks; `apiVersion` is azure-openai's; the timeouts override the gateway's defaults.
+ */
+export const createChannelSchema = channelFields
+  .partial({ type: true, baseUrl: true, modelMapping: true, groups: true, priority: true, weight: true, status: true })
+  .extend({
+    apiKey: apiKeySchema,
+    preset: z
+      .string({ error: PRESETS })
+      .trim()
+      .refine((preset) => Object.hasOwn(openAICompatiblePresets, preset), PRESETS)
+      .optional(),
+    apiVersion: z.string({ error: "Must look like 2024-10-21" }).trim().regex(/^[\w.-]+$/, "Must look like 2024-10-21").optional(),
+    /** Time allowed for the upstream's response headers. */
+    firstByteTimeoutMs: positiveIntSchema.optional(),
+    /** Longest silence allowed inside a stream. */
+    idleTimeoutMs: positiveIntSchema.optional(),
+  })
+  .superRefine((value, context) => {
+    checkMapping(value, context);
+    const type = value.type ?? "openai-compatible";
+    if (value.preset !== undefined && type !== "openai-compatible") {
+      context.addIssue({ code: "custom", path: ["preset"], message: "Applies to type openai-compatible only" });
+    }
+    if (value.apiVersion !== undefined && type !== "azure-openai") {
+      context.addIssue({ code: "custom", path: ["apiVersion"], message: "Applies to type azure-openai only" });
+    }
+    if (value.baseUrl === undefined && value.preset === undefined) {
+      context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
+    }
+  })
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, baseUrl, type, ...fields }) => ({
+    ...fields,
+    type: type ?? "openai-compatible",
+    baseUrl: baseUrl ?? openAICompatiblePresets[preset as string]!.baseUrl,
+    config: {
+      ...(preset === undefined ? {} : { preset }),
+      ...(apiVersion === undefined ? {} : { apiVersion }),
+      ...(firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs }),
+      ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+    },
+  }));
+
+export const updateChannelSchema = channelFields
+  .partial()
+  .extend({
+    id: recordIdSchema,
+    /** Omitted or empty: keep the stored key. */
+    apiKey: optionalApiKeySchema,
+  })
+  .superRefine(checkMapping);
+
+export type CreateChannelInput = z.output<typeof createChannelSchema>;
+export type UpdateChannelInput = Omit<z.output<typeof updateChannelSchema>, "apiKey"> & { apiKey?: string };

@@ -1,0 +1,143 @@
+import { type Database, tokenPublicColumns, tokens, users } from "@tollgate/db";
+import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
+import { and, asc, desc, eq, type SQL } from "drizzle-orm";
+import { type Actor, isAdministrator } from "../actor";
+import { AdminError, unknownUser } from "../admin-error";
+import { grantedLimitsOf, mergeGrantedLimits, ownerEditErrors } from "./token-entitlements";
+import type { CreateTokenInput, UpdateTokenInput } from "./token-schemas";
+
+/** What any interface may show of a token (never its secret or hash), plus the ceilings an administrator set. */
+const tokenColumns = { ...tokenPublicColumns, grantedLimits: tokens.grantedLimits };
+
+export type TokenView = Awaited<ReturnType<typeof getToken>>;
+
+function unknownToken(id: number): AdminError {
+  // Another user's token is reported as missing, not forbidden: its existence is not revealed.
+  return new AdminError("not_found", `Unknown token id ${id}`);
+}
+
+/** Rows the actor may see and change: all for an administrator, their own otherwise. */
+function ownedBy(actor: Actor): SQL | undefined {
+  return isAdministrator(actor) ? undefined : eq(tokens.userId, actor.id);
+}
+
+export async function getToken(db: Database, actor: Actor, id: number) {
+  const [token] = await db
+    .select(tokenColumns)
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .where(and(eq(tokens.id, id), ownedBy(actor)))
+    .limit(1);
+  if (!token) throw unknownToken(id);
+  return token;
+}
+
+/** The actor's tokens (an administrator's: everyone's), optionally one owner's; by id, newest first if asked. */
+export async function listTokens(db: Database, actor: Actor, options: { userId?: number; newestFirst?: boolean } = {}) {
+  if (options.userId !== undefined && !isAdministrator(actor) && options.userId !== actor.id) {
+    throw new AdminError("forbidden", "You can only list your own tokens");
+  }
+  return db
+    .select(tokenColumns)
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .where(and(ownedBy(actor), options.userId === undefined ? undefined : eq(tokens.userId, options.userId)))
+    .orderBy(options.newestFirst ? desc(tokens.id) : asc(tokens.id));
+}
+
+/**
+ * Creates a token and returns it with its secret, which is never stored and never returned again. An
+ * administrator's token carries its limits as ceilings for its owner; a user's own token has none, and
+ * always uses the user's group.
+ */
+export async function createToken(db: Database, actor: Actor, input: CreateTokenInput): Promise<{ token: TokenView; secret: string }> {
+  let userId = actor.id;
+  if (input.userId !== undefined && input.userId !== actor.id) {
+    if (!isAdministrator(actor)) throw new AdminError("forbidden", "You can only create tokens for yourself");
+    const [owner] = await db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).limit(1);
+    if (!owner) throw unknownUser(input.userId, { field: "userId" });
+    userId = owner.id;
+  }
+  if (userId === null) throw new AdminError("invalid_input", "A token needs an owner", { field: "userId" });
+  let group = input.group ?? null;
+  if (!isAdministrator(actor) && group !== null) {
+    // Naming one's own group is allowed and stored as "the owner's group", so that the token follows the
+    // user if an administrator moves them; any other group is not theirs to reach.
+    if (group !== actor.group) throw AdminError.forFields("forbidden", { group: ["Only an administrator can set a token's group"] });
+    group = null;
+  }
+  const limits = {
+    expiresAt: input.expiresAt ?? null,
+    quotaLimit: input.quotaLimit ?? null,
+    allowedModels: input.allowedModels ?? [],
+    allowedIps: input.allowedIps ?? [],
+    rpmLimit: input.rpmLimit ?? null,
+    tpmLimit: input.tpmLimit ?? null,
+  };
+  const secret = generateTokenSecret();
+  const [created] = await db
+    .insert(tokens)
+    .values({
+      userId,
+      name: input.name,
+      keyHash: hashTokenSecret(secret),
+      keyPrefix: displayPrefix(secret),
+      group,
+      ...limits,
+      grantedLimits: isAdministrator(actor) ? grantedLimitsOf(limits) : {},
+    })
+    .returning({ id: tokens.id });
+  if (!created) throw new Error("the new token was not returned");
+  return { token: await getToken(db, actor, created.id), secret };
+}
+
+/**
+ * Changes the fields the input names. An administrator's write also sets the ceilings of the limits it
+ * names. An owner's write is checked against them, under a row lock, so that an administrator's
+ * concurrent change cannot be outrun.
+ */
+export async function updateToken(db: Database, actor: Actor, input: UpdateTokenInput): Promise<TokenView> {
+  const { id, ...changes } = input;
+  if (isAdministrator(actor)) {
+    const [updated] = await db
+      .update(tokens)
+      .set({ ...changes, grantedLimits: mergeGrantedLimits(grantedLimitsOf(changes)), updatedAt: new Date() })
+      .where(eq(tokens.id, id))
+      .returning({ id: tokens.id });
+    if (!updated) throw unknownToken(id);
+    return getToken(db, actor, id);
+  }
+  await db.transaction(async (transaction) => {
+    const [current] = await transaction
+      .select({
+        group: tokens.group,
+        status: tokens.status,
+        quotaLimit: tokens.quotaLimit,
+        expiresAt: tokens.expiresAt,
+        allowedModels: tokens.allowedModels,
+        allowedIps: tokens.allowedIps,
+        rpmLimit: tokens.rpmLimit,
+        tpmLimit: tokens.tpmLimit,
+        grantedLimits: tokens.grantedLimits,
+      })
+      .from(tokens)
+      .where(and(eq(tokens.id, id), ownedBy(actor)))
+      .for("update")
+      .limit(1);
+    if (!current) throw unknownToken(id);
+    const refused = ownerEditErrors(current, changes);
+    if (Object.keys(refused).length > 0) throw AdminError.forFields("forbidden", refused);
+    const { group: _unchangedGroup, ...allowed } = changes;
+    await transaction.update(tokens).set({ ...allowed, updatedAt: new Date() }).where(eq(tokens.id, id));
+  });
+  return getToken(db, actor, id);
+}
+
+export async function deleteToken(db: Database, actor: Actor, id: number): Promise<{ id: number; name: string }> {
+  const [deleted] = await db
+    .delete(tokens)
+    .where(and(eq(tokens.id, id), ownedBy(actor)))
+    .returning({ id: tokens.id, name: tokens.name });
+  if (!deleted) throw unknownToken(id);
+  return deleted;
+}

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { expirySchema } from "../values/expiry";
+import { ipAllowListSchema } from "../values/ip-allow-list";
+import { groupSchema, modelListSchema, nameSchema, positiveIntSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
+
+/** The limits a token write may set; null means "none" (never expires, unlimited, no limit, owner's group). */
+const tokenFields = z.object({
+  name: nameSchema,
+  group: groupSchema.nullable(),
+  /** ISO 8601; null or "never": no expiry. */
+  expiresAt: expirySchema,
+  /** USD; null or "unlimited": no quota. */
+  quotaLimit: usdLimitSchema,
+  /** Empty: every model of the token's group. */
+  allowedModels: modelListSchema,
+  /** Empty: any source address. */
+  allowedIps: ipAllowListSchema,
+  /** Requests per minute; null is no limit. */
+  rpmLimit: positiveIntSchema.nullable(),
+  /** Tokens (prompt + completion) per minute; null is no limit. */
+  tpmLimit: positiveIntSchema.nullable(),
+});
+
+export const createTokenSchema = tokenFields
+  .partial({ group: true, expiresAt: true, quotaLimit: true, allowedModels: true, allowedIps: true, rpmLimit: true, tpmLimit: true })
+  .extend({
+    /** The owner; omitted, the actor. Only administrators create tokens for others. */
+    userId: recordIdSchema.optional(),
+  });
+
+export const updateTokenSchema = tokenFields.partial().extend({
+  id: recordIdSchema,
+  status: z.enum(["enabled", "disabled"]).optional(),
+});
+
+export const listTokensSchema = z.object({ userId: recordIdSchema.optional() });
+
+export type CreateTokenInput = z.output<typeof createTokenSchema>;
+export type UpdateTokenInput = z.output<typeof updateTokenSchema>;

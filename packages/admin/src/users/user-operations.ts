@@ -1,0 +1,172 @@
+import { balanceLogs, type Database, isUniqueViolation, sessions, users } from "@tollgate/db";
+import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
+import type { Actor } from "../actor";
+import { AdminError, unknownUser } from "../admin-error";
+import type { CreateUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
+
+/** Every column but the password hash; `hasPassword` says whether the user can sign in to the console. */
+const userColumns = {
+  id: users.id,
+  name: users.name,
+  role: users.role,
+  group: users.group,
+  balance: users.balance,
+  balanceUnlimited: users.balanceUnlimited,
+  status: users.status,
+  hasPassword: sql<boolean>`${users.passwordHash} is not null`.mapWith(Boolean),
+  createdAt: users.createdAt,
+};
+
+export type UserView = Awaited<ReturnType<typeof getUser>>;
+
+/** Any advisory-lock id will do; it only serialises concurrent first-run setups. */
+const FIRST_ADMINISTRATOR_LOCK_ID = 7_201_912;
+
+function hashPassword(password: string): Promise<string> {
+  return Bun.password.hash(password, { algorithm: "argon2id" });
+}
+
+function nameTaken(name: string): AdminError {
+  return new AdminError("invalid_input", `User ${JSON.stringify(name)} already exists`, { field: "name" });
+}
+
+function refuseSelf(actor: Actor, id: number, what: string): void {
+  if (id === actor.id) throw new AdminError("invalid_input", `You cannot ${what} your own account`);
+}
+
+export async function getUser(db: Database, id: number) {
+  const [user] = await db.select(userColumns).from(users).where(eq(users.id, id)).limit(1);
+  if (!user) throw unknownUser(id);
+  return user;
+}
+
+/**
+ * Resolves a user named the CLI's way, `NAME_OR_ID`: all digits is looked up as an id first, then as a
+ * name. User names made only of digits are refused at creation, so the two cannot collide.
+ */
+export async function findUser(db: Database, reference: string): Promise<UserView> {
+  const trimmed = reference.trim();
+  if (/^\d+$/.test(trimmed) && Number.isSafeInteger(Number(trimmed))) {
+    const [byId] = await db.select(userColumns).from(users).where(eq(users.id, Number(trimmed))).limit(1);
+    if (byId) return byId;
+  }
+  const [byName] = await db.select(userColumns).from(users).where(eq(users.name, trimmed)).limit(1);
+  if (byName) return byName;
+  throw unknownUser(trimmed);
+}
+
+export function listUsers(db: Database): Promise<UserView[]> {
+  return db.select(userColumns).from(users).orderBy(asc(users.id));
+}
+
+/** A user with their latest 50 balance changes. */
+export async function getUserWithBalanceLogs(db: Database, id: number) {
+  const user = await getUser(db, id);
+  const history = await db
+    .select({ id: balanceLogs.id, amount: balanceLogs.amount, reason: balanceLogs.reason, actorId: balanceLogs.actorId, createdAt: balanceLogs.createdAt })
+    .from(balanceLogs)
+    .where(eq(balanceLogs.userId, id))
+    .orderBy(desc(balanceLogs.createdAt), desc(balanceLogs.id))
+    .limit(50);
+  return { ...user, balanceLogs: history };
+}
+
+export async function createUser(db: Database, input: CreateUserInput): Promise<UserView> {
+  const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.name, input.name)).limit(1);
+  if (existing) throw nameTaken(input.name);
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  try {
+    const [created] = await db
+      .insert(users)
+      .values({
+        name: input.name,
+        passwordHash,
+        role: input.role,
+        group: input.group,
+        balance: input.balance ?? 0,
+        balanceUnlimited: input.balance === null,
+      })
+      .returning({ id: users.id });
+    if (!created) throw new Error("the new user was not returned");
+    return getUser(db, created.id);
+  } catch (error) {
+    // A concurrent creation of the same name got there between the check and the insert.
+    if (isUniqueViolation(error)) throw nameTaken(input.name);
+    throw error;
+  }
+}
+
+/** Whether the first-run setup is done. */
+export async function hasAdministrator(db: Database): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
+  return row !== undefined;
+}
+
+/** Creates the first administrator; null once any administrator exists (concurrent setups are serialised). */
+export async function createFirstAdministrator(db: Database, input: { name: string; password: string }): Promise<{ id: number } | null> {
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction(async (transaction) => {
+    await transaction.execute(sql`select pg_advisory_xact_lock(${FIRST_ADMINISTRATOR_LOCK_ID})`);
+    const [admin] = await transaction.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
+    if (admin) return null;
+    const [taken] = await transaction.select({ id: users.id }).from(users).where(eq(users.name, input.name)).limit(1);
+    if (taken) throw nameTaken(input.name);
+    const [row] = await transaction
+      .insert(users)
+      .values({ name: input.name, passwordHash, role: "admin", balanceUnlimited: true })
+      .returning({ id: users.id });
+    return row ?? null;
+  });
+}
+
+/** Changes group, role, status or balance mode; disabling signs the user out everywhere. No one disables or demotes themselves. */
+export async function updateUser(db: Database, actor: Actor, input: UpdateUserInput): Promise<UserView> {
+  const { id, ...changes } = input;
+  await getUser(db, id);
+  if (changes.status === "disabled") refuseSelf(actor, id, "disable");
+  if (changes.role === "user") refuseSelf(actor, id, "demote");
+  await db.update(users).set({ ...changes, updatedAt: new Date() }).where(eq(users.id, id));
+  if (changes.status === "disabled") await signOutEverywhere(db, id);
+  return getUser(db, id);
+}
+
+export async function deleteUser(db: Database, actor: Actor, id: number): Promise<{ id: number }> {
+  refuseSelf(actor, id, "delete");
+  const [deleted] = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
+  if (!deleted) throw unknownUser(id);
+  return deleted;
+}
+
+/** Adds to a user's balance and records it in balance_logs (with the acting administrator), in one transaction. */
+export async function topUpUser(db: Database, actor: Actor, input: TopUpUserInput): Promise<{ user: UserView; balanceLogId: number }> {
+  const balanceLogId = await db.transaction(async (transaction) => {
+    const [updated] = await transaction
+      .update(users)
+      .set({ balance: sql`${users.balance} + ${input.amount}`, updatedAt: new Date() })
+      .where(eq(users.id, input.id))
+      .returning({ id: users.id });
+    if (!updated) throw unknownUser(input.id);
+    const [log] = await transaction
+      .insert(balanceLogs)
+      .values({ userId: input.id, amount: input.amount, reason: input.reason, actorId: actor.id })
+      .returning({ id: balanceLogs.id });
+    if (!log) throw new Error("the balance log row was not returned");
+    return log.id;
+  });
+  return { user: await getUser(db, input.id), balanceLogId };
+}
+
+/** Sets a new password and signs the user out everywhere but `keepSessionId` (the acting session, on one's own account). */
+export async function setUserPassword(db: Database, input: { id: number; password: string }, options: { keepSessionId?: string } = {}): Promise<void> {
+  const passwordHash = await hashPassword(input.password);
+  const [updated] = await db.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, input.id)).returning({ id: users.id });
+  if (!updated) throw unknownUser(input.id);
+  await signOutEverywhere(db, input.id, options.keepSessionId);
+}
+
+/** Ends a user's console sessions (all, or all but one). */
+async function signOutEverywhere(db: Database, userId: number, keepSessionId?: string): Promise<void> {
+  await db
+    .delete(sessions)
+    .where(keepSessionId === undefined ? eq(sessions.userId, userId) : and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)));
+}

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { groupSchema, passwordSchema, positiveUsdSchema, recordIdSchema, usdLimitSchema, userNameSchema } from "../values/value-schemas";
+
+const roleSchema = z.enum(["admin", "user"], { error: 'Must be "admin" or "user"' });
+
+export const createUserSchema = z
+  .object({
+    name: userNameSchema,
+    /** Omitted: the user cannot sign in to the console (an API-only account). */
+    password: passwordSchema.optional(),
+    role: roleSchema.default("user"),
+    group: groupSchema.default("default"),
+    /**
+     * USD; null or "unlimited" (the default): spending is not limited by a balance. On a self-hosted
+     * gateway spending is usually capped per token (its quota), and a prepaid balance is opt-in.
+     */
+    balance: usdLimitSchema.default(null),
+  })
+  .superRefine((value, context) => {
+    if (value.role === "admin" && value.password === undefined) {
+      context.addIssue({ code: "custom", path: ["password"], message: "Must be set for an administrator" });
+    }
+  });
+
+export const updateUserSchema = z.object({
+  id: recordIdSchema,
+  group: groupSchema.optional(),
+  role: roleSchema.optional(),
+  status: z.enum(["enabled", "disabled"], { error: 'Must be "enabled" or "disabled"' }).optional(),
+  balanceUnlimited: z.boolean({ error: "Must be true or false" }).optional(),
+});
+
+export const topUpUserSchema = z.object({
+  id: recordIdSchema,
+  amount: positiveUsdSchema,
+  /** Recorded in balance_logs; empty: "top-up". */
+  reason: z
+    .string({ error: "Must be text" })
+    .trim()
+    .max(200, "Must be at most 200 characters")
+    .default("top-up")
+    .transform((reason) => reason || "top-up"),
+});
+
+export const setPasswordSchema = z.object({ id: recordIdSchema, password: passwordSchema });
+
+/** The first administrator, created from the console's first-run page. */
+export const firstAdministratorSchema = z.object({ name: userNameSchema, password: passwordSchema });
+
+export type CreateUserInput = z.output<typeof createUserSchema>;
+export type UpdateUserInput = z.output<typeof updateUserSchema>;
+export type TopUpUserInput = z.output<typeof topUpUserSchema>;
