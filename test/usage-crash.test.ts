@@ -176,9 +176,9 @@ describe("accepted spend survives an outage", () => {
   });
 
   test.if(usePostgres)("SIGTERM while Postgres is unreachable: the spend of every answered call is written by the next start", async () => {
-    const target = new URL(database!.url);
+    const target = new URL(database!.url!);
     proxy = startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(database!.url);
+    const viaProxy = new URL(database!.url!);
     viaProxy.port = String(proxy.port);
     const gateway = await start({ DATABASE_URL: viaProxy.toString() });
     const token = newToken("outage");

@@ -10,9 +10,12 @@ export interface GatewayProcess {
   output(): string;
 }
 
-/** Starts `npm start`'s gateway entry point with `environment` and resolves once it listens. */
+/**
+ * Starts the server (`npm start`'s entry, apps/server) with `environment` and resolves once its gateway
+ * listens; `argv` picks a mode (`["gateway"]` is `npm run start:gateway`).
+ */
 export async function startGatewayProcess(environment: Record<string, string | undefined>, argv: string[] = []): Promise<GatewayProcess> {
-  const child = Bun.spawn([process.execPath, join(root, "apps/gateway/src/index.ts"), ...argv], {
+  const child = Bun.spawn([process.execPath, join(root, "apps/server/src/index.ts"), ...argv], {
     env: environment,
     cwd: root,
     stdout: "pipe",
