@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { TEST_SECRET } from "./helpers/gateway-fixture";
-import { runCli, type ServerProcess, startServerProcess } from "./helpers/gateway-process";
+import { runCli, type ServerProcess, serverEnvironment, startServerProcess } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const usePostgres = Boolean(process.env.DATABASE_URL);
@@ -25,17 +24,7 @@ afterAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 /** The file's data folder (embedded; each test's server has stopped before the next starts) or database. */
-function environment(overrides: Record<string, string> = {}): Record<string, string | undefined> {
-  return {
-    ...process.env,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    TOLLGATE_DATA_DIR: dataDir,
-    DATABASE_URL: database?.url ?? "",
-    TOLLGATE_SECRET: usePostgres ? TEST_SECRET : "",
-    ...overrides,
-  };
-}
+const environment = (overrides: Record<string, string> = {}) => serverEnvironment(dataDir, database, overrides);
 
 async function stop(server: ServerProcess): Promise<void> {
   server.child.kill("SIGTERM");

@@ -1,6 +1,27 @@
 import { join } from "node:path";
+import { TEST_SECRET } from "./gateway-fixture";
 
 const root = join(import.meta.dir, "..", "..");
+
+/**
+ * The environment of a server process under test: this process's own, port 0 on loopback, its data folder,
+ * and the test file's database (Postgres: its URL and the suite's secret; embedded: neither), then `overrides`.
+ */
+export function serverEnvironment(
+  dataDir: string,
+  database: { url?: string } | null,
+  overrides: Record<string, string> = {},
+): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    TOLLGATE_DATA_DIR: dataDir,
+    DATABASE_URL: database?.url ?? "",
+    TOLLGATE_SECRET: database ? TEST_SECRET : "",
+    ...overrides,
+  };
+}
 
 export interface ServerProcess {
   child: ReturnType<typeof Bun.spawn>;
