@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# One image for the gateway (default command) and the console (`bun apps/console/src/index.ts`).
+# One image, one entry (apps/server): the gateway and the console on one port by default (`npm start`),
+# `bun apps/server/src/index.ts gateway` for the gateway alone, `... console` for the console alone.
 # Build: docker build -t tollgate .   Run: see compose.yaml (DATABASE_URL, TOLLGATE_SECRET, REDIS_URL).
 # Keep the Bun version in step with devDependencies.bun in package.json.
 ARG BUN_VERSION=1.4.5
@@ -14,6 +15,7 @@ COPY package.json bun.lock ./
 COPY apps/cli/package.json apps/cli/
 COPY apps/console/package.json apps/console/
 COPY apps/gateway/package.json apps/gateway/
+COPY apps/server/package.json apps/server/
 COPY apps/web/package.json apps/web/
 COPY packages/db/package.json packages/db/
 COPY packages/shared/package.json packages/shared/
@@ -42,6 +44,7 @@ COPY --from=production-dependencies /app/packages ./packages
 COPY package.json bun.lock tsconfig.json ./
 COPY drizzle ./drizzle
 COPY packages ./packages
+COPY apps/server/src ./apps/server/src
 COPY apps/gateway/src ./apps/gateway/src
 COPY apps/cli/src ./apps/cli/src
 COPY apps/console/src ./apps/console/src
@@ -53,5 +56,5 @@ USER bun
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["bun", "-e", "fetch(`http://127.0.0.1:${process.env.PORT ?? 3000}/healthz`).then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# What `npm run start:gateway` runs, without its install step (dependencies are in the image).
-CMD ["bun", "apps/gateway/src/index.ts"]
+# What `npm start` runs, without its install step (dependencies are in the image).
+CMD ["bun", "apps/server/src/index.ts"]

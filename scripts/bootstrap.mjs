@@ -22,9 +22,10 @@ function run(command, args, options = {}) {
  * Runs the task's long-lived process (the server, the test runner) and stands in for it: SIGTERM, SIGINT
  * and SIGHUP sent to this wrapper (by `npm start`, `bun run`, a process manager) are passed on, and the
  * wrapper ends only when the child has, with its exit code or by its signal. spawnSync would leave the
- * signals to kill the wrapper alone and the server running, orphaned.
+ * signals to kill the wrapper alone and the server running, orphaned. With `failed` (an earlier step of
+ * the task failed), a child that exits 0 still ends the wrapper with 1.
  */
-function runForwardingSignals(command, args, options = {}) {
+function runForwardingSignals(command, args, options = {}, { failed = false } = {}) {
   const child = spawn(command, args, { cwd: root, stdio: "inherit", ...options });
   const forwarded = ["SIGTERM", "SIGINT", "SIGHUP"];
   const forward = (signal) => {
@@ -43,7 +44,7 @@ function runForwardingSignals(command, args, options = {}) {
       process.kill(process.pid, signal);
       process.exit(128 + (constants.signals[signal] ?? 0));
     }
-    process.exit(code ?? 1);
+    process.exit(code === 0 && failed ? 1 : (code ?? 1));
   });
 }
 
@@ -80,9 +81,9 @@ if (installStatus !== 0) process.exit(installStatus);
 // Each task runs Bun directly (not through `bun run`), so that nothing echoes the arguments: the CLI's
 // may carry an upstream key.
 const tasks = {
-  start: ["apps/gateway/src/index.ts"],
-  "start:gateway": ["apps/gateway/src/index.ts", "--gateway-only"],
-  "start:console": ["apps/console/src/index.ts"],
+  start: ["apps/server/src/index.ts"],
+  "start:gateway": ["apps/server/src/index.ts", "gateway"],
+  "start:console": ["apps/server/src/index.ts", "console"],
   "build:web": null,
   admin: ["apps/cli/src/index.ts"],
   test: ["test"],
@@ -119,4 +120,16 @@ if (task === "build:web") {
   process.exit(0);
 }
 if (task === "start" || task === "start:console") buildWebIfStale(false);
-runForwardingSignals(bun, [...tasks[task], ...rest], { env });
+
+/**
+ * The type check is part of the test command, so CI runs it too. The tests run after a failed check all
+ * the same (they tell what works), and the run fails; .ci/run counts this line as one failed test.
+ */
+function typeCheckPasses() {
+  const status = run(bun, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "."], { env });
+  if (status !== 0) console.error("[tollgate] type check failed (tsc --noEmit -p .)");
+  return status === 0;
+}
+
+const failed = task === "test" && !typeCheckPasses();
+runForwardingSignals(bun, [...tasks[task], ...rest], { env }, { failed });

@@ -6,8 +6,7 @@ import { migrateDatabase, openDatabase, requestLogs, tokens } from "@tollgate/db
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { TEST_SECRET } from "./helpers/gateway-fixture";
-import { runCli, startGatewayProcess } from "./helpers/gateway-process";
+import { runCli, serverEnvironment, startGatewayProcess } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const root = join(import.meta.dir, "..");
@@ -25,16 +24,8 @@ beforeAll(async () => {
   upstream = await startFakeOpenAIUpstream();
   dataDir = mkdtempSync(join(tmpdir(), "tollgate-process-"));
   if (usePostgres) database = await freshDatabase();
-  environment = {
-    ...process.env,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    TOLLGATE_DATA_DIR: dataDir,
-    DATABASE_URL: database?.url ?? "",
-    TOLLGATE_SECRET: usePostgres ? TEST_SECRET : "",
-    // Only the shutdown flush can write the usage of this test.
-    USAGE_FLUSH_INTERVAL_MS: "600000",
-  };
+  // Only the shutdown flush can write the usage of this test.
+  environment = serverEnvironment(dataDir, database, { USAGE_FLUSH_INTERVAL_MS: "600000" });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {

@@ -611,7 +611,7 @@ describe("the gateway process (index.ts)", () => {
   test(
     "closes idle connections after HTTP_IDLE_TIMEOUT_S and answers a 40 MB body with the envelope",
     async () => {
-      const child = Bun.spawn([process.execPath, join(import.meta.dir, "../apps/gateway/src/index.ts")], {
+      const child = Bun.spawn([process.execPath, join(import.meta.dir, "../apps/server/src/index.ts")], {
         env: {
           ...process.env,
           PORT: "0",

@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { TEST_SECRET, waitFor } from "./helpers/gateway-fixture";
+import { waitFor } from "./helpers/gateway-fixture";
+import { serverEnvironment } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const root = join(import.meta.dir, "..");
@@ -56,14 +57,7 @@ describe("node scripts/bootstrap.mjs (npm start, npm run start:gateway)", () => 
         dataDirs.push(dataDir);
         const wrapper = Bun.spawn(["node", join(root, "scripts/bootstrap.mjs"), "start:gateway"], {
           cwd: root,
-          env: {
-            ...process.env,
-            PORT: "0",
-            HOST: "127.0.0.1",
-            TOLLGATE_DATA_DIR: dataDir,
-            DATABASE_URL: database?.url ?? "",
-            TOLLGATE_SECRET: database ? TEST_SECRET : "",
-          },
+          env: serverEnvironment(dataDir, database),
           stdout: "pipe",
           stderr: "inherit",
         });

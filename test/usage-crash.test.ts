@@ -6,8 +6,8 @@ import { migrateDatabase, openDatabase, requestLogs, tokens } from "@tollgate/db
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { TEST_SECRET, waitFor } from "./helpers/gateway-fixture";
-import { type GatewayProcess, runCli, startGatewayProcess } from "./helpers/gateway-process";
+import { waitFor } from "./helpers/gateway-fixture";
+import { type GatewayProcess, runCli, serverEnvironment, startGatewayProcess } from "./helpers/gateway-process";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -27,17 +27,11 @@ beforeAll(async () => {
   slow = await startFakeOpenAIUpstream({ chunkDelayMs: 100 });
   dataDir = mkdtempSync(join(tmpdir(), "tollgate-crash-"));
   if (usePostgres) database = await freshDatabase();
-  environment = {
-    ...process.env,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    TOLLGATE_DATA_DIR: dataDir,
-    DATABASE_URL: database?.url ?? "",
-    TOLLGATE_SECRET: usePostgres ? TEST_SECRET : "",
+  environment = serverEnvironment(dataDir, database, {
     // Nothing is written behind during these tests: what reaches the database comes from a shutdown or a spool.
     USAGE_FLUSH_INTERVAL_MS: "600000",
     SHUTDOWN_DRAIN_MS: "300",
-  };
+  });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -176,9 +170,9 @@ describe("accepted spend survives an outage", () => {
   });
 
   test.if(usePostgres)("SIGTERM while Postgres is unreachable: the spend of every answered call is written by the next start", async () => {
-    const target = new URL(database!.url);
+    const target = new URL(database!.url!);
     proxy = startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(database!.url);
+    const viaProxy = new URL(database!.url!);
     viaProxy.port = String(proxy.port);
     const gateway = await start({ DATABASE_URL: viaProxy.toString() });
     const token = newToken("outage");

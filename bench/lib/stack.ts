@@ -100,7 +100,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     gateway = await startService(
       "gateway",
-      [bun, ...(process.env.BENCH_GATEWAY_BUN_FLAGS?.split(" ").filter(Boolean) ?? []), ...(options.gatewayBunFlags ?? []), join(root, "apps/gateway/src/index.ts")],
+      [bun, ...(process.env.BENCH_GATEWAY_BUN_FLAGS?.split(" ").filter(Boolean) ?? []), ...(options.gatewayBunFlags ?? []), join(root, "apps/server/src/index.ts")],
       gatewayEnv,
       root,
     );

@@ -1,18 +1,47 @@
 import { join } from "node:path";
+import { TEST_SECRET } from "./gateway-fixture";
 
 const root = join(import.meta.dir, "..", "..");
 
-export interface GatewayProcess {
+/**
+ * The environment of a server process under test: this process's own, port 0 on loopback, its data folder,
+ * and the test file's database (Postgres: its URL and the suite's secret; embedded: neither), then `overrides`.
+ */
+export function serverEnvironment(
+  dataDir: string,
+  database: { url?: string } | null,
+  overrides: Record<string, string> = {},
+): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    TOLLGATE_DATA_DIR: dataDir,
+    DATABASE_URL: database?.url ?? "",
+    TOLLGATE_SECRET: database ? TEST_SECRET : "",
+    ...overrides,
+  };
+}
+
+export interface ServerProcess {
   child: ReturnType<typeof Bun.spawn>;
-  /** Base URL with /v1, on 127.0.0.1. */
-  baseUrl: string;
+  /** Where it listens, on 127.0.0.1, without a path (http://127.0.0.1:PORT). */
+  origin: string;
   /** Everything the process printed on stdout so far. */
   output(): string;
 }
 
-/** Starts `npm start`'s gateway entry point with `environment` and resolves once it listens. */
-export async function startGatewayProcess(environment: Record<string, string | undefined>, argv: string[] = []): Promise<GatewayProcess> {
-  const child = Bun.spawn([process.execPath, join(root, "apps/gateway/src/index.ts"), ...argv], {
+export interface GatewayProcess extends ServerProcess {
+  /** Base URL with /v1, on 127.0.0.1. */
+  baseUrl: string;
+}
+
+/**
+ * Starts the server (`npm start`'s entry, apps/server) with `environment` and resolves once it listens;
+ * `argv` picks a mode (`["gateway"]` is `npm run start:gateway`, `["console"]` `npm run start:console`).
+ */
+export async function startServerProcess(environment: Record<string, string | undefined>, argv: string[] = []): Promise<ServerProcess> {
+  const child = Bun.spawn([process.execPath, join(root, "apps/server/src/index.ts"), ...argv], {
     env: environment,
     cwd: root,
     stdout: "pipe",
@@ -22,9 +51,9 @@ export async function startGatewayProcess(environment: Record<string, string | u
   let output = "";
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) throw new Error(`gateway exited before listening: ${output}`);
+    if (done) throw new Error(`server exited before listening: ${output}`);
     output += new TextDecoder().decode(value);
-    const match = /"url":"(http:\/\/[^"]+\/v1)"/.exec(output);
+    const match = /"message":"tollgate (?:gateway|console) listening","url":"(http:\/\/[^/"]+)/.exec(output);
     if (match) {
       // Keep draining stdout so the child never blocks on a full pipe.
       void (async () => {
@@ -34,9 +63,15 @@ export async function startGatewayProcess(environment: Record<string, string | u
           output += new TextDecoder().decode(chunk.value);
         }
       })();
-      return { child, baseUrl: match[1]!.replace("localhost", "127.0.0.1"), output: () => output };
+      return { child, origin: match[1]!.replace("localhost", "127.0.0.1"), output: () => output };
     }
   }
+}
+
+/** Starts the server in a mode that serves /v1 (all-in-one unless `argv` says `gateway`). */
+export async function startGatewayProcess(environment: Record<string, string | undefined>, argv: string[] = []): Promise<GatewayProcess> {
+  const server = await startServerProcess(environment, argv);
+  return { ...server, baseUrl: `${server.origin}/v1` };
 }
 
 /** Runs the operator CLI against the same environment (forwarded to a running embedded server). */

@@ -69,8 +69,8 @@ export interface AppDependencies {
    */
   socketAddress?: (request: Request) => string | null;
   /**
-   * Answers what the /v1 API does not (the console's /trpc and SPA when served from this process), or
-   * null to let the gateway answer 404 in the OpenAI envelope.
+   * Answers what the /v1 API does not (the console's /trpc and SPA, when the server mounts the console on
+   * this port), or null to let the gateway answer 404 in the OpenAI envelope.
    */
   fallback?: (request: Request) => Promise<Response | null>;
   /**
@@ -79,8 +79,6 @@ export interface AppDependencies {
    * lifts it while it runs and gets it back once its answer is out. Default 30.
    */
   idleTimeoutSeconds?: number;
-  /** Embedded mode only: runs an operator CLI command in this process (the CLI forwards here). */
-  adminCli?: { secret: string; run: (argv: string[]) => Promise<{ exitCode: number; stdout: string; stderr: string }> };
 }
 
 function toGatewayError(error: unknown): GatewayError {
@@ -89,9 +87,9 @@ function toGatewayError(error: unknown): GatewayError {
 }
 
 /**
- * The /v1 API as an Elysia app; index.ts is the only place that listens. The app sets the server's idle
- * timeout and a body size limit Bun never reaches first (the handlers refuse an oversized body with a 413
- * in the envelope, where Bun would answer a bare 413 or reset the connection).
+ * The /v1 API as an Elysia app; the server (apps/server) listens with it and may add routes of its own.
+ * The app sets the server's idle timeout and a body size limit Bun never reaches first (the handlers refuse
+ * an oversized body with a 413 in the envelope, where Bun would answer a bare 413 or reset the connection).
  */
 export function createApp(dependencies: AppDependencies) {
   const { services } = dependencies;
@@ -193,25 +191,6 @@ export function createApp(dependencies: AppDependencies) {
       withErrors(() => handleRetrieveModel(services, request, clientAddressOf(request), params["*"])),
     );
 
-  if (dependencies.adminCli) {
-    const adminCli = dependencies.adminCli;
-    app.post(
-      "/internal/admin-cli",
-      async ({ request }) => {
-        const address = socketAddress(request);
-        const loopback = address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
-        if (!loopback || request.headers.get("authorization") !== `Bearer ${adminCli.secret}`) {
-          return errorResponse(errors.notFound(new URL(request.url).pathname));
-        }
-        const body = (await request.json().catch(() => null)) as { argv?: unknown } | null;
-        if (!body || !Array.isArray(body.argv) || !body.argv.every((item) => typeof item === "string")) {
-          return errorResponse(errors.invalidParameter("argv", "argv must be an array of strings"));
-        }
-        return Response.json(await adminCli.run(body.argv as string[]));
-      },
-      { parse: "none" },
-    );
-  }
   return app;
 }
 

@@ -6,3 +6,4 @@ export * from "./embedded-secret";
 export * from "./data-dir-lock";
 export * from "./database-errors";
 export * from "./token-columns";
+export * from "./storage-env";

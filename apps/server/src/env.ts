@@ -1,13 +1,19 @@
+import { environmentIssues, optionalVariable, storageVariables } from "@tollgate/db";
 import { z } from "zod";
+import { modeProfiles, type ServerMode } from "./server-mode";
 
 const integer = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 
+/** Every variable the server reads, whatever its mode: nothing else in the process reads process.env. */
 const schema = z.object({
-  PORT: integer(3000),
+  ...storageVariables,
+  /** Default 3000; 3001 in console mode. */
+  PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   HOST: z.string().default("0.0.0.0"),
-  DATABASE_URL: z.string().url().optional().or(z.literal("").transform(() => undefined)),
-  TOLLGATE_DATA_DIR: z.string().default("./data"),
-  TOLLGATE_SECRET: z.string().min(16).optional().or(z.literal("").transform(() => undefined)),
+  /** Default 10; 5 in console mode. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().nonnegative().optional(),
+  /** Base URL shown in the console's Quick start (e.g. https://llm.example.com); default: the request's host. */
+  TOLLGATE_PUBLIC_URL: optionalVariable(z.string().url()),
   /** Comma-separated IPs/CIDRs whose X-Forwarded-For is believed. */
   TRUSTED_PROXIES: z.string().default(""),
   /** Largest request body accepted on /v1, in bytes. */
@@ -16,7 +22,7 @@ const schema = z.object({
   USAGE_FLUSH_INTERVAL_MS: integer(1000),
   /** Request-log rows kept in memory while the database is unreachable; quota deltas are never dropped. */
   USAGE_BUFFER_MAX: integer(100_000),
-  /** On Postgres the write-behind runs on a worker thread; "false" keeps it on the request thread. */
+  /** The write-behind runs on a worker thread; "false" keeps it on the request thread. */
   USAGE_WRITER_THREAD: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
   /** Upstream time to response headers (non-streamed answers can take minutes). */
   UPSTREAM_TIMEOUT_MS: integer(600_000),
@@ -29,15 +35,14 @@ const schema = z.object({
   CHANNEL_FAILURE_WINDOW_MS: integer(60_000),
   /** First cool-down; doubles after each failed probe, up to ten times as long. */
   CHANNEL_COOLDOWN_MS: integer(30_000),
-  DATABASE_POOL_SIZE: integer(10),
   /** redis://host:6379: per-token rate limits shared by every instance; unset: counted per process. */
-  REDIS_URL: z.string().optional().or(z.literal("").transform(() => undefined)),
+  REDIS_URL: optionalVariable(z.string()),
   REDIS_KEY_PREFIX: z.string().default("tollgate:rl:"),
   /** Bearer token that opens GET /metrics; without it only METRICS_ALLOWED_IPS may scrape. */
-  METRICS_TOKEN: z.string().min(16).optional().or(z.literal("").transform(() => undefined)),
+  METRICS_TOKEN: optionalVariable(z.string().min(16)),
   METRICS_ALLOWED_IPS: z.string().default("127.0.0.1,::1"),
   /** Folder of the durable usage spool (usage not yet written survives SIGTERM, kill -9 and outages); default TOLLGATE_DATA_DIR/spool. */
-  USAGE_SPOOL_DIR: z.string().optional().or(z.literal("").transform(() => undefined)),
+  USAGE_SPOOL_DIR: optionalVariable(z.string()),
   /** How often the spool is fsync'd (what a power loss can lose; kill -9 loses nothing already recorded). */
   USAGE_SPOOL_SYNC_MS: integer(50),
   /** /readyz answers 503 once usage writes have failed for this long. */
@@ -57,13 +62,22 @@ const schema = z.object({
   LOG_REQUESTS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
 });
 
-export type GatewayEnv = z.infer<typeof schema>;
+export type ServerEnvironment = Omit<z.infer<typeof schema>, "PORT" | "DATABASE_POOL_SIZE"> & {
+  PORT: number;
+  DATABASE_POOL_SIZE: number;
+};
 
-/** Parses the environment once; exits with a readable message when a variable is malformed. */
-export function readGatewayEnv(source: Record<string, string | undefined> = process.env): GatewayEnv {
+/** Parses the environment once, with the mode's defaults; exits with a readable message when a variable is malformed. */
+export function readServerEnvironment(mode: ServerMode, source: Record<string, string | undefined> = process.env): ServerEnvironment {
   const parsed = schema.safeParse(source);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
-  console.error(`tollgate: invalid environment\n${problems}`);
-  process.exit(2);
+  if (!parsed.success) {
+    console.error(`tollgate: invalid environment\n${environmentIssues(parsed.error).map((line) => `  ${line}`).join("\n")}`);
+    process.exit(2);
+  }
+  const profile = modeProfiles[mode];
+  return {
+    ...parsed.data,
+    PORT: parsed.data.PORT ?? profile.defaultPort,
+    DATABASE_POOL_SIZE: parsed.data.DATABASE_POOL_SIZE ?? profile.defaultPoolSize,
+  };
 }

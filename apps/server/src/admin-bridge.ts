@@ -1,0 +1,53 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCommand } from "@tollgate/cli/run-command";
+import type { Database } from "@tollgate/db";
+import type { SecretBox } from "@tollgate/shared";
+import { NotFoundError } from "elysia";
+
+/** Where the CLI sends its commands (apps/cli/src/forward-to-server.ts). */
+export const ADMIN_BRIDGE_PATH = "/internal/admin-cli";
+
+const loopbackAddresses = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
+
+/**
+ * The embedded admin bridge. With the embedded database only this process may open the data folder, so
+ * the operator CLI forwards its commands here while the server runs: POST /internal/admin-cli from
+ * loopback, with the secret this process writes to `${dataDir}/server.json` (mode 0600: readable only by
+ * the folder's owner). The gateway knows nothing of it; the server mounts it on the gateway's app.
+ */
+export interface AdminBridge {
+  /**
+   * Runs the command in the request's body ({"argv": [...]}) and answers the CLI's result. A request not
+   * from loopback or without the secret is answered as any unknown path is (the gateway's 404).
+   */
+  handle(request: Request, socketAddress: string | null): Promise<Response>;
+  /** Writes server.json: the CLI forwards to this process from now on. */
+  advertise(port: number): void;
+  /** Removes server.json (first thing on shutdown): the CLI no longer forwards here. */
+  withdraw(): void;
+}
+
+export function createAdminBridge(options: { dataDir: string; db: Database; secretBox: SecretBox }): AdminBridge {
+  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+  const serverFile = join(options.dataDir, "server.json");
+  return {
+    async handle(request, socketAddress) {
+      if (!loopbackAddresses.has(socketAddress ?? "") || request.headers.get("authorization") !== `Bearer ${secret}`) {
+        throw new NotFoundError();
+      }
+      const body = (await request.json().catch(() => null)) as { argv?: unknown } | null;
+      if (!body || !Array.isArray(body.argv) || !body.argv.every((item) => typeof item === "string")) {
+        const error = { message: "argv must be an array of strings", type: "invalid_request_error", param: "argv", code: "invalid_value" };
+        return Response.json({ error }, { status: 400 });
+      }
+      return Response.json(await runCommand(body.argv as string[], { db: options.db, secretBox: options.secretBox }));
+    },
+    advertise(port) {
+      writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, adminSecret: secret }), { mode: 0o600 });
+    },
+    withdraw() {
+      rmSync(serverFile, { force: true });
+    },
+  };
+}

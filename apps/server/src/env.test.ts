@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test";
+import { readStorageEnvironment } from "@tollgate/db";
+import { readServerEnvironment } from "./env";
+import { parseServerMode } from "./server-mode";
+
+describe("the server's environment", () => {
+  test("PORT and DATABASE_POOL_SIZE default by mode: 3000 and 10 with the gateway, 3001 and 5 for the console alone", () => {
+    for (const mode of ["all", "gateway"] as const) {
+      expect(readServerEnvironment(mode, {})).toMatchObject({ PORT: 3000, DATABASE_POOL_SIZE: 10 });
+    }
+    expect(readServerEnvironment("console", {})).toMatchObject({ PORT: 3001, DATABASE_POOL_SIZE: 5 });
+    expect(readServerEnvironment("console", { PORT: "0", DATABASE_POOL_SIZE: "8" })).toMatchObject({ PORT: 0, DATABASE_POOL_SIZE: 8 });
+  });
+
+  test("the storage variables are read as the CLI reads them: empty is unset, the data folder defaults to ./data", () => {
+    const empty = { DATABASE_URL: "", TOLLGATE_DATA_DIR: "", TOLLGATE_SECRET: "", TOLLGATE_PUBLIC_URL: "", USAGE_SPOOL_DIR: "" };
+    const server = readServerEnvironment("all", empty);
+    expect(server).toMatchObject({ TOLLGATE_DATA_DIR: "./data" });
+    expect(server.DATABASE_URL).toBeUndefined();
+    expect(server.TOLLGATE_SECRET).toBeUndefined();
+    expect(server.TOLLGATE_PUBLIC_URL).toBeUndefined();
+    expect(server.USAGE_SPOOL_DIR).toBeUndefined();
+    expect(readStorageEnvironment(empty)).toEqual({ databaseUrl: undefined, dataDir: "./data", secret: undefined });
+
+    const set = { DATABASE_URL: "postgres://tollgate@db:5432/tollgate", TOLLGATE_DATA_DIR: "/srv/tollgate", TOLLGATE_SECRET: "s".repeat(16) };
+    expect(readStorageEnvironment(set)).toEqual({ databaseUrl: set.DATABASE_URL, dataDir: "/srv/tollgate", secret: set.TOLLGATE_SECRET });
+    expect(readServerEnvironment("gateway", set)).toMatchObject(set);
+  });
+
+  test("a malformed storage variable is named in a one-line message", () => {
+    expect(() => readStorageEnvironment({ DATABASE_URL: "not a url", TOLLGATE_SECRET: "short" })).toThrow(
+      /^invalid environment: DATABASE_URL: .+; TOLLGATE_SECRET: .+$/,
+    );
+  });
+
+  test("the mode is the one argument: none is all-in-one, gateway or console, anything else is refused", () => {
+    expect(parseServerMode([])).toBe("all");
+    expect(parseServerMode(["gateway"])).toBe("gateway");
+    expect(parseServerMode(["console"])).toBe("console");
+    expect(parseServerMode(["--gateway-only"])).toBeNull();
+    expect(parseServerMode(["gateway", "console"])).toBeNull();
+  });
+});

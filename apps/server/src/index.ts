@@ -1,0 +1,23 @@
+import { createLogger } from "@tollgate/gateway/logger";
+import { readServerEnvironment } from "./env";
+import { openStorage } from "./open-storage";
+import { serveConsole } from "./serve-console";
+import { serveGateway } from "./serve-gateway";
+import { modeProfiles, parseServerMode, serverUsage } from "./server-mode";
+import { stopOnSignals } from "./shutdown";
+
+// The one process entry: `npm start` (no argument), `npm run start:gateway` (gateway),
+// `npm run start:console` (console). Nothing else in the process reads the environment or listens.
+const mode = parseServerMode(process.argv.slice(2));
+if (mode === null) {
+  console.error(serverUsage);
+  process.exit(2);
+}
+const environment = readServerEnvironment(mode);
+const log = createLogger(environment.LOG_LEVEL);
+const storage = await openStorage(environment, mode);
+const profile = modeProfiles[mode];
+const serving = profile.servesGateway
+  ? await serveGateway({ environment, storage, log, withConsole: profile.servesConsole })
+  : serveConsole({ environment, storage, log });
+stopOnSignals({ log, drainMs: environment.SHUTDOWN_DRAIN_MS, storage, ...serving });

@@ -1,0 +1,55 @@
+import { type DatabaseHandle, type DataDirLock, lockDataDirWhenFree, migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
+import { createSecretBox, type SecretBox } from "@tollgate/shared";
+import type { ServerEnvironment } from "./env";
+import type { ServerMode } from "./server-mode";
+
+/** The database this process serves from, migrated, and the box that seals upstream keys in it. */
+export interface Storage {
+  database: DatabaseHandle;
+  secretBox: SecretBox;
+  /** Embedded PGlite in TOLLGATE_DATA_DIR (no DATABASE_URL): this process holds the folder's lock. */
+  embedded: boolean;
+  /** Lets the data folder go (embedded; also done when the process exits). */
+  releaseDataDir(): void;
+}
+
+function inUseMessage(mode: ServerMode, dataDir: string, holder: { pid: number; role: string }): string {
+  if (mode === "console") {
+    return (
+      `tollgate console: the data folder ${dataDir} is in use (pid ${holder.pid}). With the embedded ` +
+      "database the console runs inside `npm start`; run it standalone only with DATABASE_URL."
+    );
+  }
+  return (
+    `tollgate: the data folder ${dataDir} is in use by another ${holder.role === "server" ? "Tollgate server" : "CLI command"} (pid ${holder.pid}). ` +
+    "Stop it, or give this one another TOLLGATE_DATA_DIR (or a DATABASE_URL to share a database)."
+  );
+}
+
+/**
+ * Takes the data folder (embedded: only one process may open it; a CLI command that has it is waited for,
+ * another server is refused and this one exits), opens and migrates the database, and builds the secret box.
+ */
+export async function openStorage(environment: ServerEnvironment, mode: ServerMode): Promise<Storage> {
+  const embedded = !environment.DATABASE_URL;
+  let dataDirLock: DataDirLock | null = null;
+  if (embedded) {
+    const lock = await lockDataDirWhenFree(environment.TOLLGATE_DATA_DIR, "server", { timeoutMs: 30_000, stopIfServer: true });
+    if (!("release" in lock)) {
+      console.error(inUseMessage(mode, environment.TOLLGATE_DATA_DIR, lock));
+      process.exit(1);
+    }
+    dataDirLock = lock;
+    process.on("exit", () => dataDirLock?.release());
+  }
+  const database = await openDatabase({
+    databaseUrl: environment.DATABASE_URL,
+    dataDir: environment.TOLLGATE_DATA_DIR,
+    poolSize: environment.DATABASE_POOL_SIZE,
+  });
+  await migrateDatabase(database);
+  const secretBox = await createSecretBox(
+    resolveEncryptionSecret({ secret: environment.TOLLGATE_SECRET, databaseUrl: environment.DATABASE_URL, dataDir: environment.TOLLGATE_DATA_DIR }),
+  );
+  return { database, secretBox, embedded, releaseDataDir: () => dataDirLock?.release() };
+}
