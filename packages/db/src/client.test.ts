@@ -7,15 +7,21 @@ import { openDatabase, resultRows } from "./client";
 import { SETUP_TIMEOUT_MS } from "../../../test/helpers/timeouts";
 
 describe("the embedded database", () => {
-  test("runs with a small buffer pool, so that the gateway's memory stays small", async () => {
-    const handle = await openDatabase({ dataDir: "memory://" });
-    try {
-      const rows = resultRows(await handle.db.execute(sql`show shared_buffers`));
-      expect(rows).toEqual([{ shared_buffers: "16MB" }]);
-    } finally {
-      await handle.close();
-    }
-  });
+  // The first PGlite a test process opens compiles its WebAssembly on a new thread: on a busy 2-core machine
+  // that alone passed Bun's 5 s default (CI, Postgres run, where no earlier file had opened one).
+  test(
+    "runs with a small buffer pool, so that the gateway's memory stays small",
+    async () => {
+      const handle = await openDatabase({ dataDir: "memory://" });
+      try {
+        const rows = resultRows(await handle.db.execute(sql`show shared_buffers`));
+        expect(rows).toEqual([{ shared_buffers: "16MB" }]);
+      } finally {
+        await handle.close();
+      }
+    },
+    SETUP_TIMEOUT_MS,
+  );
 
   test(
     "a new data folder is created (on a thread of its own, then reopened) and keeps its data for the next open",
