@@ -16,9 +16,12 @@ export interface DriveOutcome {
   usage: Map<number, ProcessUsage>;
 }
 
-/** Runs the load driver in its own process and samples the watched processes' CPU time around its measurement. */
-export async function drive(config: DriverConfig, watchedPids: number[]): Promise<DriveOutcome> {
-  const child = Bun.spawn([process.execPath, join(root, "bench/load-driver.ts")], {
+/**
+ * Runs the load driver in its own process and samples the watched processes' CPU time around its measurement.
+ * `argvPrefix` wraps the driver's command, e.g. ["taskset", "-c", "1"] to pin it to a core.
+ */
+export async function drive(config: DriverConfig, watchedPids: number[], argvPrefix: string[] = []): Promise<DriveOutcome> {
+  const child = Bun.spawn([...argvPrefix, process.execPath, join(root, "bench/load-driver.ts")], {
     env: benchEnv({ BENCH_DRIVER_CONFIG: JSON.stringify(config) }),
     stdin: "ignore",
     stdout: "pipe",
