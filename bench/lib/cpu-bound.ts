@@ -52,7 +52,8 @@ function verdict(met: boolean): string {
 
 export async function runCpuBoundBench(): Promise<void> {
   const durationMs = Number(process.env.BENCH_DURATION_MS ?? 4000);
-  const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 1000);
+  // Longer than the latency mode's: the gateway's JIT is still compiling after one second at full load.
+  const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 2000);
   const repetitions = Math.max(1, Number(process.env.BENCH_REPETITIONS ?? 3));
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
   const streams = Number(process.env.BENCH_STREAMS ?? 1000);
@@ -165,8 +166,22 @@ function printScenario(scenario: Scenario, runs: Run[]): void {
   console.log(
     `CPU/${unit}: proxy ${microseconds(cpuPerRequest(proxy))} us, gateway ${microseconds(cpuPerRequest(gateway))} us, ` +
       `ratio ${times(ratioOf(cpuPerRequest(gateway), cpuPerRequest(proxy)))} (rounds: ${roundRatios.map((value) => times(value)).join(", ")}); ` +
-      `${unit}/s ratio ${times(ratioOf(requestsPerSecond(gateway), requestsPerSecond(proxy)))}\n`,
+      `${unit}/s ratio ${times(ratioOf(requestsPerSecond(gateway), requestsPerSecond(proxy)))}`,
   );
+  console.log(`CPU us/${unit} by thread: proxy: ${threadBreakdown(runs, "proxy")}; gateway: ${threadBreakdown(runs, "gateway")}\n`);
+}
+
+/** CPU per request of each thread (by name) of a target over all rounds: which thread the gap is on. */
+function threadBreakdown(runs: Run[], target: Target): string {
+  const mine = runs.filter((run) => run.target === target);
+  const completed = mine.reduce((sum, run) => sum + run.result.completed, 0);
+  const byName = new Map<string, number>();
+  for (const run of mine) for (const [name, ms] of run.usage.threads) byName.set(name, (byName.get(name) ?? 0) + ms);
+  return [...byName.entries()]
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name} ${microseconds(completed > 0 ? (ms * 1000) / completed : null)}`)
+    .join(", ");
 }
 
 function ratioOf(value: number | null, base: number | null): number | null {

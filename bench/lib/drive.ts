@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { DriverConfig, DriverResult } from "../load-driver";
-import { type ProcessSample, sampleProcess } from "./processes";
+import { type ProcessSample, sampleProcess, sampleThreads } from "./processes";
 import { benchEnv, root } from "./stack";
 
 export interface ProcessUsage {
@@ -8,6 +8,8 @@ export interface ProcessUsage {
   cpuMs: number;
   rssKiB: number;
   peakRssKiB: number;
+  /** CPU ms over the measurement by thread name (threads that ended in between are not counted). */
+  threads: Map<string, number>;
 }
 
 export interface DriveOutcome {
@@ -28,6 +30,7 @@ export async function drive(config: DriverConfig, watchedPids: number[], argvPre
     stderr: "inherit",
   });
   let before = new Map<number, ProcessSample>();
+  let threadsBefore = new Map<number, Map<string, number>>();
   let output = "";
   let result: DriverResult | null = null;
   const decoder = new TextDecoder();
@@ -42,7 +45,10 @@ export async function drive(config: DriverConfig, watchedPids: number[], argvPre
       output = output.slice(newline + 1);
       newline = output.indexOf("\n");
       const message = JSON.parse(line) as { phase?: string } & DriverResult;
-      if (message.phase === "measure") before = new Map(watchedPids.map((pid) => [pid, sampleProcess(pid)]));
+      if (message.phase === "measure") {
+        before = new Map(watchedPids.map((pid) => [pid, sampleProcess(pid)]));
+        threadsBefore = new Map(watchedPids.map((pid) => [pid, sampleThreads(pid)]));
+      }
       else result = message;
     }
   }
@@ -52,7 +58,10 @@ export async function drive(config: DriverConfig, watchedPids: number[], argvPre
   for (const pid of watchedPids) {
     const after = sampleProcess(pid);
     const start = before.get(pid) ?? after;
-    usage.set(pid, { cpuMs: after.cpuMs - start.cpuMs, rssKiB: after.rssKiB, peakRssKiB: after.peakRssKiB });
+    const threads = new Map<string, number>();
+    const threadsStart = threadsBefore.get(pid) ?? new Map<string, number>();
+    for (const [name, ms] of sampleThreads(pid)) threads.set(name, ms - (threadsStart.get(name) ?? 0));
+    usage.set(pid, { cpuMs: after.cpuMs - start.cpuMs, rssKiB: after.rssKiB, peakRssKiB: after.peakRssKiB, threads });
   }
   return { result, usage };
 }
