@@ -8,6 +8,8 @@ export interface ProcessUsage {
   cpuMs: number;
   rssKiB: number;
   peakRssKiB: number;
+  /** Highest RSS seen while the driver measured (sampled every 100 ms), unlike peakRssKiB (the process's life). */
+  measuredPeakRssKiB: number;
   /** CPU ms over the measurement by thread name (threads that ended in between are not counted). */
   threads: Map<string, number>;
 }
@@ -31,6 +33,11 @@ export async function drive(config: DriverConfig, watchedPids: number[], argvPre
   });
   let before = new Map<number, ProcessSample>();
   let threadsBefore = new Map<number, Map<string, number>>();
+  const measuredPeak = new Map<number, number>();
+  let rssSampler: ReturnType<typeof setInterval> | undefined;
+  const sampleRss = () => {
+    for (const pid of watchedPids) measuredPeak.set(pid, Math.max(measuredPeak.get(pid) ?? 0, sampleProcess(pid).rssKiB));
+  };
   let output = "";
   let result: DriverResult | null = null;
   const decoder = new TextDecoder();
@@ -48,10 +55,13 @@ export async function drive(config: DriverConfig, watchedPids: number[], argvPre
       if (message.phase === "measure") {
         before = new Map(watchedPids.map((pid) => [pid, sampleProcess(pid)]));
         threadsBefore = new Map(watchedPids.map((pid) => [pid, sampleThreads(pid)]));
+        sampleRss();
+        rssSampler = setInterval(sampleRss, 100);
       }
       else result = message;
     }
   }
+  clearInterval(rssSampler);
   const code = await child.exited;
   if (code !== 0 || result === null) throw new Error(`load driver failed (exit ${code})`);
   const usage = new Map<number, ProcessUsage>();
@@ -61,7 +71,8 @@ export async function drive(config: DriverConfig, watchedPids: number[], argvPre
     const threads = new Map<string, number>();
     const threadsStart = threadsBefore.get(pid) ?? new Map<string, number>();
     for (const [name, ms] of sampleThreads(pid)) threads.set(name, ms - (threadsStart.get(name) ?? 0));
-    usage.set(pid, { cpuMs: after.cpuMs - start.cpuMs, rssKiB: after.rssKiB, peakRssKiB: after.peakRssKiB, threads });
+    const measuredPeakRssKiB = Math.max(measuredPeak.get(pid) ?? 0, after.rssKiB);
+    usage.set(pid, { cpuMs: after.cpuMs - start.cpuMs, rssKiB: after.rssKiB, peakRssKiB: after.peakRssKiB, measuredPeakRssKiB, threads });
   }
   return { result, usage };
 }
