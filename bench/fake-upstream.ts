@@ -1,5 +1,5 @@
 // A lean OpenAI-compatible upstream for benchmarks, run as its own process. POST /v1/chat/completions:
-// non-streamed answers after BENCH_UPSTREAM_DELAY_MS; streamed ones send their headers at once, the first
+// non-streamed answers after BENCH_UPSTREAM_DELAY_MS (0: at once); streamed ones send their headers at once, the first
 // chunk after BENCH_UPSTREAM_DELAY_MS, then BENCH_STREAM_CHUNKS - 1 more every BENCH_CHUNK_INTERVAL_MS, the
 // usage chunk when asked (stream_options.include_usage) and [DONE]. Prints {"url":...} once listening.
 const delayMs = Number(process.env.BENCH_UPSTREAM_DELAY_MS ?? 20);
@@ -52,11 +52,11 @@ function stream(body: ChatBody, model: string): Response {
     new ReadableStream({
       type: "direct",
       async pull(controller: ReadableStreamDirectController) {
-        await Bun.sleep(delayMs);
+        if (delayMs > 0) await Bun.sleep(delayMs);
         controller.write(chunkFrame(id, model, created, { role: "assistant", content: "" }, null));
         controller.flush();
         for (let index = 1; index < chunks; index++) {
-          await Bun.sleep(chunkIntervalMs);
+          if (chunkIntervalMs > 0) await Bun.sleep(chunkIntervalMs);
           controller.write(chunkFrame(id, model, created, { content: `word${index} ` }, null));
           controller.flush();
         }
@@ -86,7 +86,8 @@ const server = Bun.serve({
     const body = (await request.json()) as ChatBody;
     const model = body.model ?? "gpt-bench";
     if (body.stream) return stream(body, model);
-    await Bun.sleep(delayMs);
+    // No delay at all (not a zero-length timer) when the bench wants the upstream to answer at once.
+    if (delayMs > 0) await Bun.sleep(delayMs);
     return new Response(completion(`chatcmpl-bench${++sequence}`, model, Math.floor(Date.now() / 1000)), {
       headers: { "content-type": "application/json" },
     });

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { drive } from "./lib/drive";
 import { formatTable } from "./lib/format";
+import { stageOf } from "./lib/profile-stages";
 import { chatBody, root, startStack } from "./lib/stack";
 
 const phaseMs = Number(process.env.BENCH_PROFILE_MS ?? 6000);
@@ -101,6 +102,7 @@ function summarize(profile: CpuProfile, windowStartFromEnd: number, windowEndFro
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const self = new Map<string, number>();
   const total = new Map<string, number>();
+  const byStage = new Map<string, number>();
   const from = profile.endTime - windowStartFromEnd;
   const to = profile.endTime - windowEndFromEnd;
   let time = profile.startTime;
@@ -112,6 +114,10 @@ function summarize(profile: CpuProfile, windowStartFromEnd: number, windowEndFro
     const node = byId.get(id)!;
     const selfKey = `${node.callFrame.functionName || "(anonymous)"}  ${location(node.callFrame)}`;
     self.set(selfKey, (self.get(selfKey) ?? 0) + 1);
+    const stack: CallFrame[] = [];
+    for (let current: number | undefined = id; current !== undefined; current = parent.get(current)) stack.push(byId.get(current)!.callFrame);
+    const stage = stageOf(stack);
+    byStage.set(stage, (byStage.get(stage) ?? 0) + 1);
     const seen = new Set<string>();
     for (let current: number | undefined = id; current !== undefined; current = parent.get(current)) {
       const frame = byId.get(current)!.callFrame;
@@ -129,6 +135,15 @@ function summarize(profile: CpuProfile, windowStartFromEnd: number, windowEndFro
       .map(([key, samples]) => [key, ((samples * intervalMicros) / 1000).toFixed(0), `${((samples / kept) * 100).toFixed(1)}%`]);
   const busyMs = (kept * intervalMicros) / 1000;
   console.log(`\nprofile of the load phases: ${kept} samples = ${(busyMs / 1000).toFixed(1)} s on the JS thread, ${completed} requests, ${(busyMs / Math.max(1, completed)).toFixed(3)} ms per request`);
+  console.log("\nby stage of the exchange (JS thread; us per request = samples x interval / requests)");
+  console.log(
+    formatTable(
+      ["stage", "us/request", "% samples"],
+      [...byStage.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .map(([stage, samples]) => [stage, ((samples * intervalMicros) / Math.max(1, completed)).toFixed(1), `${((samples / kept) * 100).toFixed(1)}%`]),
+    ),
+  );
   console.log("\nhottest functions by self time");
   console.log(formatTable(["function  location", "ms", "% samples"], top(self, 30)));
   console.log("\nproject functions by total time (self + callees)");

@@ -11,11 +11,21 @@
 //   BENCH_GATEWAY_BUN_FLAGS                            extra flags of the gateway's bun, e.g. "--smol"
 //   BENCH_DATABASE_URL                                 a Postgres server: the gateway runs on a fresh database
 //                                                      there instead of embedded PGlite
+//   BENCH_TOKEN_RULES_OFF                              e.g. "ip,rpm": the bench token without those limits
+//   BENCH_MODE=cpu (or `--cpu`)                        the CPU-bound mode (bench/lib/cpu-bound.ts): upstream with
+//                                                      no delay, servers pinned to a core, CPU per request vs
+//                                                      the proxy over BENCH_REPETITIONS (3) interleaved rounds
 import { cpus, loadavg } from "node:os";
 import type { DriverResult } from "./load-driver";
 import { drive, type ProcessUsage } from "./lib/drive";
 import { formatMs, formatTable } from "./lib/format";
+import { runCpuBoundBench } from "./lib/cpu-bound";
 import { chatBody, startStack } from "./lib/stack";
+
+if (process.env.BENCH_MODE === "cpu" || process.argv.includes("--cpu")) {
+  await runCpuBoundBench();
+  process.exit(0);
+}
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 4000);
 const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 1000);

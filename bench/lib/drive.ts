@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { DriverConfig, DriverResult } from "../load-driver";
-import { type ProcessSample, sampleProcess } from "./processes";
+import { type ProcessSample, sampleProcess, sampleThreads } from "./processes";
 import { benchEnv, root } from "./stack";
 
 export interface ProcessUsage {
@@ -8,6 +8,10 @@ export interface ProcessUsage {
   cpuMs: number;
   rssKiB: number;
   peakRssKiB: number;
+  /** Highest RSS seen while the driver measured (sampled every 100 ms), unlike peakRssKiB (the process's life). */
+  measuredPeakRssKiB: number;
+  /** CPU ms over the measurement by thread name (threads that ended in between are not counted). */
+  threads: Map<string, number>;
 }
 
 export interface DriveOutcome {
@@ -16,15 +20,24 @@ export interface DriveOutcome {
   usage: Map<number, ProcessUsage>;
 }
 
-/** Runs the load driver in its own process and samples the watched processes' CPU time around its measurement. */
-export async function drive(config: DriverConfig, watchedPids: number[]): Promise<DriveOutcome> {
-  const child = Bun.spawn([process.execPath, join(root, "bench/load-driver.ts")], {
+/**
+ * Runs the load driver in its own process and samples the watched processes' CPU time around its measurement.
+ * `argvPrefix` wraps the driver's command, e.g. ["taskset", "-c", "1"] to pin it to a core.
+ */
+export async function drive(config: DriverConfig, watchedPids: number[], argvPrefix: string[] = []): Promise<DriveOutcome> {
+  const child = Bun.spawn([...argvPrefix, process.execPath, join(root, "bench/load-driver.ts")], {
     env: benchEnv({ BENCH_DRIVER_CONFIG: JSON.stringify(config) }),
     stdin: "ignore",
     stdout: "pipe",
     stderr: "inherit",
   });
   let before = new Map<number, ProcessSample>();
+  let threadsBefore = new Map<number, Map<string, number>>();
+  const measuredPeak = new Map<number, number>();
+  let rssSampler: ReturnType<typeof setInterval> | undefined;
+  const sampleRss = () => {
+    for (const pid of watchedPids) measuredPeak.set(pid, Math.max(measuredPeak.get(pid) ?? 0, sampleProcess(pid).rssKiB));
+  };
   let output = "";
   let result: DriverResult | null = null;
   const decoder = new TextDecoder();
@@ -39,17 +52,27 @@ export async function drive(config: DriverConfig, watchedPids: number[]): Promis
       output = output.slice(newline + 1);
       newline = output.indexOf("\n");
       const message = JSON.parse(line) as { phase?: string } & DriverResult;
-      if (message.phase === "measure") before = new Map(watchedPids.map((pid) => [pid, sampleProcess(pid)]));
+      if (message.phase === "measure") {
+        before = new Map(watchedPids.map((pid) => [pid, sampleProcess(pid)]));
+        threadsBefore = new Map(watchedPids.map((pid) => [pid, sampleThreads(pid)]));
+        sampleRss();
+        rssSampler = setInterval(sampleRss, 100);
+      }
       else result = message;
     }
   }
+  clearInterval(rssSampler);
   const code = await child.exited;
   if (code !== 0 || result === null) throw new Error(`load driver failed (exit ${code})`);
   const usage = new Map<number, ProcessUsage>();
   for (const pid of watchedPids) {
     const after = sampleProcess(pid);
     const start = before.get(pid) ?? after;
-    usage.set(pid, { cpuMs: after.cpuMs - start.cpuMs, rssKiB: after.rssKiB, peakRssKiB: after.peakRssKiB });
+    const threads = new Map<string, number>();
+    const threadsStart = threadsBefore.get(pid) ?? new Map<string, number>();
+    for (const [name, ms] of sampleThreads(pid)) threads.set(name, ms - (threadsStart.get(name) ?? 0));
+    const measuredPeakRssKiB = Math.max(measuredPeak.get(pid) ?? 0, after.rssKiB);
+    usage.set(pid, { cpuMs: after.cpuMs - start.cpuMs, rssKiB: after.rssKiB, peakRssKiB: after.peakRssKiB, measuredPeakRssKiB, threads });
   }
   return { result, usage };
 }

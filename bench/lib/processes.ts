@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
 
 export interface Service {
@@ -84,6 +84,34 @@ export function sampleProcess(pid: number): ProcessSample {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
   return { rssKiB: kib("VmRSS"), peakRssKiB: kib("VmHWM"), cpuMs: (ticks * 1000) / clockTicksPerSecond };
+}
+
+/**
+ * CPU time so far of each thread of a process, in milliseconds, summed by thread name (Bun names its
+ * threads: "HTTP Client" for fetch, "Worker" for a Worker, "JITWorker", ...; the main thread is "bun").
+ */
+export function sampleThreads(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tasks) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // The thread ended in between.
+    }
+    const rawName = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const name = Number(tid) === pid ? "main" : rawName.replace(/\s*\d+$/, "");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+    byName.set(name, (byName.get(name) ?? 0) + ms);
+  }
+  return byName;
 }
 
 /** Runs a command to its end; throws with its output when it fails. */

@@ -14,6 +14,30 @@ export interface StackOptions {
   proxy?: boolean;
   /** Extra Bun flags for the gateway process, e.g. ["--cpu-prof", "--cpu-prof-dir=/tmp/x"]. */
   gatewayBunFlags?: string[];
+  /** Wraps the commands of the proxy and the gateway (e.g. ["taskset", "-c", "0"] pins them to a core). */
+  serverArgvPrefix?: string[];
+  /** Wraps the fake upstream's command. */
+  upstreamArgvPrefix?: string[];
+  /** Extra environment of the fake upstream (its delays). */
+  upstreamEnv?: Record<string, string>;
+}
+
+/**
+ * The rules the bench token is created with; BENCH_TOKEN_RULES_OFF (comma-separated names) creates it
+ * without some, to measure what each costs. Bench-only: the gateway is the same, the token has fewer limits.
+ */
+const tokenRules: Record<string, string[]> = {
+  quota: ["--quota", "1000000"],
+  expires: ["--expires", "2099-12-31"],
+  models: ["--models", `${BENCH_MODEL},gpt-other`],
+  ip: ["--ip", "127.0.0.1,::1,10.0.0.0/8"],
+  rpm: ["--rpm", "1000000000"],
+};
+
+export function benchTokenRules(): string[] {
+  const off = new Set((process.env.BENCH_TOKEN_RULES_OFF ?? "").split(",").map((name) => name.trim()).filter(Boolean));
+  for (const name of off) if (!(name in tokenRules)) throw new Error(`BENCH_TOKEN_RULES_OFF: unknown rule ${name}; one of ${Object.keys(tokenRules).join(", ")}`);
+  return Object.entries(tokenRules).flatMap(([name, flags]) => (off.has(name) ? [] : flags));
 }
 
 export interface Stack {
@@ -75,7 +99,12 @@ export function benchEnv(extra: Record<string, string | undefined> = {}): Record
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const bun = process.execPath;
-  const upstream = await startService("fake upstream", [bun, join(root, "bench/fake-upstream.ts")], benchEnv({ PORT: "0" }));
+  const serverPrefix = options.serverArgvPrefix ?? [];
+  const upstream = await startService(
+    "fake upstream",
+    [...(options.upstreamArgvPrefix ?? []), bun, join(root, "bench/fake-upstream.ts")],
+    benchEnv({ PORT: "0", ...options.upstreamEnv }),
+  );
   let proxy: Service | null = null;
   let gateway: Service | null = null;
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bench-"));
@@ -87,7 +116,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
   try {
     if (options.proxy) {
-      proxy = await startService("bare proxy", [bun, join(root, "bench/bare-proxy.ts")], benchEnv({ PORT: "0", UPSTREAM_URL: upstream.url }));
+      proxy = await startService("bare proxy", [...serverPrefix, bun, join(root, "bench/bare-proxy.ts")], benchEnv({ PORT: "0", UPSTREAM_URL: upstream.url }));
     }
     const gatewayEnv = benchEnv({
       PORT: "0",
@@ -100,7 +129,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     gateway = await startService(
       "gateway",
-      [bun, ...(process.env.BENCH_GATEWAY_BUN_FLAGS?.split(" ").filter(Boolean) ?? []), ...(options.gatewayBunFlags ?? []), join(root, "apps/server/src/index.ts")],
+      [...serverPrefix, bun, ...(process.env.BENCH_GATEWAY_BUN_FLAGS?.split(" ").filter(Boolean) ?? []), ...(options.gatewayBunFlags ?? []), join(root, "apps/server/src/index.ts")],
       gatewayEnv,
       root,
     );
@@ -109,8 +138,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await cli("channel", "add", "--name", "bench-upstream", "--type", "openai-compatible", "--base-url", upstream.url, "--key", "sk-bench-upstream", "--models", BENCH_MODEL);
     await cli("model", "price", "--model", BENCH_MODEL, "--input", "0.15", "--output", "0.6");
     const created = await cli(
-      "token", "create", "--user", "bench", "--name", "bench", "--quota", "1000000", "--expires", "2099-12-31",
-      "--models", `${BENCH_MODEL},gpt-other`, "--ip", "127.0.0.1,::1,10.0.0.0/8", "--rpm", "1000000000", "--json",
+      "token", "create", "--user", "bench", "--name", "bench", ...benchTokenRules(), "--json",
     );
     const { key } = JSON.parse(created) as { key: string };
     const service = gateway;

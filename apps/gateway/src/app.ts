@@ -7,7 +7,7 @@ import { embeddingsCodec } from "./codecs/embeddings-codec";
 import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
 import { CallRecord } from "./pipeline/call-record";
 import type { Codec, WholeAnswer } from "./pipeline/codec";
-import { runExchange } from "./pipeline/run-exchange";
+import { type AnswerWatch, runExchange } from "./pipeline/run-exchange";
 import { handleHealth, handleReadiness } from "./routes/health";
 import { createMetricsHandler } from "./routes/metrics";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
@@ -128,22 +128,32 @@ export function createApp(dependencies: AppDependencies) {
     return new Response(onceDrained(body, restore), { status: response.status, headers: response.headers });
   };
 
-  /** One /v1 call through the exchange, with `codec` for its endpoint; an error is answered in the codec's format. */
-  const handleCall = <Parsed, Translation, Answer extends WholeAnswer>(request: Request, codec: Codec<Parsed, Translation, Answer>) =>
-    withoutIdleTimeout(request, async () => {
-      const record = new CallRecord(services, clientAddressOf(request), codec.endpoint);
-      try {
-        return await runExchange(services, record, request, codec);
-      } catch (error) {
-        const gatewayError = toGatewayError(error);
-        if (!(error instanceof GatewayError)) {
-          services.log("error", "unhandled error in request", { requestId: record.requestId, error: String(error) });
-        }
-        const status = request.signal.aborted ? 499 : gatewayError.status;
-        record.finish({ status, usage: null, errorCode: gatewayError.code, stream: record.streamRequested });
-        return codec.errorResponse(gatewayError, record.answerHeaders());
+  /**
+   * One /v1 call through the exchange, with `codec` for its endpoint; an error is answered in the codec's
+   * format. Like withoutIdleTimeout, but a streamed answer gives the idle timeout back from the relay's own
+   * end (no second stream wrapped around the relay, which would cost a read and an enqueue per chunk).
+   */
+  const handleCall = async <Parsed, Translation, Answer extends WholeAnswer>(request: Request, codec: Codec<Parsed, Translation, Answer>) => {
+    const server = serverRef;
+    const lifted = server !== null && idleTimeoutSeconds !== 0;
+    if (lifted) server.timeout(request, 0);
+    const watch: AnswerWatch = { streaming: false, drained: () => lifted && server.timeout(request, idleTimeoutSeconds) };
+    const record = new CallRecord(services, clientAddressOf(request), codec.endpoint);
+    try {
+      const response = await runExchange(services, record, request, codec, watch);
+      if (!watch.streaming) watch.drained();
+      return response;
+    } catch (error) {
+      watch.drained();
+      const gatewayError = toGatewayError(error);
+      if (!(error instanceof GatewayError)) {
+        services.log("error", "unhandled error in request", { requestId: record.requestId, error: String(error) });
       }
-    });
+      const status = request.signal.aborted ? 499 : gatewayError.status;
+      record.finish({ status, usage: null, errorCode: gatewayError.code, stream: record.streamRequested });
+      return codec.errorResponse(gatewayError, record.answerHeaders());
+    }
+  };
 
   const metricsHandler = createMetricsHandler(services);
 

@@ -27,6 +27,19 @@ function stdoutWriter(): (text: string) => void {
   };
 }
 
+let isoTimeAt = 0;
+let isoTimeText = "";
+
+/** The current time as ISO 8601, formatted once per millisecond (under load, many lines share one). */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== isoTimeAt) {
+    isoTimeAt = now;
+    isoTimeText = new Date(now).toISOString();
+  }
+  return isoTimeText;
+}
+
 /** Lines are gathered this long and written together: one write system call for many requests. */
 const WRITE_EVERY_MS = 20;
 
@@ -51,7 +64,7 @@ export function createLogger(minimum: LogLevel, write: (text: string) => void = 
     if (ranks[level] < floor) return;
     if (pending.length === 0) setTimeout(drain, WRITE_EVERY_MS).unref();
     // The fields object is serialised as it is and joined after the fixed head (no copy of it per line).
-    const head = `{"time":"${new Date().toISOString()}","level":"${level}","message":${JSON.stringify(message)}`;
+    const head = `{"time":"${isoTime()}","level":"${level}","message":${JSON.stringify(message)}`;
     const rest = fields ? JSON.stringify(fields) : "{}";
     pending.push(rest.length > 2 ? `${head},${rest.slice(1)}\n` : `${head}}\n`);
   };

@@ -18,6 +18,15 @@ function outcomeStatus(outcome: StreamOutcome): { status: number; errorCode: str
 }
 
 /**
+ * How the caller learns when a streamed answer is out: `streaming` is set when the answer is a relayed
+ * stream, and `drained` is called once its last chunk has been handed over (not when the client left).
+ */
+export interface AnswerWatch {
+  streaming: boolean;
+  drained(): void;
+}
+
+/**
  * The one exchange every /v1 call goes through: admit -> (the codec parses) -> route -> forward with
  * failover -> map errors -> relay, whole or streamed -> usage -> finish, exactly once. A thrown GatewayError
  * is answered by the caller (app.ts), which finishes the call if nothing has yet.
@@ -27,6 +36,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   record: CallRecord,
   request: Request,
   codec: Codec<Parsed, Translation, Answer>,
+  watch?: AnswerWatch,
 ): Promise<Response> {
   const admission = await admit(services, record, request, codec.identifiers);
   const parsedResult = codec.parse(admission, services, request);
@@ -44,7 +54,8 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   }
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
   if (codec.relay && parsed.stream && isEventStream && response.body) {
-    const relayed = codec.relay(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded));
+    const relayed = codec.relay(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded, watch));
+    if (watch) watch.streaming = true;
     return new Response(relayed, { status: 200, headers: { ...streamHeaders, ...record.answerHeaders() } });
   }
   const text = await response.text();
@@ -69,6 +80,7 @@ function streamSink<Parsed, Translation>(
   codec: Codec<Parsed, Translation, WholeAnswer>,
   parsed: ParsedCall<Parsed>,
   forwarded: ForwardedResponse<Translation>,
+  watch: AnswerWatch | undefined,
 ): StreamSink {
   return {
     idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
@@ -76,6 +88,8 @@ function streamSink<Parsed, Translation>(
     end(reported, usage: TokenUsage | null, produced) {
       // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
       const outcome = reported !== "completed" && request.signal.aborted ? "cancelled" : reported;
+      // The relay reports its end as it hands over its last chunk (the closing or error frame).
+      if (outcome !== "cancelled") watch?.drained();
       const { status, errorCode } = outcomeStatus(outcome);
       const base = { status, channel: forwarded.channel, upstreamModel: forwarded.attempt.upstreamModel, errorCode, stream: true };
       if (usage) {

@@ -73,12 +73,15 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
   }
 }
 
+/** Shared: a decode without `stream` keeps no state between calls. */
+const utf8 = new TextDecoder();
+
 /** Reads and parses a JSON object body, refusing it with 413/408 (see readBody) and 400 when malformed. */
 export async function readJsonBody(request: Request, limits: BodyLimits): Promise<JsonBody> {
   const buffer = await readBody(request, limits);
   if (buffer.byteLength > limits.maxBytes) throw errors.bodyTooLarge(limits.maxBytes);
   if (buffer.byteLength === 0) throw errors.invalidJson("the body is empty");
-  const text = new TextDecoder().decode(buffer);
+  const text = utf8.decode(buffer);
   let value: unknown;
   try {
     value = JSON.parse(text);
