@@ -1,5 +1,5 @@
 import { isAdministrator, recordIdSchema } from "@tollgate/admin";
-import { tokens, usageHourly } from "@tollgate/db";
+import { channels, tokens, usageHourly, users } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
@@ -92,7 +92,28 @@ export const dashboardRouter = router({
         .groupBy(usageHourly.tokenId, tokens.name)
         .orderBy(desc(totals.cost), desc(totals.requests))
         .limit(50);
+      // Per user and per channel are the administrators' views (a user's own usage has one user).
+      const byUser = admin
+        ? await ctx.db
+            .select({ userId: usageHourly.userId, userName: users.name, ...totals })
+            .from(usageHourly)
+            .leftJoin(users, eq(users.id, usageHourly.userId))
+            .where(where)
+            .groupBy(usageHourly.userId, users.name)
+            .orderBy(desc(totals.cost), desc(totals.requests))
+            .limit(50)
+        : [];
+      const byChannel = admin
+        ? await ctx.db
+            .select({ channelId: usageHourly.channelId, channelName: channels.name, ...totals })
+            .from(usageHourly)
+            .leftJoin(channels, eq(channels.id, usageHourly.channelId))
+            .where(where)
+            .groupBy(usageHourly.channelId, channels.name)
+            .orderBy(desc(totals.cost), desc(totals.requests))
+            .limit(50)
+        : [];
       const [overall] = await ctx.db.select(totals).from(usageHourly).where(where);
-      return { from, to, bucket: input.bucket, totals: overall!, series, byModel, byToken };
+      return { from, to, bucket: input.bucket, totals: overall!, series, byModel, byToken, byUser, byChannel };
     }),
 });

@@ -53,11 +53,11 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
 
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
-      <div className="grid grid-cols-2 gap-4">
+      <div className="grid gap-4 sm:grid-cols-2">
         <TextField label="Name" name="name" errors={errors} value={name} onChange={setName} />
         <Field label="Type" error={errors.type}>
-          {(id, invalid) => (
-            <select id={id} name="type" className={inputClass(invalid)} value={type} onChange={(event) => setType(event.target.value as ChannelType)}>
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="type" className={inputClass(invalid)} value={type} onChange={(event) => setType(event.target.value as ChannelType)}>
               {channelTypes.map((item) => (
                 <option key={item}>{item}</option>
               ))}
@@ -77,17 +77,17 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         placeholder={editing ? "unchanged" : "sk-..."}
         onChange={setApiKey}
       />
-      <div className="grid grid-cols-2 gap-4">
+      <div className="grid gap-4 sm:grid-cols-2">
         <Field label="Models" error={errors.models} hint="Public model ids, one per line.">
-          {(id, invalid) => <textarea id={id} name="models" rows={4} className={`${inputClass(invalid)} font-mono`} value={models} onChange={(event) => setModels(event.target.value)} />}
+          {(id, invalid, describedBy) => <textarea id={id} {...describedBy} name="models" rows={4} className={`${inputClass(invalid)} font-mono`} value={models} onChange={(event) => setModels(event.target.value)} />}
         </Field>
         <Field label="Model mapping" error={errors.modelMapping} hint="Optional: public=upstream, one per line.">
-          {(id, invalid) => (
-            <textarea id={id} name="modelMapping" rows={4} className={`${inputClass(invalid)} font-mono`} value={mapping} placeholder="gpt-4o=gpt-4o-2024-08-06" onChange={(event) => setMapping(event.target.value)} />
+          {(id, invalid, describedBy) => (
+            <textarea id={id} {...describedBy} name="modelMapping" rows={4} className={`${inputClass(invalid)} font-mono`} value={mapping} placeholder="gpt-4o=gpt-4o-2024-08-06" onChange={(event) => setMapping(event.target.value)} />
           )}
         </Field>
       </div>
-      <div className="grid grid-cols-3 gap-4">
+      <div className="grid gap-4 sm:grid-cols-3">
         <TextField label="Groups" name="groups" errors={errors} hint="Comma-separated." value={groups} onChange={setGroups} />
         <NumberField label="Priority" name="priority" errors={errors} hint="Higher is tried first." value={priority} onChange={setPriority} />
         <NumberField label="Weight" name="weight" errors={errors} hint="Share within a priority." value={weight} onChange={setWeight} />

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { ResourceTable } from "../components/resource-table";
 import { Badge, PageHeader } from "../components/ui";
 import { formatMs, formatNumber, formatTime } from "../lib/format";
-import { formatUsd } from "../lib/money";
+import { formatUsdExact } from "../lib/money";
 import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
 import { useTRPC } from "../trpc";
 
@@ -131,7 +131,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
             ),
           },
           { header: "Out", numeric: true, cell: (row) => formatNumber(row.completionTokens) },
-          { header: "Cost", numeric: true, cell: (row) => formatUsd(row.cost) },
+          { header: "Cost", numeric: true, cell: (row) => formatUsdExact(row.cost) },
           { header: "Latency", numeric: true, cell: (row) => formatMs(row.latencyMs) },
           { header: "TTFT", numeric: true, cell: (row) => formatMs(row.firstTokenMs) },
           {
