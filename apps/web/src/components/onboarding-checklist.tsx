@@ -16,7 +16,8 @@ const stepText: Record<StepId, { title: string; detail: string; to: string; acti
 /** The getting-started steps in the order they can be done, each ticked once the server sees it done. */
 export function OnboardingChecklist() {
   const trpc = useTRPC();
-  const status = useQuery(trpc.quickStart.onboarding.queryOptions());
+  // Refetched on every visit: the steps are done on other pages.
+  const status = useQuery({ ...trpc.quickStart.onboarding.queryOptions(), staleTime: 0 });
   const steps = status.data?.steps ?? [];
   if (steps.length === 0 || steps.every((step) => step.done)) return null;
   const next = steps.find((step) => !step.done)?.id;
@@ -62,7 +63,7 @@ export function OnboardingChecklist() {
 /** Admins only: models that channels serve while no price is set, which are billed at zero. */
 export function UnpricedModelsWarning() {
   const trpc = useTRPC();
-  const status = useQuery(trpc.quickStart.onboarding.queryOptions());
+  const status = useQuery({ ...trpc.quickStart.onboarding.queryOptions(), staleTime: 0 });
   const unpriced = status.data?.unpricedModels ?? [];
   if (unpriced.length === 0) return null;
   return (
