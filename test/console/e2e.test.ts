@@ -324,6 +324,38 @@ describe("console in a browser", () => {
     await tokenRow.getByText("$3.00").waitFor();
   });
 
+  test("an admin tops up a user and sees it in the user's history with who and why, and changes the user's role but not their own", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("User name").waitFor();
+    await signIn(page, "root", "root-password");
+    await navigate("Users", "Users");
+    const aliceRow = page.locator('tr[data-user-name="alice"]');
+    await aliceRow.getByRole("button", { name: "Top up" }).click();
+    const topUp = page.getByRole("dialog");
+    await topUp.getByLabel("Amount (USD)").fill("1.5");
+    await topUp.getByLabel("Reason").fill("invoice 42");
+    await topUp.getByRole("button", { name: "Save" }).click();
+    await topUp.waitFor({ state: "detached" });
+    await aliceRow.getByRole("button", { name: "History" }).click();
+    const entry = page.getByTestId("balance-history").locator("[data-balance-log]").first();
+    await entry.waitFor();
+    const entryText = (await entry.textContent())!;
+    expect(entryText).toContain("+$1.50");
+    expect(entryText).toContain("invoice 42");
+    expect(entryText).toContain("root");
+    await shoot("13-user-balance-history");
+    await page.keyboard.press("Escape");
+
+    const rootRow = page.locator('tr[data-user-name="root"]');
+    expect(await rootRow.getByRole("button", { name: "Make user" }).count()).toBe(0);
+    await aliceRow.getByRole("button", { name: "Make admin" }).click();
+    await aliceRow.getByRole("button", { name: "Make user" }).waitFor();
+    expect(await aliceRow.textContent()).toContain("admin");
+    await aliceRow.getByRole("button", { name: "Make user" }).click();
+    await aliceRow.getByRole("button", { name: "Make admin" }).waitFor();
+    await shoot("14-users-roles");
+  });
+
   test("on a 390 px phone every page fits: the sidebar is a drawer behind a menu button, lists are row cards with their actions", async () => {
     const mobile = await browser.newPage({ viewport: phone });
     try {
