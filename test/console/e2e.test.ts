@@ -147,6 +147,12 @@ describe("console in a browser", () => {
     await navigate("Channels", "Channels");
     await page.getByRole("button", { name: "Add channel" }).click();
     const channelDialog = page.getByRole("dialog");
+    // A preset fills the base URL and an empty name; "None" leaves the fields to the admin.
+    await channelDialog.getByLabel("Preset").selectOption({ label: "DeepSeek" });
+    expect(await channelDialog.getByLabel("Base URL").inputValue()).toBe("https://api.deepseek.com/v1");
+    expect(await channelDialog.getByLabel("Name").inputValue()).toBe("DeepSeek");
+    await channelDialog.getByText("reasoning_content", { exact: false }).first().waitFor();
+    await channelDialog.getByLabel("Preset").selectOption({ label: "None (custom)" });
     await channelDialog.getByLabel("Name").fill("fake upstream");
     await channelDialog.getByLabel("Base URL").fill(upstream.url);
     await channelDialog.getByLabel("API key").fill("sk-upstream-e2e-key-0001");
@@ -264,6 +270,17 @@ describe("console in a browser", () => {
     await page.locator('[data-step="first-call"]').waitFor({ state: "detached" });
     await page.locator('[data-testid="usage-chart"] .recharts-area').first().waitFor();
     await shoot("08-dashboard");
+
+    // The channel's recent traffic from the rollup, and Test all with a result per channel.
+    await navigate("Channels", "Channels");
+    await channelRow.getByTestId("channel-traffic").getByText("1 req").waitFor();
+    expect(await channelRow.getByTestId("channel-traffic").textContent()).toBe("1 req0% errors");
+    const lastTestBefore = await channelRow.getByTestId("channel-last-test").textContent();
+    await page.getByRole("button", { name: "Test all" }).click();
+    await page.getByRole("button", { name: /Testing 1\/1/ }).waitFor();
+    await page.getByRole("button", { name: "Test all" }).waitFor();
+    await waitFor(async () => (await channelRow.getByTestId("channel-last-test").textContent()) !== lastTestBefore, "the channel's new test result");
+    await channelRow.getByText(/OK · \d+ ms/).waitFor();
 
     await navigate("Quick start", "Quick start");
     expect(await page.getByTestId("base-url").textContent()).toBe(`${baseUrl}/v1`);
