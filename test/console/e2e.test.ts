@@ -260,6 +260,25 @@ describe("console in a browser", () => {
     expect(logText).toContain("200");
     expect(logText).toContain("127.0.0.1");
     await shoot("07-logs");
+    // A row opens its details: the request id, the channels tried, the exact cost.
+    await logRow.getByRole("button", { name: "Details" }).click();
+    const detail = page.getByTestId("log-detail");
+    await detail.waitFor();
+    const detailText = (await detail.textContent())!;
+    expect(detailText).toContain("Channels triedfake upstream");
+    expect(detailText).toMatch(/Request idreq_[0-9a-z]{8,}Endpoint/);
+    expect(detailText).toContain("micro-USD");
+    await shoot("07b-log-detail");
+    await page.keyboard.press("Escape");
+    await detail.waitFor({ state: "detached" });
+    // The loaded rows as CSV, money as exact decimal USD.
+    const [logsCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+    const logsText = await Bun.file((await logsCsv.path())!).text();
+    const [csvHeader, csvRow] = logsText.split("\r\n");
+    expect(csvHeader).toStartWith("time,request_id,user,token,model,");
+    expect(csvRow).toContain(",root,e2e laptop,gpt-4o-mini,");
+    expect(csvRow).toContain(",fake upstream,200,");
+    expect(logsText).not.toContain(secret);
 
     await navigate("Dashboard", "Dashboard");
     await page.getByTestId("stat-requests").getByText("1", { exact: true }).waitFor();
@@ -270,6 +289,10 @@ describe("console in a browser", () => {
     await page.locator('[data-step="first-call"]').waitFor({ state: "detached" });
     await page.locator('[data-testid="usage-chart"] .recharts-area').first().waitFor();
     await shoot("08-dashboard");
+    const [usageCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+    const usageLines = (await Bun.file((await usageCsv.path())!).text()).trim().split("\r\n");
+    expect(usageLines[0]).toBe("bucket_start,requests,errors,prompt_tokens,completion_tokens,cost_usd");
+    expect(usageLines.filter((line) => line.split(",")[1] === "1")).toHaveLength(1);
 
     // The channel's recent traffic from the rollup, and Test all with a result per channel.
     await navigate("Channels", "Channels");

@@ -6,7 +6,8 @@ import { presetSpan, type RangeChoice, RangePicker } from "../components/range-p
 import { ResourceTable } from "../components/resource-table";
 import { PageHeader, QueryState } from "../components/ui";
 import { formatCompact, formatNumber } from "../lib/format";
-import { formatUsd } from "../lib/money";
+import { downloadCsv, toCsv } from "../lib/csv";
+import { formatUsd, microsToInput } from "../lib/money";
 import { type Metric, metricLabels } from "../lib/usage-metrics";
 import { useTRPC } from "../trpc";
 
@@ -83,6 +84,16 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
     cost: point.cost,
   }));
 
+  // The rollup for the chosen range, one row per bucket, money as exact decimal USD.
+  const exportCsv = () =>
+    downloadCsv(
+      `tollgate-usage-${bucket}.csv`,
+      toCsv(
+        ["bucket_start", "requests", "errors", "prompt_tokens", "completion_tokens", "cost_usd"],
+        (data?.series ?? []).map((point) => [point.time.toISOString(), point.requests, point.errors, point.promptTokens, point.completionTokens, microsToInput(point.cost)]),
+      ),
+    );
+
   return (
     <div className="space-y-5">
       <PageHeader
@@ -116,12 +127,15 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
       <div className="card min-w-0 p-4">
         <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
           <h2 className="text-sm font-semibold">{metricLabels[metric]} over time</h2>
-          <div className="flex gap-1" role="group" aria-label="Chart metric">
+          <div className="flex flex-wrap gap-1" role="group" aria-label="Chart metric">
             {(Object.keys(metricLabels) as Metric[]).map((key) => (
               <button key={key} type="button" aria-pressed={metric === key} className={`button-small ${metric === key ? "border-indigo-500 text-indigo-700" : ""}`} onClick={() => setMetric(key)}>
                 {metricLabels[key]}
               </button>
             ))}
+            <button type="button" className="button-small" onClick={exportCsv} disabled={!data}>
+              Export CSV
+            </button>
           </div>
         </div>
         <div className="h-64" data-testid="usage-chart">
