@@ -64,32 +64,24 @@ export function RangePicker(props: { choice: RangeChoice; span: TimeSpan; onChan
       </div>
       {props.choice === "custom" ? (
         <div className="flex flex-wrap items-end gap-2">
-          <label className="flex flex-col text-xs font-medium text-slate-500">
-            From
-            <input
-              type="datetime-local"
-              className="input"
-              value={from}
-              aria-invalid={customError ? true : undefined}
-              onChange={(event) => {
-                setFrom(event.target.value);
-                applyCustom(event.target.value, to);
-              }}
-            />
-          </label>
-          <label className="flex flex-col text-xs font-medium text-slate-500">
-            To
-            <input
-              type="datetime-local"
-              className="input"
-              value={to}
-              aria-invalid={customError ? true : undefined}
-              onChange={(event) => {
-                setTo(event.target.value);
-                applyCustom(from, event.target.value);
-              }}
-            />
-          </label>
+          <DateTimeField
+            label="From"
+            value={from}
+            invalid={Boolean(customError)}
+            onChange={(value) => {
+              setFrom(value);
+              applyCustom(value, to);
+            }}
+          />
+          <DateTimeField
+            label="To"
+            value={to}
+            invalid={Boolean(customError)}
+            onChange={(value) => {
+              setTo(value);
+              applyCustom(from, value);
+            }}
+          />
           {customError ? (
             <p className="text-xs text-red-600" role="alert">
               {customError}
@@ -98,5 +90,14 @@ export function RangePicker(props: { choice: RangeChoice; span: TimeSpan; onChan
         </div>
       ) : null}
     </div>
+  );
+}
+
+function DateTimeField(props: { label: string; value: string; invalid: boolean; onChange: (value: string) => void }) {
+  return (
+    <label className="flex flex-col text-xs font-medium text-slate-500">
+      {props.label}
+      <input type="datetime-local" className="input" value={props.value} aria-invalid={props.invalid || undefined} onChange={(event) => props.onChange(event.target.value)} />
+    </label>
   );
 }
