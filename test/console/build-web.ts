@@ -21,7 +21,8 @@ export async function ensureWebBuild(): Promise<void> {
   const built = statSync(join(webDistDir, "index.html"), { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const sources = ["src", "public", "index.html", "vite.config.ts", "package.json"].map((entry) => newestModification(join(webDir, entry)));
   if (built > Math.max(...sources)) return;
-  const build = Bun.spawn([process.execPath, "run", "build"], { cwd: webDir, stdout: "pipe", stderr: "pipe" });
+  // bun test sets NODE_ENV=test, with which Vite would bundle React's development build; the console ships production.
+  const build = Bun.spawn([process.execPath, "run", "build"], { cwd: webDir, stdout: "pipe", stderr: "pipe", env: { ...process.env, NODE_ENV: "production" } });
   const [stdout, stderr, exitCode] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited]);
   if (exitCode !== 0) throw new Error(`building the console SPA failed (exit ${exitCode}):\n${stdout}\n${stderr}`);
 }

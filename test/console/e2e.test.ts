@@ -10,9 +10,13 @@ import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from "../helpers/fak
 import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
 import { type GatewayUnderTest, startGateway, waitFor } from "../helpers/gateway-fixture";
 import { ensureWebBuild, webDistDir } from "./build-web";
+import { expectFitsViewport } from "./layout-checks";
 
 // A ceiling for a whole browser session, not a tuned timing: every step waits for a condition.
 setDefaultTimeout(120_000);
+
+const laptop = { width: 1280, height: 800 };
+const phone = { width: 390, height: 844 };
 
 const screenshots = join(import.meta.dir, "..", "..", "test-artifacts", "screenshots");
 
@@ -53,7 +57,7 @@ beforeAll(async () => {
     },
   });
   baseUrl = `http://127.0.0.1:${server.port}`;
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page = await browser.newPage({ viewport: laptop });
   // Browser-side failures show up in the test output, next to the step that timed out.
   page.on("pageerror", (error) => console.error(`[browser] ${error.message}`));
   page.on("console", (message) => {
@@ -70,13 +74,31 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function shoot(name: string): Promise<void> {
-  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+/** Every screenshot is also a layout check: nothing wider than the viewport, no action off-screen. */
+async function shoot(name: string, on: Page = page): Promise<void> {
+  await expectFitsViewport(on);
+  await on.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
 }
 
-async function navigate(label: string, heading: string): Promise<void> {
-  await page.getByRole("navigation").getByRole("link", { name: label, exact: true }).click();
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+/** Through the sidebar; on a phone, through the menu button first. */
+async function navigate(label: string, heading: string, on: Page = page): Promise<void> {
+  const menu = on.getByRole("button", { name: "Open menu" });
+  if (await menu.isVisible()) await menu.click();
+  await on.getByRole("navigation").getByRole("link", { name: label, exact: true }).click();
+  await on.getByRole("heading", { level: 1, name: heading }).waitFor();
+}
+
+async function signIn(on: Page, name: string, password: string): Promise<void> {
+  await on.goto(`${baseUrl}/login`);
+  await on.getByLabel("User name").fill(name);
+  await on.getByLabel("Password").fill(password);
+  await on.getByRole("button", { name: "Sign in" }).click();
+  await on.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+}
+
+/** Whether the element with keyboard focus is inside the dialog, and its text. */
+function focusInDialog(on: Page): Promise<boolean> {
+  return on.evaluate(() => document.activeElement?.closest("[role=dialog]") !== null && document.activeElement?.closest("[role=dialog]") !== undefined);
 }
 
 function chat(secret: string): Promise<Response> {
@@ -97,6 +119,11 @@ describe("console in a browser", () => {
     await page.getByLabel("Repeat the password").fill("short");
     await page.getByRole("button", { name: "Create administrator" }).click();
     await page.getByText("At least 8 characters").waitFor();
+    // The error is tied to its field for screen readers.
+    const password = page.getByLabel("Password", { exact: true });
+    expect(await password.getAttribute("aria-invalid")).toBe("true");
+    const describedBy = (await password.getAttribute("aria-describedby"))!;
+    expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain("at least 8 characters");
     await shoot("01-setup-field-error");
     await page.getByLabel("Password", { exact: true }).fill("root-password");
     await page.getByLabel("Repeat the password").fill("root-password");
@@ -104,10 +131,28 @@ describe("console in a browser", () => {
     await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
     expect(await page.getByTestId("signed-in-as").textContent()).toContain("root");
 
+    // An empty console: the checklist in the real order, nothing done yet, pointing at Channels.
+    const checklist = page.getByTestId("onboarding");
+    await checklist.waitFor();
+    expect(await checklist.locator("li").evaluateAll((steps) => steps.map((step) => `${step.getAttribute("data-step")}:${step.getAttribute("data-done")}`))).toEqual([
+      "add-channel:false",
+      "test-channel:false",
+      "set-prices:false",
+      "create-access:false",
+      "first-call:false",
+    ]);
+    await shoot("00-onboarding");
+
     // A channel pointing at the fake upstream, then tested.
     await navigate("Channels", "Channels");
     await page.getByRole("button", { name: "Add channel" }).click();
     const channelDialog = page.getByRole("dialog");
+    // A preset fills the base URL and an empty name; "None" leaves the fields to the admin.
+    await channelDialog.getByLabel("Preset").selectOption({ label: "DeepSeek" });
+    expect(await channelDialog.getByLabel("Base URL").inputValue()).toBe("https://api.deepseek.com/v1");
+    expect(await channelDialog.getByLabel("Name").inputValue()).toBe("DeepSeek");
+    await channelDialog.getByText("reasoning_content", { exact: false }).first().waitFor();
+    await channelDialog.getByLabel("Preset").selectOption({ label: "None (custom)" });
     await channelDialog.getByLabel("Name").fill("fake upstream");
     await channelDialog.getByLabel("Base URL").fill(upstream.url);
     await channelDialog.getByLabel("API key").fill("sk-upstream-e2e-key-0001");
@@ -120,6 +165,13 @@ describe("console in a browser", () => {
     await channelRow.getByText(/OK · \d+ ms/).waitFor();
     await shoot("02-channels");
 
+    // Served without a price: flagged on the dashboard; the checklist has ticked the channel and its test.
+    await navigate("Dashboard", "Dashboard");
+    await page.getByTestId("unpriced-models").getByText("gpt-4o-mini").waitFor();
+    await page.locator('[data-step="test-channel"][data-done="true"]').waitFor();
+    expect(await page.locator('[data-step="add-channel"]').getAttribute("data-done")).toBe("true");
+    expect(await page.locator('[data-step="set-prices"]').getAttribute("data-done")).toBe("false");
+
     // A price, so that the call has a cost.
     await navigate("Models & prices", "Models & prices");
     const modelRow = page.locator('tr[data-model="gpt-4o-mini"]');
@@ -129,11 +181,25 @@ describe("console in a browser", () => {
     await page.getByRole("button", { name: "Save" }).click();
     await modelRow.getByText("$2.50").waitFor();
     await shoot("03-models");
+    await navigate("Dashboard", "Dashboard");
+    await page.locator('[data-step="set-prices"][data-done="true"]').waitFor();
+    expect(await page.getByTestId("unpriced-models").count()).toBe(0);
 
     // A token: a bad IP is refused next to its field, then the secret is shown once.
     await navigate("Tokens", "Tokens");
-    await page.getByRole("button", { name: "Add token" }).click();
+    // A dialog takes the focus, keeps Tab inside, and gives the focus back on Escape.
+    const addToken = page.getByRole("button", { name: "Add token" });
+    await addToken.focus();
+    await page.keyboard.press("Enter");
     const tokenDialog = page.getByRole("dialog");
+    await tokenDialog.waitFor();
+    expect(await focusInDialog(page)).toBe(true);
+    for (let step = 0; step < 30; step += 1) await page.keyboard.press("Tab");
+    expect(await focusInDialog(page)).toBe(true);
+    await page.keyboard.press("Escape");
+    await tokenDialog.waitFor({ state: "detached" });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Add token");
+    await addToken.click();
     await tokenDialog.getByLabel("Name").fill("e2e laptop");
     await tokenDialog.getByLabel("IP allow-list").fill("300.1.1.1");
     await tokenDialog.getByRole("button", { name: "Create token" }).click();
@@ -145,8 +211,31 @@ describe("console in a browser", () => {
     await secretBox.waitFor();
     const secret = (await secretBox.textContent())!.trim();
     expect(secret).toMatch(/^sk-[0-9A-Za-z]{48}$/);
+    // Ready-to-paste snippets with this gateway's address and the real key.
+    const secretDialog = page.getByRole("dialog");
+    const curlSnippet = (await secretDialog.getByTestId("snippet-curl").textContent())!;
+    expect(curlSnippet).toContain(`curl ${baseUrl}/v1/chat/completions`);
+    expect(curlSnippet).toContain(`Bearer ${secret}`);
+    expect(curlSnippet).toContain('"model":"gpt-4o-mini"');
+    await secretDialog.getByRole("tab", { name: "Claude Code" }).click();
+    expect(await secretDialog.getByTestId("snippet-claude-code").textContent()).toBe(`export ANTHROPIC_BASE_URL=${baseUrl}\nexport ANTHROPIC_API_KEY=${secret}\nclaude`);
+    await secretDialog.getByRole("tab", { name: "Python (openai)" }).click();
+    expect(await secretDialog.getByTestId("snippet-python").textContent()).toContain(`base_url="${baseUrl}/v1", api_key="${secret}"`);
     await shoot("05-token-secret");
+    // Escape before copying asks first; going back keeps the key on screen.
+    await page.keyboard.press("Escape");
+    await secretDialog.getByTestId("secret-close-warning").getByText("Close without copying the key?").waitFor();
+    await secretDialog.getByRole("button", { name: "Go back" }).click();
+    expect(await secretDialog.getByTestId("secret-close-warning").count()).toBe(0);
+    await secretDialog.getByRole("button", { name: "I have stored the key" }).click();
+    await secretDialog.getByTestId("secret-close-warning").waitFor();
+    await shoot("05b-token-secret-close-warning");
+    await secretDialog.getByRole("button", { name: "Go back" }).click();
+    const copyKey = secretDialog.getByRole("button", { name: "Copy", exact: true }).first();
+    await copyKey.click();
+    await secretDialog.getByRole("button", { name: "Copied" }).first().waitFor();
     await page.getByRole("button", { name: "I have stored the key" }).click();
+    await secretDialog.waitFor({ state: "detached" });
     const tokenRow = page.locator('tr[data-token-name="e2e laptop"]');
     await tokenRow.waitFor();
     expect(await page.content()).not.toContain(secret);
@@ -171,13 +260,50 @@ describe("console in a browser", () => {
     expect(logText).toContain("200");
     expect(logText).toContain("127.0.0.1");
     await shoot("07-logs");
+    // A row opens its details: the request id, the channels tried, the exact cost.
+    await logRow.getByRole("button", { name: "Details" }).click();
+    const detail = page.getByTestId("log-detail");
+    await detail.waitFor();
+    const detailText = (await detail.textContent())!;
+    expect(detailText).toContain("Channels triedfake upstream");
+    expect(detailText).toMatch(/Request idreq_[0-9a-z]{8,}Endpoint/);
+    expect(detailText).toContain("micro-USD");
+    await shoot("07b-log-detail");
+    await page.keyboard.press("Escape");
+    await detail.waitFor({ state: "detached" });
+    // The loaded rows as CSV, money as exact decimal USD.
+    const [logsCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+    const logsText = await Bun.file((await logsCsv.path())!).text();
+    const [csvHeader, csvRow] = logsText.split("\r\n");
+    expect(csvHeader).toStartWith("time,request_id,user,token,model,");
+    expect(csvRow).toContain(",root,e2e laptop,gpt-4o-mini,");
+    expect(csvRow).toContain(",fake upstream,200,");
+    expect(logsText).not.toContain(secret);
 
     await navigate("Dashboard", "Dashboard");
     await page.getByTestId("stat-requests").getByText("1", { exact: true }).waitFor();
     await page.getByTestId("usage-by-model").getByText("gpt-4o-mini").waitFor();
     await page.getByTestId("usage-by-token").getByText("e2e laptop").waitFor();
+    await page.getByTestId("usage-by-user").getByText("root").waitFor();
+    await page.getByTestId("usage-by-channel").getByText("fake upstream").waitFor();
+    await page.locator('[data-step="first-call"]').waitFor({ state: "detached" });
     await page.locator('[data-testid="usage-chart"] .recharts-area').first().waitFor();
     await shoot("08-dashboard");
+    const [usageCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+    const usageLines = (await Bun.file((await usageCsv.path())!).text()).trim().split("\r\n");
+    expect(usageLines[0]).toBe("bucket_start,requests,errors,prompt_tokens,completion_tokens,cost_usd");
+    expect(usageLines.filter((line) => line.split(",")[1] === "1")).toHaveLength(1);
+
+    // The channel's recent traffic from the rollup, and Test all with a result per channel.
+    await navigate("Channels", "Channels");
+    await channelRow.getByTestId("channel-traffic").getByText("1 req").waitFor();
+    expect(await channelRow.getByTestId("channel-traffic").textContent()).toBe("1 req0% errors");
+    const lastTestBefore = await channelRow.getByTestId("channel-last-test").textContent();
+    await page.getByRole("button", { name: "Test all" }).click();
+    await page.getByRole("button", { name: /Testing 1\/1/ }).waitFor();
+    await page.getByRole("button", { name: "Test all" }).waitFor();
+    await waitFor(async () => (await channelRow.getByTestId("channel-last-test").textContent()) !== lastTestBefore, "the channel's new test result");
+    await channelRow.getByText(/OK · \d+ ms/).waitFor();
 
     await navigate("Quick start", "Quick start");
     expect(await page.getByTestId("base-url").textContent()).toBe(`${baseUrl}/v1`);
@@ -207,10 +333,18 @@ describe("console in a browser", () => {
     await admin.tokens.create({ name: "granted", userId: alice.id, quotaLimit: "5", group: "vip" });
 
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByLabel("User name").fill("alice");
-    await page.getByLabel("Password").fill("alice-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+    await page.getByLabel("User name").waitFor();
+    await signIn(page, "alice", "alice-password");
+    await page.getByTestId("onboarding").waitFor();
+    // A user's checklist is their own part: a token (an admin made one), then a call.
+    expect(await page.locator("[data-testid=onboarding] li").evaluateAll((steps) => steps.map((step) => `${step.getAttribute("data-step")}:${step.getAttribute("data-done")}`))).toEqual([
+      "create-access:true",
+      "first-call:false",
+    ]);
+    expect(await page.getByTestId("unpriced-models").count()).toBe(0);
+    // An administrators' page opened by a user says so instead of a silent redirect.
+    await page.goto(`${baseUrl}/channels`);
+    await page.getByRole("heading", { name: "Channels is for administrators" }).waitFor();
     await navigate("Tokens", "Tokens");
     const tokenRow = page.locator('tr[data-token-name="granted"]');
     await tokenRow.getByRole("button", { name: "Edit" }).click();
@@ -228,5 +362,104 @@ describe("console in a browser", () => {
     await dialog.getByRole("button", { name: "Save" }).click();
     await dialog.waitFor({ state: "detached" });
     await tokenRow.getByText("$3.00").waitFor();
+  });
+
+  test("an admin tops up a user and sees it in the user's history with who and why, and changes the user's role but not their own", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("User name").waitFor();
+    await signIn(page, "root", "root-password");
+    await navigate("Users", "Users");
+    const aliceRow = page.locator('tr[data-user-name="alice"]');
+    await aliceRow.getByRole("button", { name: "Top up" }).click();
+    const topUp = page.getByRole("dialog");
+    await topUp.getByLabel("Amount (USD)").fill("1.5");
+    await topUp.getByLabel("Reason").fill("invoice 42");
+    await topUp.getByRole("button", { name: "Save" }).click();
+    await topUp.waitFor({ state: "detached" });
+    await aliceRow.getByRole("button", { name: "History" }).click();
+    const entry = page.getByTestId("balance-history").locator("[data-balance-log]").first();
+    await entry.waitFor();
+    const entryText = (await entry.textContent())!;
+    expect(entryText).toContain("+$1.50");
+    expect(entryText).toContain("invoice 42");
+    expect(entryText).toContain("root");
+    await shoot("13-user-balance-history");
+    await page.keyboard.press("Escape");
+
+    const rootRow = page.locator('tr[data-user-name="root"]');
+    expect(await rootRow.getByRole("button", { name: "Make user" }).count()).toBe(0);
+    await aliceRow.getByRole("button", { name: "Make admin" }).click();
+    await aliceRow.getByRole("button", { name: "Make user" }).waitFor();
+    expect(await aliceRow.textContent()).toContain("admin");
+    await aliceRow.getByRole("button", { name: "Make user" }).click();
+    await aliceRow.getByRole("button", { name: "Make admin" }).waitFor();
+    await shoot("14-users-roles");
+  });
+
+  test("on a 390 px phone every page fits: the sidebar is a drawer behind a menu button, lists are row cards with their actions", async () => {
+    const mobile = await browser.newPage({ viewport: phone });
+    try {
+      await signIn(mobile, "root", "root-password");
+      await shoot("20-phone-dashboard", mobile);
+      const menu = mobile.getByRole("button", { name: "Open menu" });
+      expect(await menu.getAttribute("aria-expanded")).toBe("false");
+      expect(await mobile.getByRole("navigation").isVisible()).toBe(false);
+      await menu.click();
+      await mobile.getByRole("navigation").waitFor();
+      await shoot("21-phone-menu", mobile);
+      await mobile.keyboard.press("Escape");
+      await mobile.getByRole("navigation").waitFor({ state: "hidden" });
+
+      await navigate("Tokens", "Tokens", mobile);
+      const tokenCard = mobile.locator('[data-row-card][data-token-name="e2e laptop"]');
+      await tokenCard.waitFor();
+      for (const action of ["Edit", "Enable", "Delete"]) expect(await tokenCard.getByRole("button", { name: action }).isVisible()).toBe(true);
+      expect(await tokenCard.textContent()).toContain("Used");
+      await shoot("22-phone-tokens", mobile);
+      await tokenCard.getByRole("button", { name: "Edit" }).click();
+      await mobile.getByRole("dialog").waitFor();
+      await shoot("23-phone-token-form", mobile);
+      await mobile.keyboard.press("Escape");
+
+      await navigate("Channels", "Channels", mobile);
+      const channelCard = mobile.locator('[data-row-card][data-channel-name="fake upstream"]');
+      await channelCard.waitFor();
+      for (const action of ["Test", "Edit", "Disable", "Delete"]) expect(await channelCard.getByRole("button", { name: action }).isVisible()).toBe(true);
+      await shoot("24-phone-channels", mobile);
+      await navigate("Logs", "Logs", mobile);
+      await mobile.locator('[data-row-card][data-log-model="gpt-4o-mini"]').first().waitFor();
+      await shoot("25-phone-logs", mobile);
+      for (const [label, heading, name] of [
+        ["Models & prices", "Models & prices", "26-phone-models"],
+        ["Users", "Users", "27-phone-users"],
+        ["Quick start", "Quick start", "28-phone-quick-start"],
+      ] as const) {
+        await navigate(label, heading, mobile);
+        await shoot(name, mobile);
+      }
+    } finally {
+      await mobile.close();
+    }
+  });
+
+  test("the sign-in page downloads under 100 KiB of script (compressed), and none of the charts", async () => {
+    const visitor = await browser.newPage({ viewport: laptop });
+    try {
+      const scripts: { url: string; bytes: number }[] = [];
+      visitor.on("response", async (response) => {
+        if (response.request().resourceType() !== "script") return;
+        const sizes = await response.request().sizes();
+        scripts.push({ url: response.url(), bytes: sizes.responseBodySize });
+      });
+      await visitor.goto(`${baseUrl}/login`, { waitUntil: "networkidle" });
+      await visitor.getByRole("button", { name: "Sign in" }).waitFor();
+      const total = scripts.reduce((sum, script) => sum + script.bytes, 0);
+      expect(scripts.length).toBeGreaterThan(0);
+      expect(total).toBeLessThan(100 * 1024);
+      expect(scripts.some((script) => script.url.includes("usage-chart"))).toBe(false);
+      await shoot("30-sign-in", visitor);
+    } finally {
+      await visitor.close();
+    }
   });
 });

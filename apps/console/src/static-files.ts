@@ -34,10 +34,34 @@ function resolveInside(root: string, pathname: string): string | null {
   return isFile(candidate) ? candidate : null;
 }
 
-function fileResponse(path: string, method: string, headers: Record<string, string>): Response {
+/** The build's precompressed variants (apps/web/vite.config.ts), in the order they are preferred. */
+const encodings = [
+  { name: "br", suffix: ".br" },
+  { name: "gzip", suffix: ".gz" },
+] as const;
+
+/** Whether an Accept-Encoding header accepts a coding (present, and not with q=0). */
+function accepts(acceptEncoding: string, coding: string): boolean {
+  return acceptEncoding.split(",").some((part) => {
+    const [name, ...parameters] = part.trim().split(";");
+    if (name?.trim().toLowerCase() !== coding) return false;
+    const quality = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith("q="));
+    return quality === undefined || Number(quality.slice(2)) > 0;
+  });
+}
+
+/**
+ * The file, or its brotli or gzip variant written beside it at build time when the browser accepts one.
+ * Vary tells caches that the answer depends on Accept-Encoding.
+ */
+function fileResponse(path: string, request: Request, headers: Record<string, string>): Response {
   const file = Bun.file(path);
-  const allHeaders = { "content-type": file.type, "content-length": String(file.size), ...headers };
-  return new Response(method === "HEAD" ? null : file, { headers: allHeaders });
+  const acceptEncoding = request.headers.get("accept-encoding") ?? "";
+  const encoding = encodings.find((candidate) => accepts(acceptEncoding, candidate.name) && isFile(path + candidate.suffix));
+  const body = encoding ? Bun.file(path + encoding.suffix) : file;
+  const allHeaders: Record<string, string> = { "content-type": file.type, "content-length": String(body.size), vary: "accept-encoding", ...headers };
+  if (encoding) allHeaders["content-encoding"] = encoding.name;
+  return new Response(request.method === "HEAD" ? null : body, { headers: allHeaders });
 }
 
 const notBuiltPage = `<!doctype html><meta charset="utf-8"><title>Tollgate console</title>
@@ -56,7 +80,7 @@ export function createStaticHandler(root: string) {
     const asset = url.pathname === "/" ? null : resolveInside(base, url.pathname);
     if (asset) {
       const cacheControl = url.pathname.startsWith(HASHED_ASSETS_PREFIX) ? "public, max-age=31536000, immutable" : "no-cache";
-      return fileResponse(asset, request.method, { "cache-control": cacheControl, "x-content-type-options": "nosniff" });
+      return fileResponse(asset, request, { "cache-control": cacheControl, "x-content-type-options": "nosniff" });
     }
     const accept = request.headers.get("accept") ?? "";
     if (!accept.includes("text/html")) return null;
@@ -67,6 +91,6 @@ export function createStaticHandler(root: string) {
         headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...htmlSecurityHeaders },
       });
     }
-    return fileResponse(index, request.method, { "cache-control": "no-cache", ...htmlSecurityHeaders });
+    return fileResponse(index, request, { "cache-control": "no-cache", ...htmlSecurityHeaders });
   };
 }

@@ -1,17 +1,21 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { lazy, Suspense, useEffect } from "react";
 import { Navigate, Route, Routes, useLocation } from "react-router";
-import { Layout } from "./components/layout";
-import { ChannelsPage } from "./pages/channels";
-import { DashboardPage } from "./pages/dashboard";
 import { LoginPage } from "./pages/login";
-import { LogsPage } from "./pages/logs";
-import { ModelsPage } from "./pages/models";
-import { QuickStartPage } from "./pages/quick-start";
 import { SetupPage } from "./pages/setup";
-import { TokensPage } from "./pages/tokens";
-import { UsersPage } from "./pages/users";
 import { isClientError, setSignedOutHandler, useTRPC } from "./trpc";
+
+// Everything behind the sign-in is loaded on demand, so that the sign-in page downloads only what it shows.
+const Layout = lazy(() => import("./components/layout").then((module) => ({ default: module.Layout })));
+const DashboardPage = lazy(() => import("./pages/dashboard").then((module) => ({ default: module.DashboardPage })));
+const TokensPage = lazy(() => import("./pages/tokens").then((module) => ({ default: module.TokensPage })));
+const LogsPage = lazy(() => import("./pages/logs").then((module) => ({ default: module.LogsPage })));
+const QuickStartPage = lazy(() => import("./pages/quick-start").then((module) => ({ default: module.QuickStartPage })));
+const ChannelsPage = lazy(() => import("./pages/channels").then((module) => ({ default: module.ChannelsPage })));
+const ModelsPage = lazy(() => import("./pages/models").then((module) => ({ default: module.ModelsPage })));
+const UsersPage = lazy(() => import("./pages/users").then((module) => ({ default: module.UsersPage })));
+
+const loading = <p className="p-8 text-sm text-slate-500">Loading…</p>;
 
 export function App() {
   const trpc = useTRPC();
@@ -24,7 +28,7 @@ export function App() {
     setSignedOutHandler(() => void queryClient.resetQueries({ queryKey: trpc.auth.me.queryKey() }));
   }, [queryClient, trpc]);
 
-  if (me.isPending || setup.isPending) return <p className="p-8 text-sm text-slate-500">Loading…</p>;
+  if (me.isPending || setup.isPending) return loading;
   const signedOut = me.isError && isClientError(me.error, "UNAUTHORIZED");
   if (me.isError && !signedOut) return <p className="p-8 text-sm text-red-600">The console cannot reach the server: {me.error.message}</p>;
 
@@ -41,17 +45,36 @@ export function App() {
 
   const isAdmin = me.data.role === "admin";
   return (
-    <Layout me={me.data}>
-      <Routes>
-        <Route path="/" element={<DashboardPage me={me.data} />} />
-        <Route path="/tokens" element={<TokensPage isAdmin={isAdmin} />} />
-        <Route path="/logs" element={<LogsPage isAdmin={isAdmin} />} />
-        <Route path="/quick-start" element={<QuickStartPage />} />
-        {isAdmin ? <Route path="/channels" element={<ChannelsPage />} /> : null}
-        {isAdmin ? <Route path="/models" element={<ModelsPage />} /> : null}
-        {isAdmin ? <Route path="/users" element={<UsersPage currentUserId={me.data.id} />} /> : null}
-        <Route path="*" element={<Navigate to="/" replace />} />
-      </Routes>
-    </Layout>
+    <Suspense fallback={loading}>
+      <Layout me={me.data}>
+        <Suspense fallback={loading}>
+          <Routes>
+            <Route path="/" element={<DashboardPage me={me.data} />} />
+            <Route path="/tokens" element={<TokensPage isAdmin={isAdmin} />} />
+            <Route path="/logs" element={<LogsPage isAdmin={isAdmin} />} />
+            <Route path="/quick-start" element={<QuickStartPage />} />
+            {isAdmin ? <Route path="/channels" element={<ChannelsPage />} /> : null}
+            {isAdmin ? <Route path="/models" element={<ModelsPage />} /> : null}
+            {isAdmin ? <Route path="/users" element={<UsersPage currentUserId={me.data.id} />} /> : null}
+            <Route path="*" element={<AdminOnly isAdmin={isAdmin} />} />
+          </Routes>
+        </Suspense>
+      </Layout>
+    </Suspense>
+  );
+}
+
+const adminPaths: Record<string, string> = { "/channels": "Channels", "/models": "Models & prices", "/users": "Users" };
+
+/** An unknown path goes to the dashboard; an administrators' page opened by a user says why it is not shown. */
+function AdminOnly(props: { isAdmin: boolean }) {
+  const location = useLocation();
+  const page = adminPaths[location.pathname];
+  if (!page || props.isAdmin) return <Navigate to="/" replace />;
+  return (
+    <div className="card max-w-xl p-5" role="alert">
+      <h1 className="text-lg font-semibold">{page} is for administrators</h1>
+      <p className="mt-1 text-sm text-slate-600">Your account is a user account. Ask an administrator if you need access.</p>
+    </div>
   );
 }

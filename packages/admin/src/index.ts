@@ -14,3 +14,4 @@ export * from "./users/user-schemas";
 export * from "./users/user-operations";
 export * from "./models/price-schemas";
 export * from "./models/model-operations";
+export * from "./onboarding/onboarding-status";

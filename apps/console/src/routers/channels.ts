@@ -1,9 +1,11 @@
 import {
+  channelHealth,
   createChannel,
   createChannelSchema,
   deleteChannel,
   getChannel,
   idInputSchema,
+  listChannelPresets,
   listChannels,
   testChannel,
   updateChannel,
@@ -22,6 +24,12 @@ export const channelsRouter = router({
   update: adminProcedure.input(updateChannelSchema).mutation(({ ctx, input }) => updateChannel(ctx.db, ctx.secretBox, input)),
 
   delete: adminProcedure.input(idInputSchema).mutation(async ({ ctx, input }) => ({ id: (await deleteChannel(ctx.db, input.id)).id })),
+
+  /** The openai-compatible presets the form offers (the CLI's --preset list). */
+  presets: adminProcedure.query(() => listChannelPresets()),
+
+  /** Requests and errors per channel over the last 24 hours, from the hourly rollup. */
+  health: adminProcedure.query(({ ctx }) => channelHealth(ctx.db)),
 
   /** Sends a tiny real request through the channel (the gateway's prober) and stores the outcome on it. */
   test: adminProcedure.input(idInputSchema).mutation(({ ctx, input }) => testChannel(ctx.db, input.id, ctx.testChannel)),

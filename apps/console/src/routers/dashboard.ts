@@ -1,7 +1,8 @@
 import { isAdministrator, recordIdSchema } from "@tollgate/admin";
-import { tokens, usageHourly } from "@tollgate/db";
+import { channels, tokens, usageHourly, users } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import type { PgColumn, PgSelect } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { authedProcedure, router } from "../trpc";
 
@@ -77,22 +78,35 @@ export const dashboardRouter = router({
         });
       }
 
-      const byModel = await ctx.db
-        .select({ model: usageHourly.model, ...totals })
-        .from(usageHourly)
-        .where(where)
-        .groupBy(usageHourly.model)
-        .orderBy(desc(totals.cost), desc(totals.requests))
-        .limit(50);
-      const byToken = await ctx.db
-        .select({ tokenId: usageHourly.tokenId, tokenName: tokens.name, ...totals })
-        .from(usageHourly)
-        .leftJoin(tokens, eq(tokens.id, usageHourly.tokenId))
-        .where(where)
-        .groupBy(usageHourly.tokenId, tokens.name)
-        .orderBy(desc(totals.cost), desc(totals.requests))
-        .limit(50);
+      // The 50 biggest spenders of a breakdown (by model, token, user or channel) in the range.
+      const topByCost = <Query extends PgSelect>(query: Query, ...groupBy: (PgColumn | SQL)[]) =>
+        query.where(where).groupBy(...groupBy).orderBy(desc(totals.cost), desc(totals.requests)).limit(50);
+      const byModel = await topByCost(ctx.db.select({ model: usageHourly.model, ...totals }).from(usageHourly).$dynamic(), usageHourly.model);
+      const byToken = await topByCost(
+        ctx.db.select({ tokenId: usageHourly.tokenId, tokenName: tokens.name, ...totals }).from(usageHourly).leftJoin(tokens, eq(tokens.id, usageHourly.tokenId)).$dynamic(),
+        usageHourly.tokenId,
+        tokens.name,
+      );
+      // Per user and per channel are the administrators' views (a user's own usage has one user).
+      const byUser = admin
+        ? await topByCost(
+            ctx.db.select({ userId: usageHourly.userId, userName: users.name, ...totals }).from(usageHourly).leftJoin(users, eq(users.id, usageHourly.userId)).$dynamic(),
+            usageHourly.userId,
+            users.name,
+          )
+        : [];
+      const byChannel = admin
+        ? await topByCost(
+            ctx.db
+              .select({ channelId: usageHourly.channelId, channelName: channels.name, ...totals })
+              .from(usageHourly)
+              .leftJoin(channels, eq(channels.id, usageHourly.channelId))
+              .$dynamic(),
+            usageHourly.channelId,
+            channels.name,
+          )
+        : [];
       const [overall] = await ctx.db.select(totals).from(usageHourly).where(where);
-      return { from, to, bucket: input.bucket, totals: overall!, series, byModel, byToken };
+      return { from, to, bucket: input.bucket, totals: overall!, series, byModel, byToken, byUser, byChannel };
     }),
 });

@@ -65,6 +65,7 @@ export const logsRouter = router({
         upstreamModel: requestLogs.upstreamModel,
         channelId: requestLogs.channelId,
         channelName: channels.name,
+        channelsTried: requestLogs.channelsTried,
         promptTokens: requestLogs.promptTokens,
         completionTokens: requestLogs.completionTokens,
         cachedTokens: requestLogs.cachedTokens,

@@ -1,18 +1,34 @@
 import { type InputHTMLAttributes, type ReactNode, useId } from "react";
 
-/** A labelled control with its hint, or the server's messages for it in place of the hint. */
-export function Field(props: { label: string; error?: string[]; hint?: ReactNode; children: (id: string, invalid: boolean) => ReactNode }) {
+/** What a Field's control spreads so that a screen reader reads its hint or error with it. */
+export interface FieldDescription {
+  "aria-invalid": true | undefined;
+  "aria-describedby": string | undefined;
+}
+
+/**
+ * A labelled control with its hint, or the server's messages for it in place of the hint. The control gets
+ * the id the label points at and `describedBy` (aria-invalid, aria-describedby naming the message).
+ */
+export function Field(props: { label: string; error?: string[]; hint?: ReactNode; children: (id: string, invalid: boolean, describedBy: FieldDescription) => ReactNode }) {
   const id = useId();
   const invalid = Boolean(props.error && props.error.length > 0);
+  const messageId = `${id}-message`;
+  const hasMessage = invalid || Boolean(props.hint);
+  const describedBy: FieldDescription = { "aria-invalid": invalid || undefined, "aria-describedby": hasMessage ? messageId : undefined };
   return (
-    <div className="space-y-1">
+    <div className="min-w-0 space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-slate-700">
         {props.label}
       </label>
-      {props.children(id, invalid)}
-      {props.hint && !invalid ? <p className="text-xs text-slate-500">{props.hint}</p> : null}
+      {props.children(id, invalid, describedBy)}
+      {props.hint && !invalid ? (
+        <p id={messageId} className="text-xs text-slate-500">
+          {props.hint}
+        </p>
+      ) : null}
       {invalid ? (
-        <p className="text-xs text-red-600" role="alert" data-field-error>
+        <p id={messageId} className="text-xs text-red-600" role="alert" data-field-error>
           {props.error!.join(" ")}
         </p>
       ) : null}
@@ -40,7 +56,7 @@ export function TextField(props: TextFieldProps) {
   const { label, name, value, onChange, errors, hint, ...attributes } = props;
   return (
     <Field label={label} error={errors?.[name]} hint={hint}>
-      {(id, invalid) => <input id={id} name={name} {...attributes} className={inputClass(invalid)} value={value} onChange={(event) => onChange(event.target.value)} />}
+      {(id, invalid, describedBy) => <input id={id} {...describedBy} name={name} {...attributes} className={inputClass(invalid)} value={value} onChange={(event) => onChange(event.target.value)} />}
     </Field>
   );
 }

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { ReactNode } from "react";
-import { NavLink, useNavigate } from "react-router";
+import { type ReactNode, useEffect, useState } from "react";
+import { NavLink, useLocation, useNavigate } from "react-router";
 import { formatUsd } from "../lib/money";
 import { useTRPC } from "../trpc";
 
@@ -49,9 +49,37 @@ export function Layout(props: { me: Me; children: ReactNode }) {
       },
     }),
   );
+  // Below lg the sidebar is a drawer behind a menu button; it closes on navigation and on Escape.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const location = useLocation();
+  useEffect(() => setMenuOpen(false), [location.pathname]);
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && setMenuOpen(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [menuOpen]);
   return (
-    <div className="flex min-h-screen">
-      <aside className="flex w-56 shrink-0 flex-col border-r border-slate-200 bg-white">
+    <div className="min-h-screen lg:flex">
+      <header className="sticky top-0 z-20 flex items-center gap-3 border-b border-slate-200 bg-white px-4 py-2 lg:hidden">
+        <button
+          type="button"
+          className="button px-2"
+          aria-label={menuOpen ? "Close menu" : "Open menu"}
+          aria-expanded={menuOpen}
+          aria-controls="sidebar"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span aria-hidden="true">☰</span>
+        </button>
+        <img src="/favicon.svg" alt="" className="h-6 w-6" />
+        <span className="font-semibold tracking-tight">Tollgate</span>
+      </header>
+      {menuOpen ? <div className="fixed inset-0 z-30 bg-slate-900/40 lg:hidden" aria-hidden="true" onClick={() => setMenuOpen(false)} /> : null}
+      <aside
+        id="sidebar"
+        className={`${menuOpen ? "flex" : "hidden"} fixed inset-y-0 left-0 z-40 w-64 max-w-[85vw] flex-col overflow-y-auto border-r border-slate-200 bg-white shadow-xl lg:sticky lg:top-0 lg:z-auto lg:flex lg:h-screen lg:w-56 lg:shrink-0 lg:shadow-none`}
+      >
         <div className="flex items-center gap-2 px-4 py-4">
           <img src="/favicon.svg" alt="" className="h-7 w-7" />
           <span className="text-base font-semibold tracking-tight">Tollgate</span>
@@ -80,7 +108,7 @@ export function Layout(props: { me: Me; children: ReactNode }) {
           </button>
         </div>
       </aside>
-      <main className="min-w-0 flex-1 px-8 py-6">{props.children}</main>
+      <main className="min-w-0 flex-1 px-4 py-4 sm:px-6 lg:px-8 lg:py-6">{props.children}</main>
     </div>
   );
 }

@@ -57,9 +57,9 @@ describe("ResourceTable", () => {
   test("renders a header and a row per record, with the row's data attributes, numeric alignment and actions", () => {
     const html = table({});
     expect(html).toContain('<table class="table" data-testid="things-table">');
-    expect(html).toContain("<th>Name</th><th>Owner</th><th class=\"text-right\">Cost</th><th></th>");
+    expect(html).toContain('<th>Name</th><th>Owner</th><th class="text-right">Cost</th><th class="sticky right-0 bg-white');
     expect(html).toContain('<tr data-thing-name="first"><td class="font-medium">first</td><td>root</td><td class="text-right tabular-nums" title="cost of first">5</td>');
-    expect(html).toContain('<div class="flex justify-end gap-1"><button type="button">Edit first</button></div>');
+    expect(html).toMatch(/<td class="sticky right-0 bg-white[^"]*"><div class="flex justify-end gap-1"><button type="button">Edit first<\/button><\/div>/);
   });
 
   test("a row edited in place replaces the record's row", () => {

@@ -1,4 +1,5 @@
 import { Fragment, type Key, type ReactNode } from "react";
+import { NARROW_QUERY, useMediaQuery } from "../lib/use-media-query";
 import type { ListedRecord, ResourceList } from "../lib/use-resource-list";
 import { ConfirmDialog, QueryState } from "./ui";
 
@@ -36,9 +37,13 @@ export interface ResourceTableProps<Row> {
 
 /**
  * The one table of the list pages: loading and load errors above it, the last failed row action, then a card
- * with a header row and a row per record (or the empty-list text).
+ * with a header row and a row per record (or the empty-list text). On a narrow screen each record becomes a
+ * card of its own (the first column as its title, its actions below), so nothing hides behind a sideways
+ * scroll; on a wide one the actions column stays pinned to the right edge while the rest scrolls.
  */
 export function ResourceTable<Row>(props: ResourceTableProps<Row>) {
+  const narrow = useMediaQuery(NARROW_QUERY);
+  if (narrow) return <ResourceCards {...props} />;
   const columns = props.columns.filter((column): column is Column<Row> => column !== false);
   const { rows, isPending = false, error = null, actionError = null } = props.source;
   const cellClass = (column: Column<Row>) => [column.numeric ? "text-right tabular-nums" : "", column.className ?? ""].filter(Boolean).join(" ") || undefined;
@@ -57,7 +62,7 @@ export function ResourceTable<Row>(props: ResourceTableProps<Row>) {
                   {column.header}
                 </th>
               ))}
-              {props.actions ? <th /> : null}
+              {props.actions ? <th className={stickyActionsClass} /> : null}
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -79,7 +84,7 @@ export function ResourceTable<Row>(props: ResourceTableProps<Row>) {
                     </td>
                   ))}
                   {props.actions ? (
-                    <td>
+                    <td className={stickyActionsClass}>
                       <div className="flex justify-end gap-1">{props.actions(row)}</div>
                     </td>
                   ) : null}
@@ -89,6 +94,51 @@ export function ResourceTable<Row>(props: ResourceTableProps<Row>) {
           </tbody>
         </table>
       </div>
+    </>
+  );
+}
+
+/** The actions column stays in view at the card's right edge when the other columns scroll sideways. */
+const stickyActionsClass = "sticky right-0 bg-white shadow-[-6px_0_6px_-6px_rgba(15,23,42,0.25)]";
+
+/** The narrow-screen form of ResourceTable: a card per record, every field labelled, actions always shown. */
+function ResourceCards<Row>(props: ResourceTableProps<Row>) {
+  const [first, ...rest] = props.columns.filter((column): column is Column<Row> => column !== false);
+  const { rows, isPending = false, error = null, actionError = null } = props.source;
+  return (
+    <>
+      <QueryState isPending={isPending} error={error} />
+      {actionError ? <p className="mb-2 text-sm text-red-600">{actionError.message}</p> : null}
+      <section className="space-y-2" data-testid={props.testId} aria-label={props.title}>
+        {props.title ? <h2 className="text-sm font-semibold">{props.title}</h2> : null}
+        {rows?.length === 0 ? <p className="card py-6 text-center text-sm text-slate-500">{props.empty}</p> : null}
+        {rows?.map((row) => {
+          const replacement = props.replaceRow?.(row);
+          if (replacement) {
+            return (
+              <div key={props.rowKey(row)} className="card overflow-x-auto">
+                <table className="table">
+                  <tbody>{replacement}</tbody>
+                </table>
+              </div>
+            );
+          }
+          return (
+            <article key={props.rowKey(row)} className="card min-w-0 p-3" data-row-card {...props.rowAttributes?.(row)}>
+              {first ? <div className="min-w-0 break-words font-medium text-slate-900">{first.cell(row)}</div> : null}
+              <dl className="mt-2 grid grid-cols-[minmax(0,auto)_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm">
+                {rest.map((column) => (
+                  <Fragment key={column.header}>
+                    <dt className="text-xs font-medium text-slate-500">{column.header}</dt>
+                    <dd className="min-w-0 break-words text-slate-700">{column.cell(row)}</dd>
+                  </Fragment>
+                ))}
+              </dl>
+              {props.actions ? <div className="mt-3 flex flex-wrap gap-1.5">{props.actions(row)}</div> : null}
+            </article>
+          );
+        })}
+      </section>
     </>
   );
 }

@@ -1,17 +1,61 @@
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { FormError } from "./form-fields";
 
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * A modal dialog: focus moves into it when it opens (its first field, else its first control), Tab and
+ * Shift+Tab stay inside it, Escape and the ✕ call onClose, and focus returns to what had it before.
+ */
 export function Modal(props: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+  const dialogRef = useRef<HTMLDivElement>(null);
+  const titleId = useId();
+  const onClose = useRef(props.onClose);
+  onClose.current = props.onClose;
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => event.key === "Escape" && props.onClose();
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [props.onClose]);
+    const dialog = dialogRef.current!;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const controls = () => [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
+    (dialog.querySelector<HTMLElement>("input:not([disabled]), select:not([disabled]), textarea:not([disabled])") ?? controls()[0] ?? dialog).focus();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") {
+        event.stopPropagation();
+        onClose.current();
+        return;
+      }
+      if (event.key !== "Tab") return;
+      const all = controls();
+      const first = all[0];
+      const last = all[all.length - 1];
+      if (!first || !last) return;
+      if (event.shiftKey && document.activeElement === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
+    };
+    dialog.addEventListener("keydown", onKey);
+    return () => {
+      dialog.removeEventListener("keydown", onKey);
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
   return (
-    <div className="fixed inset-0 z-40 flex items-start justify-center overflow-y-auto bg-slate-900/40 p-4 pt-16">
-      <div role="dialog" aria-modal="true" aria-label={props.title} className={`card w-full ${props.wide ? "max-w-2xl" : "max-w-lg"} p-5`}>
-        <div className="mb-4 flex items-center justify-between">
-          <h2 className="text-lg font-semibold">{props.title}</h2>
+    <div className="fixed inset-0 z-40 flex items-start justify-center overflow-y-auto bg-slate-900/40 p-3 pt-10 sm:p-4 sm:pt-16">
+      <div
+        ref={dialogRef}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        tabIndex={-1}
+        className={`card w-full min-w-0 ${props.wide ? "max-w-2xl" : "max-w-lg"} p-4 outline-none sm:p-5`}
+      >
+        <div className="mb-4 flex items-center justify-between gap-2">
+          <h2 id={titleId} className="min-w-0 break-words text-lg font-semibold">
+            {props.title}
+          </h2>
           <button type="button" className="text-slate-400 hover:text-slate-600" onClick={props.onClose} aria-label="Close">
             ✕
           </button>
@@ -50,7 +94,8 @@ export function ConfirmDialog(props: {
   );
 }
 
-export function CopyButton(props: { text: string; label?: string }) {
+/** Copies its text; says "Copied" for a moment after, and tells onCopied (the secret dialog counts copies). */
+export function CopyButton(props: { text: string; label?: string; onCopied?: () => void }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
@@ -65,23 +110,24 @@ export function CopyButton(props: { text: string; label?: string }) {
       area.remove();
     }
     setCopied(true);
-    setTimeout(() => setCopied(false), 1500);
+    props.onCopied?.();
+    setTimeout(() => setCopied(false), 2000);
   };
   return (
-    <button type="button" className="button-small" onClick={copy}>
+    <button type="button" className="button-small" onClick={copy} aria-live="polite">
       {copied ? "Copied" : (props.label ?? "Copy")}
     </button>
   );
 }
 
-export function CodeBlock(props: { code: string; testId?: string }) {
+export function CodeBlock(props: { code: string; testId?: string; onCopied?: () => void }) {
   return (
     <div className="relative">
       <pre className="overflow-x-auto rounded-md bg-slate-900 p-3 pr-16 text-xs leading-relaxed text-slate-100" data-testid={props.testId}>
         <code>{props.code}</code>
       </pre>
       <div className="absolute right-2 top-2">
-        <CopyButton text={props.code} />
+        <CopyButton text={props.code} onCopied={props.onCopied} />
       </div>
     </div>
   );
@@ -110,7 +156,7 @@ export function PageHeader(props: { title: string; description?: ReactNode; acti
         <h1 className="text-xl font-semibold text-slate-900">{props.title}</h1>
         {props.description ? <p className="mt-1 text-sm text-slate-500">{props.description}</p> : null}
       </div>
-      {props.actions ? <div className="flex gap-2">{props.actions}</div> : null}
+      {props.actions ? <div className="flex flex-wrap gap-2">{props.actions}</div> : null}
     </div>
   );
 }

@@ -12,8 +12,9 @@ export function formatDateTime(date: Date | null | undefined, fallback = "—"):
   return date.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
+/** A log's time: with the year and the time zone, so that a row read later or elsewhere is unambiguous. */
 export function formatTime(date: Date): string {
-  return date.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return date.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
 }
 
 export function formatMs(value: number | null | undefined): string {

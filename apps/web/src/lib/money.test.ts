@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatUsd, microsToInput } from "./money";
+import { formatUsd, formatUsdExact, microsToInput } from "./money";
 
 describe("formatUsd", () => {
   test("an ordinary amount shows dollars and cents", () => {
@@ -10,9 +10,12 @@ describe("formatUsd", () => {
     expect(formatUsd(0)).toBe("$0.00");
   });
 
-  test("a spend below a cent shows six decimals, so that a single micro-USD is not shown as zero", () => {
+  test("an amount below a cent shows two significant digits, so that a single micro-USD is not shown as zero", () => {
     expect(formatUsd(1)).toBe("$0.000001");
-    expect(formatUsd(9_999)).toBe("$0.009999");
+    expect(formatUsd(50)).toBe("$0.00005");
+    expect(formatUsd(25)).toBe("$0.000025");
+    expect(formatUsd(1_234)).toBe("$0.0013");
+    expect(formatUsd(9_999)).toBe("$0.01");
     expect(formatUsd(10_000)).toBe("$0.01");
   });
 
@@ -29,6 +32,17 @@ describe("formatUsd", () => {
   test("a missing amount shows the fallback", () => {
     expect(formatUsd(null)).toBe("—");
     expect(formatUsd(undefined, "Never")).toBe("Never");
+  });
+});
+
+describe("formatUsdExact", () => {
+  test("every micro-USD shows, with at least cents", () => {
+    expect(formatUsdExact(2_000_000)).toBe("$2.00");
+    expect(formatUsdExact(1_999_950)).toBe("$1.99995");
+    expect(formatUsdExact(50)).toBe("$0.00005");
+    expect(formatUsdExact(1_234_567_891)).toBe("$1,234.567891");
+    expect(formatUsdExact(-5)).toBe("-$0.000005");
+    expect(formatUsdExact(null, "Unlimited")).toBe("Unlimited");
   });
 });
 

@@ -1,4 +1,4 @@
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field, FormActions, inputClass, NumberField, TextField } from "../components/form-fields";
 import { splitLines } from "../lib/format";
@@ -35,6 +35,18 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const [groups, setGroups] = useState((editing?.groups ?? ["default"]).join(", "));
   const [priority, setPriority] = useState(String(editing?.priority ?? 0));
   const [weight, setWeight] = useState(String(editing?.weight ?? 1));
+  const [preset, setPreset] = useState("");
+  const presets = useQuery({ ...trpc.channels.presets.queryOptions(), enabled: !editing, staleTime: Number.POSITIVE_INFINITY });
+  const chosenPreset = presets.data?.find((item) => item.id === preset);
+  /** A preset fills the base URL (and an empty name); the server also stores the vendor's quirks with it. */
+  const choosePreset = (id: string) => {
+    setPreset(id);
+    const next = presets.data?.find((item) => item.id === id);
+    if (!next) return;
+    setType("openai-compatible");
+    setBaseUrl(next.baseUrl);
+    if (!name.trim()) setName(next.label);
+  };
   const form = useFormErrors();
   const create = useMutation(trpc.channels.create.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
   const update = useMutation(trpc.channels.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
@@ -47,17 +59,31 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     const numbers = { priority: Number(priority), weight: Number(weight) };
     const fields = { name, type, baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
     if (editing) update.mutate({ id: editing.id, ...fields, apiKey });
-    else create.mutate({ ...fields, apiKey });
+    else create.mutate({ ...fields, apiKey, ...(preset && type === "openai-compatible" ? { preset } : {}) });
   };
   const errors = form.errors.fields;
 
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
-      <div className="grid grid-cols-2 gap-4">
+      {editing ? null : (
+        <Field label="Preset" error={errors.preset} hint={chosenPreset?.notes ?? "A known OpenAI-compatible vendor fills the base URL; or fill the fields yourself."}>
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="preset" className={inputClass(invalid)} value={preset} onChange={(event) => choosePreset(event.target.value)}>
+              <option value="">None (custom)</option>
+              {(presets.data ?? []).map((item) => (
+                <option key={item.id} value={item.id}>
+                  {item.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
+      <div className="grid gap-4 sm:grid-cols-2">
         <TextField label="Name" name="name" errors={errors} value={name} onChange={setName} />
         <Field label="Type" error={errors.type}>
-          {(id, invalid) => (
-            <select id={id} name="type" className={inputClass(invalid)} value={type} onChange={(event) => setType(event.target.value as ChannelType)}>
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="type" className={inputClass(invalid)} value={type} onChange={(event) => setType(event.target.value as ChannelType)}>
               {channelTypes.map((item) => (
                 <option key={item}>{item}</option>
               ))}
@@ -77,17 +103,17 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         placeholder={editing ? "unchanged" : "sk-..."}
         onChange={setApiKey}
       />
-      <div className="grid grid-cols-2 gap-4">
+      <div className="grid gap-4 sm:grid-cols-2">
         <Field label="Models" error={errors.models} hint="Public model ids, one per line.">
-          {(id, invalid) => <textarea id={id} name="models" rows={4} className={`${inputClass(invalid)} font-mono`} value={models} onChange={(event) => setModels(event.target.value)} />}
+          {(id, invalid, describedBy) => <textarea id={id} {...describedBy} name="models" rows={4} className={`${inputClass(invalid)} font-mono`} value={models} onChange={(event) => setModels(event.target.value)} />}
         </Field>
         <Field label="Model mapping" error={errors.modelMapping} hint="Optional: public=upstream, one per line.">
-          {(id, invalid) => (
-            <textarea id={id} name="modelMapping" rows={4} className={`${inputClass(invalid)} font-mono`} value={mapping} placeholder="gpt-4o=gpt-4o-2024-08-06" onChange={(event) => setMapping(event.target.value)} />
+          {(id, invalid, describedBy) => (
+            <textarea id={id} {...describedBy} name="modelMapping" rows={4} className={`${inputClass(invalid)} font-mono`} value={mapping} placeholder="gpt-4o=gpt-4o-2024-08-06" onChange={(event) => setMapping(event.target.value)} />
           )}
         </Field>
       </div>
-      <div className="grid grid-cols-3 gap-4">
+      <div className="grid gap-4 sm:grid-cols-3">
         <TextField label="Groups" name="groups" errors={errors} hint="Comma-separated." value={groups} onChange={setGroups} />
         <NumberField label="Priority" name="priority" errors={errors} hint="Higher is tried first." value={priority} onChange={setPriority} />
         <NumberField label="Weight" name="weight" errors={errors} hint="Share within a priority." value={weight} onChange={setWeight} />

@@ -1,8 +1,8 @@
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
-import { formatDateTime, formatMs } from "../lib/format";
+import { formatDateTime, formatMs, formatNumber } from "../lib/format";
 import type { ChannelView } from "../lib/router-types";
 import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
@@ -41,6 +41,19 @@ function ChannelModels(props: { channel: ChannelView }) {
   );
 }
 
+/** Requests and the error share over the last 24 hours, from the rollup. */
+function RecentTraffic(props: { health: { requests: number; errors: number } | undefined }) {
+  if (!props.health || props.health.requests === 0) return <span className="text-slate-400">no traffic</span>;
+  const { requests, errors } = props.health;
+  const rate = (errors / requests) * 100;
+  return (
+    <div data-testid="channel-traffic">
+      <div>{formatNumber(requests)} req</div>
+      <div className={`text-xs ${rate >= 10 ? "text-red-600" : "text-slate-500"}`}>{rate < 0.1 && errors > 0 ? "<0.1" : rate.toFixed(rate < 10 && errors > 0 ? 1 : 0)}% errors</div>
+    </div>
+  );
+}
+
 export function ChannelsPage() {
   const trpc = useTRPC();
   const list = useResourceList({
@@ -56,6 +69,20 @@ export function ChannelsPage() {
   };
   const test = useMutation(trpc.channels.test.mutationOptions({ onSettled: list.refresh }));
   const testing = (channel: ChannelView) => test.isPending && test.variables?.id === channel.id;
+  // Fresh on every visit: traffic moves while the page is elsewhere.
+  const health = useQuery({ ...trpc.channels.health.queryOptions(), staleTime: 0 });
+  const healthOf = (channel: ChannelView) => health.data?.find((row) => row.channelId === channel.id);
+  // Test all: one channel after the other (each result lands in its row as it comes), not a burst upstream.
+  const [testAll, setTestAll] = useState<{ done: number; total: number } | null>(null);
+  const runTestAll = async () => {
+    const all = list.rows ?? [];
+    setTestAll({ done: 0, total: all.length });
+    for (const [index, channel] of all.entries()) {
+      await test.mutateAsync({ id: channel.id }).catch(() => undefined);
+      setTestAll({ done: index + 1, total: all.length });
+    }
+    setTestAll(null);
+  };
 
   return (
     <div>
@@ -63,9 +90,14 @@ export function ChannelsPage() {
         title="Channels"
         description="Upstreams: a base URL and key serving a set of models. Higher priority is tried first; weight shares traffic within a priority."
         actions={
-          <button type="button" className="button-primary" onClick={() => setEditing("new")}>
-            Add channel
-          </button>
+          <>
+            <button type="button" className="button" disabled={testAll !== null || !list.rows?.length} onClick={() => void runTestAll()}>
+              {testAll ? `Testing ${Math.min(testAll.done + 1, testAll.total)}/${testAll.total}…` : "Test all"}
+            </button>
+            <button type="button" className="button-primary" onClick={() => setEditing("new")}>
+              Add channel
+            </button>
+          </>
         }
       />
       <ResourceTable
@@ -102,6 +134,7 @@ export function ChannelsPage() {
           { header: "Weight", cell: (channel) => channel.weight },
           { header: "Key", className: "whitespace-nowrap font-mono text-xs", cell: (channel) => channel.keyMasked ?? "—" },
           { header: "Last test", cell: (channel) => <LastTest channel={channel} /> },
+          { header: "Last 24h", cell: (channel) => <RecentTraffic health={healthOf(channel)} /> },
         ]}
         actions={(channel) => (
           <>

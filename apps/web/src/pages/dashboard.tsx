@@ -1,28 +1,29 @@
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
-import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { lazy, Suspense, useState } from "react";
+import { OnboardingChecklist, UnpricedModelsWarning } from "../components/onboarding-checklist";
 import { QuickStartPanel } from "../components/quick-start-panel";
+import { presetSpan, type RangeChoice, RangePicker } from "../components/range-picker";
 import { ResourceTable } from "../components/resource-table";
 import { PageHeader, QueryState } from "../components/ui";
 import { formatCompact, formatNumber } from "../lib/format";
-import { formatUsd } from "../lib/money";
-import { rangeWindow, ranges } from "../lib/ranges";
+import { downloadCsv, toCsv } from "../lib/csv";
+import { formatUsd, microsToInput } from "../lib/money";
+import { type Metric, metricLabels } from "../lib/usage-metrics";
 import { useTRPC } from "../trpc";
 
-const dashboardRanges = ["24h", "7d", "30d"] as const;
-type DashboardRange = (typeof dashboardRanges)[number];
-type Metric = "requests" | "tokens" | "cost";
+const UsageChart = lazy(() => import("../components/usage-chart"));
 
-const metricLabels: Record<Metric, string> = { requests: "Requests", tokens: "Tokens", cost: "Spend" };
+/** Hourly points up to two days, daily ones beyond. */
+const HOURLY_UP_TO_MS = 2 * 86_400_000;
 
 function Stat(props: { label: string; value: string; detail?: string; testId?: string }) {
   return (
-    <div className="card p-4">
+    <div className="card min-w-0 p-4">
       <p className="text-xs font-medium uppercase tracking-wide text-slate-500">{props.label}</p>
-      <p className="mt-1 text-2xl font-semibold tabular-nums text-slate-900" data-testid={props.testId}>
+      <p className="mt-1 truncate text-2xl font-semibold tabular-nums text-slate-900" data-testid={props.testId}>
         {props.value}
       </p>
-      {props.detail ? <p className="text-xs text-slate-500">{props.detail}</p> : null}
+      {props.detail ? <p className="truncate text-xs text-slate-500">{props.detail}</p> : null}
     </div>
   );
 }
@@ -31,8 +32,21 @@ interface BreakdownRow {
   key: string;
   label: string;
   requests: number;
+  errors: number;
   tokens: number;
   cost: number;
+}
+
+interface Totals {
+  requests: number;
+  errors: number;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
+}
+
+function breakdownRow(key: string, label: string, totals: Totals): BreakdownRow {
+  return { key, label, requests: totals.requests, errors: totals.errors, tokens: totals.promptTokens + totals.completionTokens, cost: totals.cost };
 }
 
 function Breakdown(props: { title: string; rows: BreakdownRow[]; testId: string }) {
@@ -44,8 +58,9 @@ function Breakdown(props: { title: string; rows: BreakdownRow[]; testId: string 
       rowKey={(row) => row.key}
       empty="No usage in this range."
       columns={[
-        { header: "Name", className: "font-mono text-xs", cell: (row) => row.label },
+        { header: "Name", className: "max-w-48 truncate font-mono text-xs", title: (row) => row.label, cell: (row) => row.label },
         { header: "Requests", numeric: true, cell: (row) => formatNumber(row.requests) },
+        { header: "Errors", numeric: true, cell: (row) => formatNumber(row.errors) },
         { header: "Tokens", numeric: true, cell: (row) => formatNumber(row.tokens) },
         { header: "Spend", numeric: true, cell: (row) => formatUsd(row.cost) },
       ]}
@@ -55,10 +70,11 @@ function Breakdown(props: { title: string; rows: BreakdownRow[]; testId: string 
 
 export function DashboardPage(props: { me: { name: string; balance: number; balanceUnlimited: boolean; role: string } }) {
   const trpc = useTRPC();
-  const [range, setRange] = useState<DashboardRange>("24h");
-  const [span, setSpan] = useState(() => rangeWindow("24h"));
+  const isAdmin = props.me.role === "admin";
+  const [choice, setChoice] = useState<RangeChoice>("24h");
+  const [span, setSpan] = useState(() => presetSpan("24h"));
   const [metric, setMetric] = useState<Metric>("requests");
-  const bucket = range === "24h" ? "hour" : "day";
+  const bucket = span.to.getTime() - span.from.getTime() <= HOURLY_UP_TO_MS ? "hour" : "day";
   const summary = useQuery(trpc.dashboard.summary.queryOptions({ ...span, bucket }));
   const data = summary.data;
   const series = (data?.series ?? []).map((point) => ({
@@ -67,33 +83,37 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
     tokens: point.promptTokens + point.completionTokens,
     cost: point.cost,
   }));
-  const choose = (next: DashboardRange) => {
-    setRange(next);
-    setSpan(rangeWindow(next));
-  };
-  const tickFormat = (time: number) =>
-    new Date(time).toLocaleString(undefined, bucket === "hour" ? { hour: "2-digit", minute: "2-digit" } : { month: "short", day: "numeric" });
+
+  // The rollup for the chosen range, one row per bucket, money as exact decimal USD.
+  const exportCsv = () =>
+    downloadCsv(
+      `tollgate-usage-${bucket}.csv`,
+      toCsv(
+        ["bucket_start", "requests", "errors", "prompt_tokens", "completion_tokens", "cost_usd"],
+        (data?.series ?? []).map((point) => [point.time.toISOString(), point.requests, point.errors, point.promptTokens, point.completionTokens, microsToInput(point.cost)]),
+      ),
+    );
 
   return (
     <div className="space-y-5">
       <PageHeader
         title="Dashboard"
-        description={props.me.role === "admin" ? "Usage of every user, from the hourly rollup." : "Your usage, from the hourly rollup."}
+        description={isAdmin ? "Usage of every user, from the hourly rollup." : "Your usage, from the hourly rollup."}
         actions={
-          <div className="flex gap-1 rounded-md border border-slate-200 bg-white p-0.5">
-            {dashboardRanges.map((key) => (
-              <button key={key} type="button" onClick={() => choose(key)} className={`rounded px-2.5 py-1 text-sm ${range === key ? "bg-indigo-600 text-white" : "text-slate-600 hover:bg-slate-100"}`}>
-                {ranges[key].label}
-              </button>
-            ))}
-            <button type="button" className="rounded px-2.5 py-1 text-sm text-slate-600 hover:bg-slate-100" onClick={() => setSpan(rangeWindow(range))}>
-              ↻
-            </button>
-          </div>
+          <RangePicker
+            choice={choice}
+            span={span}
+            onChange={(nextChoice, nextSpan) => {
+              setChoice(nextChoice);
+              setSpan(nextSpan);
+            }}
+          />
         }
       />
+      <OnboardingChecklist />
+      {isAdmin ? <UnpricedModelsWarning /> : null}
       <QueryState isPending={summary.isPending} error={summary.error} />
-      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
         <Stat label="Requests" value={formatNumber(data?.totals.requests ?? 0)} detail={`${formatNumber(data?.totals.errors ?? 0)} errors`} testId="stat-requests" />
         <Stat
           label="Tokens"
@@ -104,55 +124,49 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
         <Stat label="Spend" value={formatUsd(data?.totals.cost ?? 0)} testId="stat-spend" />
         <Stat label="Balance" value={props.me.balanceUnlimited ? "Unlimited" : formatUsd(props.me.balance)} detail={props.me.name} />
       </div>
-      <div className="card p-4">
-        <div className="mb-3 flex items-center justify-between">
+      <div className="card min-w-0 p-4">
+        <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
           <h2 className="text-sm font-semibold">{metricLabels[metric]} over time</h2>
-          <div className="flex gap-1">
+          <div className="flex flex-wrap gap-1" role="group" aria-label="Chart metric">
             {(Object.keys(metricLabels) as Metric[]).map((key) => (
-              <button key={key} type="button" className={`button-small ${metric === key ? "border-indigo-500 text-indigo-700" : ""}`} onClick={() => setMetric(key)}>
+              <button key={key} type="button" aria-pressed={metric === key} className={`button-small ${metric === key ? "border-indigo-500 text-indigo-700" : ""}`} onClick={() => setMetric(key)}>
                 {metricLabels[key]}
               </button>
             ))}
+            <button type="button" className="button-small" onClick={exportCsv} disabled={!data}>
+              Export CSV
+            </button>
           </div>
         </div>
         <div className="h-64" data-testid="usage-chart">
-          <ResponsiveContainer width="100%" height="100%">
-            <AreaChart data={series} margin={{ top: 5, right: 10, bottom: 0, left: 0 }}>
-              <defs>
-                <linearGradient id="fill" x1="0" y1="0" x2="0" y2="1">
-                  <stop offset="0%" stopColor="#4f46e5" stopOpacity={0.3} />
-                  <stop offset="100%" stopColor="#4f46e5" stopOpacity={0} />
-                </linearGradient>
-              </defs>
-              <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
-              <XAxis dataKey="time" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={tickFormat} tick={{ fontSize: 11 }} stroke="#94a3b8" />
-              <YAxis tick={{ fontSize: 11 }} stroke="#94a3b8" width={56} tickFormatter={(value: number) => (metric === "cost" ? formatUsd(value) : formatCompact(value))} allowDecimals={false} />
-              <Tooltip
-                labelFormatter={(time) => new Date(Number(time)).toLocaleString()}
-                formatter={(value) => [metric === "cost" ? formatUsd(Number(value)) : formatNumber(Number(value)), metricLabels[metric]]}
-              />
-              <Area type="monotone" dataKey={metric} stroke="#4f46e5" strokeWidth={2} fill="url(#fill)" isAnimationActive={false} />
-            </AreaChart>
-          </ResponsiveContainer>
+          <Suspense fallback={<p className="p-4 text-sm text-slate-500">Loading chart…</p>}>
+            <UsageChart series={series} metric={metric} bucket={bucket} />
+          </Suspense>
         </div>
       </div>
-      <div className="grid gap-4 lg:grid-cols-2">
-        <Breakdown
-          title="By model"
-          testId="usage-by-model"
-          rows={(data?.byModel ?? []).map((row) => ({ key: row.model, label: row.model, requests: row.requests, tokens: row.promptTokens + row.completionTokens, cost: row.cost }))}
-        />
+      <div className="grid gap-4 xl:grid-cols-2">
+        <Breakdown title="By model" testId="usage-by-model" rows={(data?.byModel ?? []).map((row) => breakdownRow(row.model, row.model, row))} />
         <Breakdown
           title="By token"
           testId="usage-by-token"
-          rows={(data?.byToken ?? []).map((row) => ({
-            key: String(row.tokenId),
-            label: row.tokenName ?? `#${row.tokenId} (deleted)`,
-            requests: row.requests,
-            tokens: row.promptTokens + row.completionTokens,
-            cost: row.cost,
-          }))}
+          rows={(data?.byToken ?? []).map((row) => breakdownRow(String(row.tokenId), row.tokenName ?? `#${row.tokenId} (deleted)`, row))}
         />
+        {isAdmin ? (
+          <>
+            <Breakdown
+              title="By user"
+              testId="usage-by-user"
+              rows={(data?.byUser ?? []).map((row) => breakdownRow(String(row.userId), row.userName ?? `#${row.userId} (deleted)`, row))}
+            />
+            <Breakdown
+              title="By channel"
+              testId="usage-by-channel"
+              rows={(data?.byChannel ?? []).map((row) =>
+                breakdownRow(String(row.channelId), row.channelId === 0 ? "(no channel reached)" : (row.channelName ?? `#${row.channelId} (deleted)`), row),
+              )}
+            />
+          </>
+        ) : null}
       </div>
       {data && data.totals.requests === 0 ? <QuickStartPanel /> : null}
     </div>

@@ -1,11 +1,13 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ResourceTable } from "../components/resource-table";
+import { ResourceTable, RowButton } from "../components/resource-table";
 import { Badge, PageHeader } from "../components/ui";
 import { formatMs, formatNumber, formatTime } from "../lib/format";
-import { formatUsd } from "../lib/money";
+import { downloadCsv, toCsv } from "../lib/csv";
+import { formatUsdExact, microsToInput } from "../lib/money";
 import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
 import { useTRPC } from "../trpc";
+import { LogDetail, type LogRow } from "./log-detail";
 
 type StatusFilter = "all" | "success" | "error";
 
@@ -49,6 +51,35 @@ export function LogsPage(props: { isAdmin: boolean }) {
   };
   const logs = useInfiniteQuery(trpc.logs.list.infiniteQueryOptions(input, { getNextPageParam: (page) => page.nextCursor }));
   const rows = logs.data?.pages.flatMap((page) => page.items) ?? [];
+  const [detail, setDetail] = useState<LogRow | null>(null);
+  const channelName = (id: number) => channels.data?.find((channel) => channel.id === id)?.name ?? `#${id}`;
+  // The rows loaded so far (Load older fetches more), with money as exact decimal USD.
+  const exportCsv = () =>
+    downloadCsv(
+      "tollgate-logs.csv",
+      toCsv(
+        ["time", "request_id", "user", "token", "model", "upstream_model", "channel", "status", "error_code", "prompt_tokens", "cached_tokens", "completion_tokens", "cost_usd", "latency_ms", "first_token_ms", "stream", "client_ip"],
+        rows.map((row) => [
+          row.createdAt.toISOString(),
+          row.requestId,
+          row.userName ?? row.userId,
+          row.tokenName,
+          row.model,
+          row.upstreamModel,
+          row.channelName ?? row.channelId,
+          row.status,
+          row.errorCode,
+          row.promptTokens,
+          row.cachedTokens,
+          row.completionTokens,
+          microsToInput(row.cost),
+          row.latencyMs,
+          row.firstTokenMs,
+          row.stream,
+          row.clientIp,
+        ]),
+      ),
+    );
   const refresh = () => {
     if (range !== "all") setSpan(rangeWindow(range));
     void logs.refetch();
@@ -60,9 +91,14 @@ export function LogsPage(props: { isAdmin: boolean }) {
         title="Logs"
         description="Every call to /v1, newest first."
         actions={
-          <button type="button" className="button" onClick={refresh} disabled={logs.isFetching}>
-            {logs.isFetching ? "Refreshing…" : "Refresh"}
-          </button>
+          <>
+            <button type="button" className="button" onClick={exportCsv} disabled={rows.length === 0}>
+              Export CSV
+            </button>
+            <button type="button" className="button" onClick={refresh} disabled={logs.isFetching}>
+              {logs.isFetching ? "Refreshing…" : "Refresh"}
+            </button>
+          </>
         }
       />
       <div className="card mb-4 flex flex-wrap gap-3 p-3">
@@ -104,6 +140,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
         testId="logs-table"
         rowKey={(row) => row.id}
         rowAttributes={(row) => ({ "data-log-model": row.model })}
+        actions={(row) => <RowButton onClick={() => setDetail(row)}>Details</RowButton>}
         empty="No requests in this range."
         columns={[
           { header: "Time", className: "whitespace-nowrap", cell: (row) => formatTime(row.createdAt) },
@@ -131,7 +168,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
             ),
           },
           { header: "Out", numeric: true, cell: (row) => formatNumber(row.completionTokens) },
-          { header: "Cost", numeric: true, cell: (row) => formatUsd(row.cost) },
+          { header: "Cost", numeric: true, cell: (row) => formatUsdExact(row.cost) },
           { header: "Latency", numeric: true, cell: (row) => formatMs(row.latencyMs) },
           { header: "TTFT", numeric: true, cell: (row) => formatMs(row.firstTokenMs) },
           {
@@ -148,6 +185,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
           { header: "Request", className: "max-w-32 truncate font-mono text-xs text-slate-400", title: (row) => row.requestId, cell: (row) => row.requestId },
         ]}
       />
+      {detail ? <LogDetail row={detail} isAdmin={props.isAdmin} channelName={channelName} onClose={() => setDetail(null)} /> : null}
       {logs.hasNextPage ? (
         <div className="mt-3 flex justify-center">
           <button type="button" className="button" onClick={() => logs.fetchNextPage()} disabled={logs.isFetchingNextPage}>

@@ -85,20 +85,20 @@ export function TokenForm(props: {
 
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
-      <div className="grid grid-cols-2 gap-4">
+      <div className="grid gap-4 sm:grid-cols-2">
         <TextField label="Name" name="name" errors={errors} hint="Tells tokens apart, e.g. by client or purpose." value={name} onChange={setName} />
         {props.isAdmin ? (
           <TextField label="Group" name="group" errors={errors} hint="Empty: the owner's group." value={group} placeholder="default" onChange={setGroup} />
         ) : (
           <Field label="Group" error={errors.group} hint={editing?.group ? "Set by an administrator." : "Your group; only an administrator can change it."}>
-            {(id) => <input id={id} name="group" className="input" value={editing?.group ?? "your group"} readOnly disabled />}
+            {(id, _invalid, describedBy) => <input id={id} {...describedBy} name="group" className="input" value={editing?.group ?? "your group"} readOnly disabled />}
           </Field>
         )}
       </div>
       {props.isAdmin && !editing ? (
         <Field label="Owner" error={errors.userId}>
-          {(id, invalid) => (
-            <select id={id} name="userId" className={inputClass(invalid)} value={userId} onChange={(event) => setUserId(event.target.value)}>
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="userId" className={inputClass(invalid)} value={userId} onChange={(event) => setUserId(event.target.value)}>
               <option value="">Me</option>
               {(users.data ?? []).map((user) => (
                 <option key={user.id} value={user.id}>
@@ -109,28 +109,28 @@ export function TokenForm(props: {
           )}
         </Field>
       ) : null}
-      <div className="grid grid-cols-2 gap-4">
+      <div className="grid gap-4 sm:grid-cols-2">
         <Field label="Expiry" error={errors.expiresAt} hint={granted.expiresAt ? `By ${formatDateTime(new Date(granted.expiresAt))} at the latest (${BY_ADMIN}).` : undefined}>
-          {(id, invalid) => (
+          {(id, invalid, describedBy) => (
             <div className="space-y-1.5">
               <label className="flex items-center gap-2 text-sm">
                 <input type="checkbox" name="neverExpires" checked={neverExpires} onChange={(event) => setNeverExpires(event.target.checked)} />
                 Never expires
               </label>
               {neverExpires ? null : (
-                <input id={id} name="expiresAt" type="datetime-local" className={inputClass(invalid)} value={expiresAt} onChange={(event) => setExpiresAt(event.target.value)} />
+                <input id={id} {...describedBy} name="expiresAt" type="datetime-local" className={inputClass(invalid)} value={expiresAt} onChange={(event) => setExpiresAt(event.target.value)} />
               )}
             </div>
           )}
         </Field>
         <Field label="Quota (USD)" error={errors.quotaLimit} hint={granted.quotaLimit != null ? `At most ${formatUsd(granted.quotaLimit)} (${BY_ADMIN}).` : undefined}>
-          {(id, invalid) => (
+          {(id, invalid, describedBy) => (
             <div className="space-y-1.5">
               <label className="flex items-center gap-2 text-sm">
                 <input type="checkbox" name="unlimitedQuota" checked={unlimited} onChange={(event) => setUnlimited(event.target.checked)} />
                 Unlimited
               </label>
-              {unlimited ? null : <input id={id} name="quotaLimit" inputMode="decimal" className={inputClass(invalid)} value={quota} onChange={(event) => setQuota(event.target.value)} />}
+              {unlimited ? null : <input id={id} {...describedBy} name="quotaLimit" inputMode="decimal" className={inputClass(invalid)} value={quota} onChange={(event) => setQuota(event.target.value)} />}
             </div>
           )}
         </Field>
@@ -148,14 +148,14 @@ export function TokenForm(props: {
           </div>
         )}
       </Field>
-      <div className="grid grid-cols-2 gap-4">
+      <div className="grid gap-4 sm:grid-cols-2">
         <Field
           label="IP allow-list"
           error={errors.allowedIps}
           hint={granted.allowedIps?.length ? `Within ${granted.allowedIps.join(", ")} (${BY_ADMIN}).` : "One IP or CIDR range per line (v4 or v6). Empty: any address."}
         >
-          {(id, invalid) => (
-            <textarea id={id} name="allowedIps" rows={3} className={`${inputClass(invalid)} font-mono`} value={ips} placeholder={"203.0.113.7\n10.0.0.0/8"} onChange={(event) => setIps(event.target.value)} />
+          {(id, invalid, describedBy) => (
+            <textarea id={id} {...describedBy} name="allowedIps" rows={3} className={`${inputClass(invalid)} font-mono`} value={ips} placeholder={"203.0.113.7\n10.0.0.0/8"} onChange={(event) => setIps(event.target.value)} />
           )}
         </Field>
         <div className="space-y-4">

@@ -1,8 +1,9 @@
 import { useState } from "react";
 import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
-import { Badge, CopyButton, Modal, PageHeader } from "../components/ui";
+import { SecretDialog } from "../components/secret-dialog";
+import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
-import { formatUsd } from "../lib/money";
+import { formatUsdExact } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
 import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
@@ -34,31 +35,6 @@ function List(props: { items: string[]; empty: string }) {
         </span>
       ))}
     </div>
-  );
-}
-
-/** Shown once after creation: the secret cannot be read again. */
-function SecretModal(props: { secret: string; name: string; onClose: () => void }) {
-  return (
-    <Modal title={`Token "${props.name}" created`} onClose={props.onClose}>
-      <div className="space-y-4">
-        <div className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900" role="alert">
-          <strong>Copy this key now.</strong> It is shown only this once and cannot be recovered; if it is lost, create a new token and delete this one. Keep it on the
-          server side (an environment variable), never in front-end code or a public repository.
-        </div>
-        <div className="flex items-center gap-2">
-          <code className="flex-1 break-all rounded-md bg-slate-900 px-3 py-2 font-mono text-sm text-emerald-300" data-testid="token-secret">
-            {props.secret}
-          </code>
-          <CopyButton text={props.secret} />
-        </div>
-        <div className="flex justify-end">
-          <button type="button" className="button-primary" onClick={props.onClose}>
-            I have stored the key
-          </button>
-        </div>
-      </div>
-    </Modal>
   );
 }
 
@@ -109,8 +85,8 @@ export function TokensPage(props: { isAdmin: boolean }) {
           props.isAdmin && { header: "Owner", cell: (token) => token.userName },
           { header: "Key", className: "whitespace-nowrap font-mono text-xs", cell: (token) => token.keyPrefix },
           { header: "Status", cell: (token) => <TokenStatus token={token} /> },
-          { header: "Remaining", className: "whitespace-nowrap", cell: (token) => (token.quotaLimit === null ? "Unlimited" : formatUsd(Math.max(0, token.quotaLimit - token.usedQuota))) },
-          { header: "Used", className: "whitespace-nowrap", cell: (token) => formatUsd(token.usedQuota) },
+          { header: "Remaining", className: "whitespace-nowrap", cell: (token) => (token.quotaLimit === null ? "Unlimited" : formatUsdExact(Math.max(0, token.quotaLimit - token.usedQuota))) },
+          { header: "Used", className: "whitespace-nowrap", cell: (token) => formatUsdExact(token.usedQuota) },
           { header: "Expires", className: "whitespace-nowrap", cell: (token) => formatDateTime(token.expiresAt, "Never") },
           { header: "Models", cell: (token) => <List items={token.allowedModels} empty="All" /> },
           { header: "IP allow-list", cell: (token) => <List items={token.allowedIps} empty="Any" /> },
@@ -135,7 +111,7 @@ export function TokensPage(props: { isAdmin: boolean }) {
           />
         </Modal>
       ) : null}
-      {created ? <SecretModal {...created} onClose={() => setCreated(null)} /> : null}
+      {created ? <SecretDialog {...created} onClose={() => setCreated(null)} /> : null}
       <ConfirmDelete
         list={list}
         title="Delete token"

@@ -27,7 +27,7 @@ export function CreateUserForm(props: { onCancel: () => void; onSaved: () => Pro
   const errors = form.errors.fields;
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
-      <div className="grid grid-cols-2 gap-4">
+      <div className="grid gap-4 sm:grid-cols-2">
         <TextField label="Name" name="name" errors={errors} value={values.name} onChange={set("name")} />
         <TextField
           label="Password"
@@ -40,8 +40,8 @@ export function CreateUserForm(props: { onCancel: () => void; onSaved: () => Pro
           onChange={set("password")}
         />
         <Field label="Role" error={errors.role}>
-          {(id, invalid) => (
-            <select id={id} name="role" className={inputClass(invalid)} value={values.role} onChange={(event) => set("role")(event.target.value)}>
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="role" className={inputClass(invalid)} value={values.role} onChange={(event) => set("role")(event.target.value)}>
               <option value="user">user</option>
               <option value="admin">admin</option>
             </select>
@@ -50,13 +50,13 @@ export function CreateUserForm(props: { onCancel: () => void; onSaved: () => Pro
         <TextField label="Group" name="group" errors={errors} value={values.group} onChange={set("group")} />
       </div>
       <Field label="Balance (USD)" error={errors.balance}>
-        {(id, invalid) => (
+        {(id, invalid, describedBy) => (
           <div className="flex items-center gap-3">
             <label className="flex items-center gap-2 text-sm">
               <input type="checkbox" checked={values.unlimited} onChange={(event) => setValues({ ...values, unlimited: event.target.checked })} />
               Unlimited
             </label>
-            {values.unlimited ? null : <input id={id} name="balance" inputMode="decimal" className={inputClass(invalid)} value={values.balance} onChange={(event) => set("balance")(event.target.value)} />}
+            {values.unlimited ? null : <input id={id} {...describedBy} name="balance" inputMode="decimal" className={inputClass(invalid)} value={values.balance} onChange={(event) => set("balance")(event.target.value)} />}
           </div>
         )}
       </Field>

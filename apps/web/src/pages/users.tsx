@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useMutation } from "@tanstack/react-query";
 import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
@@ -6,9 +7,10 @@ import { formatUsd } from "../lib/money";
 import type { UserView } from "../lib/router-types";
 import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
+import { UserBalanceHistory } from "./user-balance-history";
 import { CreateUserForm, type UserFieldKind, UserFieldForm } from "./user-forms";
 
-type Dialog = { kind: "create" } | { kind: UserFieldKind; user: UserView };
+type Dialog = { kind: "create" } | { kind: UserFieldKind | "history"; user: UserView };
 
 const titles: Record<UserFieldKind, string> = { topUp: "Top up balance", group: "Set group", password: "Reset password" };
 
@@ -20,6 +22,8 @@ export function UsersPage(props: { currentUserId: number }) {
     remove: trpc.users.delete.mutationOptions(),
   });
   const [dialog, setDialog] = useState<Dialog | null>(null);
+  // No one changes their own role (so the last administrator cannot demote themself); the server refuses it too.
+  const changeRole = useMutation(trpc.users.update.mutationOptions({ onSuccess: list.refresh }));
   const close = () => setDialog(null);
   const saved = async () => {
     await list.refresh();
@@ -63,9 +67,13 @@ export function UsersPage(props: { currentUserId: number }) {
           <>
             <RowButton onClick={() => setDialog({ kind: "topUp", user })}>Top up</RowButton>
             <RowButton onClick={() => setDialog({ kind: "group", user })}>Group</RowButton>
+            <RowButton onClick={() => setDialog({ kind: "history", user })}>History</RowButton>
             <RowButton onClick={() => setDialog({ kind: "password", user })}>Password</RowButton>
             {user.id === props.currentUserId ? null : (
               <>
+                <RowButton disabled={changeRole.isPending} onClick={() => changeRole.mutate({ id: user.id, role: user.role === "admin" ? "user" : "admin" })}>
+                  {user.role === "admin" ? "Make user" : "Make admin"}
+                </RowButton>
                 <StatusButton list={list} row={user} />
                 <DeleteButton list={list} row={user} />
               </>
@@ -78,7 +86,13 @@ export function UsersPage(props: { currentUserId: number }) {
           <CreateUserForm onCancel={close} onSaved={saved} />
         </Modal>
       ) : null}
-      {dialog && dialog.kind !== "create" ? (
+      {changeRole.error ? <p className="mt-2 text-sm text-red-600">{changeRole.error.message}</p> : null}
+      {dialog?.kind === "history" ? (
+        <Modal title={`Balance history: ${dialog.user.name}`} onClose={close} wide>
+          <UserBalanceHistory userId={dialog.user.id} />
+        </Modal>
+      ) : null}
+      {dialog && dialog.kind !== "create" && dialog.kind !== "history" ? (
         <Modal title={`${titles[dialog.kind]}: ${dialog.user.name}`} onClose={close}>
           <UserFieldForm user={dialog.user} kind={dialog.kind} onCancel={close} onSaved={saved} />
         </Modal>

@@ -1,6 +1,7 @@
-import { channels, type Database } from "@tollgate/db";
+import { channels, type Database, usageHourly } from "@tollgate/db";
 import type { SecretBox } from "@tollgate/shared";
-import { asc, eq } from "drizzle-orm";
+import { openAICompatiblePresets } from "@tollgate/upstream";
+import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { maskKey } from "../mask-key";
 import type { CreateChannelInput, UpdateChannelInput } from "./channel-schemas";
@@ -111,4 +112,26 @@ export async function testChannel(db: Database, id: number, probe: ChannelProber
   const error = result.ok ? null : (result.error ?? "failed");
   await db.update(channels).set({ lastTestAt: new Date(), lastTestLatencyMs: result.latencyMs, lastTestError: error }).where(eq(channels.id, id));
   return { ok: result.ok, latencyMs: result.latencyMs, error };
+}
+
+/** The openai-compatible presets (the CLI's --preset list), for the console's channel form. */
+export function listChannelPresets(): { id: string; label: string; baseUrl: string; notes: string | null }[] {
+  return Object.entries(openAICompatiblePresets).map(([id, preset]) => ({ id, label: preset.label, baseUrl: preset.baseUrl, notes: preset.notes ?? null }));
+}
+
+/**
+ * Each channel's traffic over the last `hours` hours from the hourly rollup: requests and the share answered
+ * with an error (status 400 or more). Channels without traffic are left out.
+ */
+export async function channelHealth(db: Database, hours = 24): Promise<{ channelId: number; requests: number; errors: number }[]> {
+  const since = new Date(Date.now() - hours * 3_600_000);
+  return db
+    .select({
+      channelId: usageHourly.channelId,
+      requests: sql<number>`coalesce(sum(${usageHourly.requests}), 0)::bigint`.mapWith(Number),
+      errors: sql<number>`coalesce(sum(${usageHourly.errors}), 0)::bigint`.mapWith(Number),
+    })
+    .from(usageHourly)
+    .where(and(gte(usageHourly.hour, since), ne(usageHourly.channelId, 0)))
+    .groupBy(usageHourly.channelId);
 }

@@ -1,5 +1,6 @@
 import { balanceLogs, type Database, isUniqueViolation, sessions, users } from "@tollgate/db";
 import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { Actor } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
 import type { CreateUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
@@ -59,12 +60,22 @@ export function listUsers(db: Database): Promise<UserView[]> {
   return db.select(userColumns).from(users).orderBy(asc(users.id));
 }
 
-/** A user with their latest 50 balance changes. */
+const actors = alias(users, "actors");
+
+/** A user with their latest 50 balance changes, each with who made it (null actorName: the CLI, or a deleted admin). */
 export async function getUserWithBalanceLogs(db: Database, id: number) {
   const user = await getUser(db, id);
   const history = await db
-    .select({ id: balanceLogs.id, amount: balanceLogs.amount, reason: balanceLogs.reason, actorId: balanceLogs.actorId, createdAt: balanceLogs.createdAt })
+    .select({
+      id: balanceLogs.id,
+      amount: balanceLogs.amount,
+      reason: balanceLogs.reason,
+      actorId: balanceLogs.actorId,
+      actorName: actors.name,
+      createdAt: balanceLogs.createdAt,
+    })
     .from(balanceLogs)
+    .leftJoin(actors, eq(actors.id, balanceLogs.actorId))
     .where(eq(balanceLogs.userId, id))
     .orderBy(desc(balanceLogs.createdAt), desc(balanceLogs.id))
     .limit(50);

@@ -1,0 +1,46 @@
+import { Modal } from "../components/ui";
+import { formatMs, formatNumber, formatTime } from "../lib/format";
+import { formatUsdExact } from "../lib/money";
+import type { Outputs } from "../lib/router-types";
+
+export type LogRow = Outputs["logs"]["list"]["items"][number];
+
+/** Everything the log keeps of one call: timings, the channels tried, tokens, cost, request id, error. */
+export function LogDetail(props: { row: LogRow; isAdmin: boolean; channelName: (id: number) => string; onClose: () => void }) {
+  const { row } = props;
+  const fields: [string, string][] = [
+    ["Time", formatTime(row.createdAt)],
+    ["Request id", row.requestId],
+    ["Endpoint", row.endpoint],
+    ["Status", `${row.status}${row.errorCode ? ` ${row.errorCode}` : ""}`],
+    ["Model", row.upstreamModel && row.upstreamModel !== row.model ? `${row.model} → ${row.upstreamModel}` : row.model],
+    ["Token", row.tokenName ?? "—"],
+    ...(props.isAdmin
+      ? ([
+          ["User", row.userName ?? (row.userId ? `#${row.userId}` : "—")],
+          ["Channel", row.channelName ?? (row.channelId ? `#${row.channelId}` : "none reached")],
+          ["Channels tried", row.channelsTried?.length ? row.channelsTried.map(props.channelName).join(" → ") : "—"],
+        ] as [string, string][])
+      : []),
+    ["Prompt tokens", `${formatNumber(row.promptTokens)}${row.usageEstimated ? " (counted locally: the upstream sent no usage)" : ""}`],
+    ["Cached prompt tokens", formatNumber(row.cachedTokens)],
+    ["Completion tokens", formatNumber(row.completionTokens)],
+    ["Cost", `${formatUsdExact(row.cost)} (${formatNumber(row.cost)} micro-USD)`],
+    ["Latency", formatMs(row.latencyMs)],
+    ["Time to first token", formatMs(row.firstTokenMs)],
+    ["Streamed", row.stream ? "yes" : "no"],
+    ["Client IP", row.clientIp ?? "—"],
+  ];
+  return (
+    <Modal title="Request details" onClose={props.onClose} wide>
+      <dl className="grid grid-cols-1 gap-x-4 gap-y-1.5 text-sm sm:grid-cols-[auto_minmax(0,1fr)]" data-testid="log-detail">
+        {fields.map(([label, value]) => (
+          <div key={label} className="contents">
+            <dt className="text-xs font-medium text-slate-500 sm:text-sm">{label}</dt>
+            <dd className="min-w-0 break-all font-mono text-xs text-slate-800 sm:text-sm">{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </Modal>
+  );
+}
