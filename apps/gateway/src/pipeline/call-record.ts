@@ -162,6 +162,7 @@ export class CallRecord {
       tokenId: caller.token.id,
       userId: caller.user.id,
       cost,
+      previousKey: caller.token.secretRetiresAt !== null,
       log: {
         createdAt: this.startedAtDate,
         requestId: this.requestId,
