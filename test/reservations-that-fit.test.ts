@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { loadTokenizer } from "../apps/gateway/src/accounting/count-tokens";
 import { countPromptForReservation, TOKENIZER_MARGINS } from "../apps/gateway/src/accounting/estimate-prompt-tokens";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayStack, type GatewayUnderTest, seeder, startGateway, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+
+// A bound on hangs (a busy 2-core machine loads the tokenizer slowly), not a tuned timing.
+setDefaultTimeout(60_000);
 
 const usePostgres = Boolean(process.env.DATABASE_URL);
 /** $1,000 per million tokens, in and out: one token costs 1,000 micro-USD (the case). */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cliOperator, rollToken } from "../packages/admin/src/index";
 import { requestLogs } from "@tollgate/db";
 import { eq } from "drizzle-orm";
@@ -6,6 +6,9 @@ import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayStack, type GatewayUnderTest, seeder, startGateway, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+
+// A bound on hangs (a busy 2-core machine loads the tokenizer slowly), not a tuned timing.
+setDefaultTimeout(60_000);
 
 const usePostgres = Boolean(process.env.DATABASE_URL);
 

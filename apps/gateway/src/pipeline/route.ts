@@ -1,6 +1,6 @@
 import { computeCost } from "@tollgate/shared";
 import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
-import { fittedReservation } from "../accounting/fitted-reservation";
+import { fittedReservation, warmTokenizer } from "../accounting/fitted-reservation";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { RoutableChannel } from "../routing/channel-catalog";
@@ -33,7 +33,9 @@ export async function route(
   const costOf = (promptTokens: number) => computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price);
   const { value: body, bytes } = admission.body;
   const upperBound = promptUpperBound(body, bytes);
-  const fitted = price ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
+  const metered = price !== undefined && (caller.token.quotaLimit !== null || !caller.user.balanceUnlimited);
+  if (metered) warmTokenizer();
+  const fitted = metered ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
   const holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
   const held = holding instanceof Promise ? await holding : holding;
   if ("refused" in held) {
