@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { loadTokenizer } from "../apps/gateway/src/accounting/count-tokens";
 import { countPromptForReservation, TOKENIZER_MARGINS } from "../apps/gateway/src/accounting/estimate-prompt-tokens";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayStack, type GatewayUnderTest, seeder, startGateway, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
+import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
 
 // A bound on hangs (a busy 2-core machine loads the tokenizer slowly), not a tuned timing.
 setDefaultTimeout(60_000);
@@ -149,29 +148,16 @@ describe("reservations that fit", () => {
 });
 
 describe("reservations at the edge of a quota shared by two instances on one Postgres", () => {
-  let database: FreshDatabase;
-  let upstream: FakeOpenAIUpstream;
-  let first: GatewayUnderTest;
-  let second: GatewayUnderTest;
+  let two: TwoGateways;
 
   beforeAll(async () => {
-    if (!usePostgres) return;
-    database = await freshDatabase();
-    upstream = await startFakeOpenAIUpstream({ chunkDelayMs: 0 });
-    first = await startGateway(database.handle);
-    second = await startGateway(await database.openAnother());
+    if (usePostgres) two = await startTwoGateways();
   }, SETUP_TIMEOUT_MS);
 
-  afterAll(async () => {
-    if (!usePostgres) return;
-    await first?.stop();
-    await second?.stop();
-    await upstream?.close();
-    await database?.drop();
-  }, SETUP_TIMEOUT_MS);
+  afterAll(() => two?.stop(), SETUP_TIMEOUT_MS);
 
   test.if(usePostgres)("what one instance left of a quota is admitted to the last micro-USD by the other, and no further", async () => {
-    const seed = seeder(database.handle, first.secretBox, [first, second]);
+    const { seed, database, upstream, first, second } = two;
     const user = await seed.user();
     await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-priced"] });
     await seed.price("gpt-4o-priced", 1_000, 1_000);

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { cliOperator, rollToken } from "../packages/admin/src/index";
 import { requestLogs } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayStack, type GatewayUnderTest, seeder, startGateway, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
+import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
 
 // A bound on hangs (a busy 2-core machine loads the tokenizer slowly), not a tuned timing.
 setDefaultTimeout(60_000);
@@ -79,29 +78,16 @@ describe("token rotation on one instance", () => {
 });
 
 describe("token rotation across two instances on one Postgres", () => {
-  let database: FreshDatabase;
-  let upstream: FakeOpenAIUpstream;
-  let first: GatewayUnderTest;
-  let second: GatewayUnderTest;
+  let two: TwoGateways;
 
   beforeAll(async () => {
-    if (!usePostgres) return;
-    database = await freshDatabase();
-    upstream = await startFakeOpenAIUpstream({ chunkDelayMs: 0 });
-    first = await startGateway(database.handle);
-    second = await startGateway(await database.openAnother());
+    if (usePostgres) two = await startTwoGateways();
   }, SETUP_TIMEOUT_MS);
 
-  afterAll(async () => {
-    if (!usePostgres) return;
-    await first?.stop();
-    await second?.stop();
-    await upstream?.close();
-    await database?.drop();
-  }, SETUP_TIMEOUT_MS);
+  afterAll(() => two?.stop(), SETUP_TIMEOUT_MS);
 
   test.if(usePostgres)("both instances accept the old secret during its grace period and refuse it with 401 after", async () => {
-    const seed = seeder(database.handle, first.secretBox, [first, second]);
+    const { seed, database, upstream, first, second } = two;
     const user = await seed.user();
     await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
     await seed.price("gpt-4o-mini", 1, 2);
@@ -115,7 +101,7 @@ describe("token rotation across two instances on one Postgres", () => {
   });
 
   test.if(usePostgres)("a roll with no grace period is refused by both instances, their caches warm", async () => {
-    const seed = seeder(database.handle, first.secretBox, [first, second]);
+    const { seed, database, first, second } = two;
     const user = await seed.user();
     const token = await seed.token({ userId: user.id });
     expect(await status(first, token.secret)).toBe(200);
