@@ -37,6 +37,9 @@ describe("token roll", () => {
     const graceMs = row.previousKeyExpiresAt!.getTime() - row.rolledAt!.getTime();
     expect(graceMs).toBe(24 * 3600 * 1000);
     expect(JSON.stringify(rolled)).not.toContain(row.keyHash);
+    const shown = await harness.run("token", "show", String(created.id));
+    expect(shown.stdout).toMatch(new RegExp(`^previous key:\\s+${displayPrefix(created.key)} \\(works until \\d{4}-`, "m"));
+    expect(shown.stdout).toMatch(/^previous key last used:\s+never$/m);
   });
 
   test("--grace 0 refuses the old key at once, and --grace takes minutes and days", async () => {
