@@ -186,6 +186,10 @@ describe("token list and show", () => {
       rpm: 5,
       tpm: 2000,
       lastUsedAt: null,
+      rolledAt: null,
+      previousPrefix: null,
+      previousKeyExpiresAt: null,
+      previousKeyLastUsedAt: null,
       createdAt: expect.any(String),
     });
     const human = await harness.run("token", "show", String(created.id));

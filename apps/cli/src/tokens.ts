@@ -6,6 +6,8 @@ import {
   findUser,
   getToken,
   listTokens,
+  rollToken,
+  rollTokenSchema,
   type TokenView,
   updateToken,
   updateTokenSchema,
@@ -46,6 +48,10 @@ function tokenJson(token: TokenView, now: Date) {
     rpm: token.rpmLimit,
     tpm: token.tpmLimit,
     lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+    rolledAt: token.rolledAt?.toISOString() ?? null,
+    previousPrefix: token.previousKeyPrefix,
+    previousKeyExpiresAt: token.previousKeyExpiresAt?.toISOString() ?? null,
+    previousKeyLastUsedAt: token.previousKeyLastUsedAt?.toISOString() ?? null,
     createdAt: token.createdAt.toISOString(),
   };
 }
@@ -74,8 +80,55 @@ function tokenFields(token: TokenView, now: Date): [string, string][] {
     ["rpm", token.rpmLimit === null ? "no limit" : String(token.rpmLimit)],
     ["tpm", token.tpmLimit === null ? "no limit" : String(token.tpmLimit)],
     ["last used", formatDate(token.lastUsedAt, "never")],
+    ...previousKeyFields(token, now),
     ["created", token.createdAt.toISOString()],
   ];
+}
+
+/** The secret a roll replaced, while it still works (its grace period). */
+function previousKeyFields(token: TokenView, now: Date): [string, string][] {
+  if (token.previousKeyExpiresAt === null || token.previousKeyExpiresAt.getTime() <= now.getTime()) return [];
+  return [
+    ["previous key", `${token.previousKeyPrefix} (works until ${token.previousKeyExpiresAt.toISOString()})`],
+    ["previous key last used", formatDate(token.previousKeyLastUsedAt, "never")],
+  ];
+}
+
+/** `24h`, `30m`, `90s`, `7d`, or a bare number of hours; `0` ends the old secret at once. */
+function graceSecondsFromText(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)\s*([smhd]?)$/i.exec(value.trim());
+  if (!match) throw new CommandError(`--grace must be a duration such as 24h, 30m, 7d or 0, not "${value}"`);
+  const unit = { s: 1, m: 60, h: 3600, d: 86400, "": 3600 }[match[2]!.toLowerCase() as "s" | "m" | "h" | "d" | ""];
+  return Number(match[1]) * unit;
+}
+
+async function rollTokenCommand(argv: readonly string[], context: CommandContext): Promise<string> {
+  const now = new Date();
+  const { flags, positionals } = parseCommandArguments(argv, {
+    command: "token roll",
+    flags: { grace: "string", json: "boolean" },
+    positionals: ["ID"],
+  });
+  const id = recordIdFromText(positionals[0] as string, "token");
+  const input = parseInput(rollTokenSchema, { id, graceSeconds: graceSecondsFromText(flags.grace) }, { graceSeconds: "--grace" });
+  const { token, secret } = await rollToken(context.db, cliOperator, input);
+  if (flags.json) {
+    const { id: tokenId, ...details } = tokenJson(token, now);
+    return formatJson({ id: tokenId, key: secret, ...details });
+  }
+  const previous =
+    token.previousKeyExpiresAt === null
+      ? "The previous key is refused from now on."
+      : `The previous key (${token.previousKeyPrefix}) keeps working until ${token.previousKeyExpiresAt.toISOString()}.`;
+  return [
+    formatFields(tokenFields(token, now)),
+    `key: ${secret}`,
+    "",
+    previous,
+    "WARNING: this key is shown only once and cannot be recovered. Store it now.",
+    "",
+  ].join("\n");
 }
 
 async function createTokenCommand(argv: readonly string[], context: CommandContext): Promise<string> {
@@ -182,6 +235,7 @@ async function showToken(argv: readonly string[], context: CommandContext): Prom
 export const tokenCommands: Record<string, CommandHandler> = {
   create: createTokenCommand,
   update: updateTokenCommand,
+  roll: rollTokenCommand,
   list: listTokensCommand,
   show: showToken,
   enable: statusCommand("token enable", async (id, { db }) => statusOf(await updateToken(db, cliOperator, { id, status: "enabled" }))),

@@ -45,6 +45,9 @@ const sections = {
       narrow them and widen them back, never past what was set here, and not enable a disabled token.
   token list [--user NAME_OR_ID]
   token show ID
+  token roll ID [--grace 24h|30m|7d|0]
+      Gives the token a new key (printed once), keeping its settings and usage history. The old key
+      keeps working for the grace period (default 24h; 0 refuses it at once), then is refused everywhere.
   token enable ID | token disable ID | token delete ID
 `,
 } as const;

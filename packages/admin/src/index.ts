@@ -7,6 +7,7 @@ export * from "./values/expiry";
 export * from "./values/ip-allow-list";
 export * from "./tokens/token-schemas";
 export * from "./tokens/token-operations";
+export * from "./tokens/roll-token";
 export * from "./tokens/token-entitlements";
 export * from "./channels/channel-schemas";
 export * from "./channels/channel-operations";

@@ -20,5 +20,9 @@ export const tokenPublicColumns = {
   rpmLimit: tokens.rpmLimit,
   tpmLimit: tokens.tpmLimit,
   lastUsedAt: tokens.lastUsedAt,
+  previousKeyPrefix: tokens.previousKeyPrefix,
+  previousKeyExpiresAt: tokens.previousKeyExpiresAt,
+  previousKeyLastUsedAt: tokens.previousKeyLastUsedAt,
+  rolledAt: tokens.rolledAt,
   createdAt: tokens.createdAt,
 };

@@ -1,4 +1,16 @@
-import { createToken, createTokenSchema, deleteToken, getToken, idInputSchema, listTokens, listTokensSchema, updateToken, updateTokenSchema } from "@tollgate/admin";
+import {
+  createToken,
+  createTokenSchema,
+  deleteToken,
+  getToken,
+  idInputSchema,
+  listTokens,
+  listTokensSchema,
+  rollToken,
+  rollTokenSchema,
+  updateToken,
+  updateTokenSchema,
+} from "@tollgate/admin";
 import { authedProcedure, router } from "../trpc";
 
 /** A signed-in user manages their own tokens, an administrator everyone's (the rules: packages/admin tokens). */
@@ -9,8 +21,11 @@ export const tokensRouter = router({
 
   byId: authedProcedure.input(idInputSchema).query(({ ctx, input }) => getToken(ctx.db, ctx.user, input.id)),
 
-  /** The only procedure that ever returns a token's secret, once. */
+  /** With roll, the only procedures that ever return a token's secret, once. */
   create: authedProcedure.input(createTokenSchema).mutation(({ ctx, input }) => createToken(ctx.db, ctx.user, input)),
+
+  /** A new secret for the same token; the old one works for `graceSeconds` (default 24 h, 0: at once). */
+  roll: authedProcedure.input(rollTokenSchema).mutation(({ ctx, input }) => rollToken(ctx.db, ctx.user, input)),
 
   update: authedProcedure.input(updateTokenSchema).mutation(({ ctx, input }) => updateToken(ctx.db, ctx.user, input)),
 

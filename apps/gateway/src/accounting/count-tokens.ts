@@ -16,6 +16,11 @@ export function loadTokenizer(): Promise<Counter> {
   return loading;
 }
 
+/** The counter when it is already loaded (no await on the hot path); null before the first load. */
+export function loadedTokenizer(): Counter | null {
+  return counter;
+}
+
 /** Per-message overhead of the chat format (role and separators), as OpenAI's cookbook counts it. */
 const TOKENS_PER_MESSAGE = 3;
 const TOKENS_PER_REPLY = 3;

@@ -38,7 +38,7 @@ describe("quota leases", () => {
     expect(await first.acquire(`token:${tokenId}`, 600)).toBe(true);
     expect(first.tryHold(`token:${tokenId}`, 600)).toBe(true);
     expect(await second.acquire(`token:${tokenId}`, 500)).toBe(false);
-    expect(await second.acquire(`token:${tokenId}`, 400)).toBe(false);
+    expect(await second.acquire(`token:${tokenId}`, 500)).toBe(false);
     // Refused from memory for a moment, then asked again once the refusal is forgotten.
     second.forgetRefusal(`token:${tokenId}`);
     expect(await second.acquire(`token:${tokenId}`, 400)).toBe(true);
@@ -47,6 +47,17 @@ describe("quota leases", () => {
     await first.stop();
     await second.stop();
     expect(await leaseRows()).toEqual([]);
+  });
+
+  test("after a refusal, a smaller request asks the database again and gets what is left", async () => {
+    const first = new LeaseBook(database.handle.db, "smaller-first", () => {}, options);
+    const second = new LeaseBook(database.handle.db, "smaller-second", () => {}, options);
+    expect(await first.acquire(`token:${tokenId}`, 600)).toBe(true);
+    expect(await second.acquire(`token:${tokenId}`, 401)).toBe(false);
+    expect(await second.acquire(`token:${tokenId}`, 400)).toBe(true);
+    expect(second.tryHold(`token:${tokenId}`, 400)).toBe(true);
+    await first.stop();
+    await second.stop();
   });
 
   test("an idle slice goes back at the heartbeat so another instance can use it", async () => {

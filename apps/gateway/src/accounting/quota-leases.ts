@@ -30,8 +30,12 @@ interface Lease {
    * must not overwrite it.
    */
   syncedAt: number;
-  /** After a refused acquisition, further refusals come from memory until then (no query storm). */
+  /**
+   * After a refused acquisition, further refusals of as much or more come from memory until then (no query
+   * storm); a smaller request still asks, since it may fit what is left.
+   */
   refusedUntil: number;
+  refusedAmount: number;
 }
 
 export interface LeaseOptions {
@@ -70,7 +74,7 @@ export class LeaseBook {
   private lease(subject: LeaseSubject): Lease {
     let lease = this.leases.get(subject);
     if (!lease) {
-      lease = { granted: 0, reserved: 0, pendingSpent: 0, lastUsedAt: Date.now(), acquiring: null, refusedUntil: 0, syncedAt: 0 };
+      lease = { granted: 0, reserved: 0, pendingSpent: 0, lastUsedAt: Date.now(), acquiring: null, refusedUntil: 0, refusedAmount: 0, syncedAt: 0 };
       this.leases.set(subject, lease);
     }
     return lease;
@@ -140,7 +144,7 @@ export class LeaseBook {
    */
   acquire(subject: LeaseSubject, amount: number): Promise<boolean> {
     const lease = this.lease(subject);
-    if (lease.refusedUntil > Date.now()) return Promise.resolve(false);
+    if (lease.refusedUntil > Date.now() && amount >= lease.refusedAmount) return Promise.resolve(false);
     lease.acquiring ??= this.acquireOrFail(subject, lease, amount).finally(() => {
       lease.acquiring = null;
     });
@@ -204,6 +208,7 @@ export class LeaseBook {
     for (const row of observed) this.sync(lease, row);
     if (granted === -1) {
       lease.refusedUntil = Date.now() + 1000;
+      lease.refusedAmount = amount;
       return false;
     }
     if (granted === Number.POSITIVE_INFINITY) {

@@ -12,6 +12,12 @@ export interface Reservation {
   settled: boolean;
 }
 
+/**
+ * A smaller amount to hold when the first one does not fit this instance's slices: the fitted estimate,
+ * worth its cost (tokenizing) only near the end of a slice, a quota or a balance.
+ */
+export type FittedAmount = () => number | Promise<number>;
+
 export type Refusal = { refused: "token" | "user" };
 
 /**
@@ -23,7 +29,17 @@ export type Refusal = { refused: "token" | "user" };
 export class QuotaLedger {
   constructor(private readonly leases: LeaseBook) {}
 
-  reserve(token: CachedToken, user: CachedUser, amount: number): Reservation | Refusal | Promise<Reservation | Refusal> {
+  /**
+   * Holds `amount` (a cheap upper bound) from memory when this instance's slices cover it; otherwise holds
+   * `fitted()` (at most `amount`), taking bigger slices if needed, so that what is refused is what the
+   * fitted estimate cannot cover.
+   */
+  reserve(
+    token: CachedToken,
+    user: CachedUser,
+    amount: number,
+    fitted?: FittedAmount,
+  ): Reservation | Refusal | Promise<Reservation | Refusal> {
     const tokenSubject: LeaseSubject | null = token.quotaLimit !== null ? `token:${token.id}` : null;
     const userSubject: LeaseSubject | null = user.balanceUnlimited ? null : `user:${user.id}`;
     // Exhausted according to the cached rows: refuse without touching the database.
@@ -35,7 +51,10 @@ export class QuotaLedger {
     const userHeld = tokenHeld && (!userSubject || this.leases.tryHold(userSubject, amount));
     if (tokenHeld && userHeld) return reservation;
     if (tokenHeld && tokenSubject) this.leases.release(tokenSubject, amount);
-    return this.reserveWithNewLeases(reservation);
+    if (!fitted) return this.reserveWithNewLeases(reservation);
+    const fittedAmount = fitted();
+    if (typeof fittedAmount === "number") return this.reserveWithNewLeases({ ...reservation, amount: Math.min(amount, fittedAmount) });
+    return fittedAmount.then((value) => this.reserveWithNewLeases({ ...reservation, amount: Math.min(amount, value) }));
   }
 
   /** Rejects with the lease book's 503 when the database cannot be asked; nothing stays held then. */

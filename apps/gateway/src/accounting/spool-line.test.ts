@@ -53,6 +53,11 @@ describe("spool lines", () => {
     expect(decoded.upstreamModel).toBeNull();
   });
 
+  test("a call made with a rolled token's previous secret says so, so that a replay records that secret's last use", () => {
+    const line = encodeSpoolLine({ tokenId: 9, userId: 7, cost: 5, seq: 4, previousKey: true, log: fullRow });
+    expect(decodeSpoolLine(line)).toEqual({ s: 4, t: 9, u: 7, c: 5, p: 1, l: fullRow });
+  });
+
   test("a torn line is refused rather than half read", () => {
     const line = encodeSpoolLine({ tokenId: 1, userId: 2, cost: 5, seq: 3, log: fullRow });
     expect(() => decodeSpoolLine(line.slice(0, 40))).toThrow();

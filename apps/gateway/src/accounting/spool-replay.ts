@@ -58,10 +58,12 @@ function readSpool(dir: string, files: string[], log: ReplayOptions["log"]): Spo
 
 /** The records past the checkpoint, as one batch (null when there are none). */
 function batchAfter(lines: SpoolLine[], committedSeq: number): UsageBatch | null {
-  const batch: UsageBatch = { logs: [], tokenDeltas: new Map(), userDeltas: new Map(), lastSeq: committedSeq };
+  const previousKeyUses = new Set<number>();
+  const batch: UsageBatch = { logs: [], tokenDeltas: new Map(), userDeltas: new Map(), previousKeyUses, lastSeq: committedSeq };
   for (const line of lines) {
     if (line.s <= committedSeq) continue;
     batch.logs.push(line.l);
+    if (line.p === 1) previousKeyUses.add(line.t);
     if (line.c !== 0) {
       batch.tokenDeltas.set(line.t, (batch.tokenDeltas.get(line.t) ?? 0) + line.c);
       batch.userDeltas.set(line.u, (batch.userDeltas.get(line.u) ?? 0) + line.c);

@@ -10,6 +10,8 @@ export interface UsageRecord {
   tokenId: number;
   userId: number;
   cost: number;
+  /** The call came with the secret a roll replaced (in its grace period): its last use is recorded. */
+  previousKey?: boolean;
   /**
    * The record's sequence number in this process's spool (assigned by UsageSpool); the writer numbers
    * records that come without one itself.
@@ -65,6 +67,7 @@ const ROWS_PER_INSERT = 5000;
 export class UsageWriter implements UsageSink {
   private logs: RequestLogRow[] = [];
   private tokenDeltas = new Map<number, number>();
+  private previousKeyUses = new Set<number>();
   private userDeltas = new Map<number, number>();
   /** Highest sequence number recorded into the buffers. */
   private recordedSeq = 0;
@@ -93,6 +96,7 @@ export class UsageWriter implements UsageSink {
     }
     this.recordedSeq = Math.max(this.recordedSeq + (record.seq === undefined ? 1 : 0), record.seq ?? 0);
     this.logs.push(record.log);
+    if (record.previousKey) this.previousKeyUses.add(record.tokenId);
     if (record.cost !== 0) {
       this.tokenDeltas.set(record.tokenId, (this.tokenDeltas.get(record.tokenId) ?? 0) + record.cost);
       this.userDeltas.set(record.userId, (this.userDeltas.get(record.userId) ?? 0) + record.cost);
@@ -166,8 +170,15 @@ export class UsageWriter implements UsageSink {
   private async writePending(): Promise<void> {
     if (this.pending) await this.write(this.pending);
     if (this.logs.length > 0 || this.tokenDeltas.size > 0 || this.userDeltas.size > 0) {
-      const batch: UsageBatch = { logs: this.logs, tokenDeltas: this.tokenDeltas, userDeltas: this.userDeltas, lastSeq: this.recordedSeq };
+      const batch: UsageBatch = {
+        logs: this.logs,
+        tokenDeltas: this.tokenDeltas,
+        userDeltas: this.userDeltas,
+        previousKeyUses: this.previousKeyUses,
+        lastSeq: this.recordedSeq,
+      };
       this.logs = [];
+      this.previousKeyUses = new Set();
       this.tokenDeltas = new Map();
       this.userDeltas = new Map();
       this.pending = batch;

@@ -11,6 +11,8 @@ export interface UsageBatch {
   logs: RequestLogRow[];
   tokenDeltas: Map<number, number>;
   userDeltas: Map<number, number>;
+  /** Tokens called with the secret a roll replaced: their previous_key_last_used_at moves to now. */
+  previousKeyUses?: ReadonlySet<number>;
   /** Highest spool sequence number the batch covers; the spool's checkpoint moves to it. */
   lastSeq: number;
 }
@@ -232,6 +234,10 @@ async function writeOnce(
         where tokens.id = d.id
         returning tokens.id, tokens.used_quota`);
       for (const row of resultRows(result)) written.tokenTotals.set(Number(row.id), Number(row.used_quota));
+    }
+    if (batch.previousKeyUses && batch.previousKeyUses.size > 0) {
+      const ids = sql.join([...batch.previousKeyUses].map((id) => sql`${id}::bigint`), sql`, `);
+      await transaction.execute(sql`update tokens set previous_key_last_used_at = now() where id in (${ids})`);
     }
     if (userDeltas.size > 0) {
       const result = await transaction.execute(sql`

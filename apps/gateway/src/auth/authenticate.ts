@@ -36,6 +36,8 @@ export async function authenticate(services: GatewayServices, request: Request, 
   const tokenResult = services.tokens.get(hashTokenSecret(key));
   const token = tokenResult instanceof Promise ? await tokenResult.catch(databaseUnavailable) : tokenResult;
   if (!token) throw errors.invalidKey();
+  // A rolled token's previous secret past its grace period is no key at all.
+  if (token.secretRetiresAt !== null && token.secretRetiresAt <= Date.now()) throw errors.invalidKey();
   if (!token.enabled) throw errors.disabledKey();
   if (token.expiresAt !== null && token.expiresAt <= Date.now()) throw errors.expiredKey();
   const userResult = services.users.get(token.userId);

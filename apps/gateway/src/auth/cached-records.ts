@@ -1,5 +1,5 @@
 import { type Database, tokens, users } from "@tollgate/db";
-import { eq } from "drizzle-orm";
+import { eq, or } from "drizzle-orm";
 import { createIpAllowList, type IpAllowList } from "../policy/ip-allow-list";
 
 /** What the hot path needs of a token, pre-parsed once per load. */
@@ -22,6 +22,11 @@ export interface CachedToken {
   rpmLimit: number | null;
   /** Tokens (prompt + completion) per minute; null means no limit, and no work on the hot path. */
   tpmLimit: number | null;
+  /**
+   * Loaded by the secret a roll replaced: it is refused from this instant (epoch ms), checked from memory
+   * so that the grace period ends on time on every instance, notified or not.
+   */
+  secretRetiresAt: number | null;
 }
 
 export interface CachedUser {
@@ -34,8 +39,17 @@ export interface CachedUser {
 }
 
 export async function loadTokenByHash(db: Database, keyHash: string): Promise<CachedToken | null> {
-  const [row] = await db.select().from(tokens).where(eq(tokens.keyHash, keyHash)).limit(1);
+  const [row] = await db
+    .select()
+    .from(tokens)
+    .where(or(eq(tokens.keyHash, keyHash), eq(tokens.previousKeyHash, keyHash)))
+    .limit(1);
   if (!row) return null;
+  let secretRetiresAt: number | null = null;
+  if (row.keyHash !== keyHash) {
+    secretRetiresAt = row.previousKeyExpiresAt?.getTime() ?? 0;
+    if (secretRetiresAt <= Date.now()) return null;
+  }
   return {
     id: row.id,
     userId: row.userId,
@@ -50,6 +64,7 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
     ipAllowList: row.allowedIps.length > 0 ? createIpAllowList(row.allowedIps) : null,
     rpmLimit: row.rpmLimit,
     tpmLimit: row.tpmLimit,
+    secretRetiresAt,
   };
 }
 

@@ -1,4 +1,4 @@
-import { computeCost, type TokenUsage } from "@tollgate/shared";
+import { computeCost, microsToUsd, type TokenUsage } from "@tollgate/shared";
 import type { Reservation } from "../accounting/quota-ledger";
 import type { Caller } from "../auth/authenticate";
 import type { GatewayServices } from "../gateway-services";
@@ -49,6 +49,8 @@ export class CallRecord {
   private listed = false;
   /** Set once finish() has run: every call is accounted exactly once. */
   private finished = false;
+  /** The call's cost in micro-USD, once finish() billed it (null before, or for a caller never identified). */
+  private billedCost: number | null = null;
 
   constructor(
     readonly services: GatewayServices,
@@ -79,9 +81,14 @@ export class CallRecord {
     this.reservation = reservation;
   }
 
-  /** Headers of every answer: the rate-limit state and the request id. */
+  /**
+   * Headers of every answer: the rate-limit state and the request id, and once the call is billed (every
+   * answer that is not a stream: a stream's headers leave before its usage is known) its exact cost in USD.
+   */
   answerHeaders(): Record<string, string> {
-    return { ...this.rateLimitHeaders, "x-request-id": this.requestId };
+    const headers: Record<string, string> = { ...this.rateLimitHeaders, "x-request-id": this.requestId };
+    if (this.billedCost !== null) headers["x-tollgate-cost-usd"] = microsToUsd(this.billedCost);
+    return headers;
   }
 
   private recordMetrics(
@@ -134,6 +141,7 @@ export class CallRecord {
       this.services.tokenRateLimiter.consume(caller.token.id, usage.promptTokens + usage.completionTokens);
     }
     const cost = computeCost(usage, this.price);
+    this.billedCost = cost;
     if (this.reservation) this.services.ledger.settle(this.reservation, cost);
     const now = performance.now();
     const latencyMs = Math.round(now - this.startedAt);
@@ -162,6 +170,7 @@ export class CallRecord {
       tokenId: caller.token.id,
       userId: caller.user.id,
       cost,
+      previousKey: caller.token.secretRetiresAt !== null,
       log: {
         createdAt: this.startedAtDate,
         requestId: this.requestId,

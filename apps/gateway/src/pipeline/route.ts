@@ -1,4 +1,6 @@
 import { computeCost } from "@tollgate/shared";
+import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
+import { fittedReservation, warmTokenizer } from "../accounting/fitted-reservation";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { RoutableChannel } from "../routing/channel-catalog";
@@ -8,7 +10,9 @@ import type { CallRecord } from "./call-record";
 
 /**
  * The second stage: model rules (403/404/503) and routing, then the worst-case cost held against the
- * token's quota and the owner's balance (429). Returns the channels to try, in order.
+ * token's quota and the owner's balance (429): a cheap bound of the prompt (no tokenizing) when this
+ * instance's slices cover it, otherwise the fitted estimate (accounting/estimate-prompt-tokens.ts), so
+ * that a call whose estimate fits what is left is admitted. Returns the channels to try, in order.
  */
 export async function route(
   services: GatewayServices,
@@ -26,9 +30,13 @@ export async function route(
   const candidates = orderChannels(usable);
   const price = catalog.prices.get(model);
   record.routed(price);
-  // A prompt never has more tokens than bytes of the body that carries it, so this bound is safe.
-  const amount = computeCost({ promptTokens: admission.body.bytes, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price);
-  const holding = services.ledger.reserve(caller.token, caller.user, amount);
+  const costOf = (promptTokens: number) => computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price);
+  const { value: body, bytes } = admission.body;
+  const upperBound = promptUpperBound(body, bytes);
+  const metered = price !== undefined && (caller.token.quotaLimit !== null || !caller.user.balanceUnlimited);
+  if (metered) warmTokenizer();
+  const fitted = metered ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
+  const holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
   const held = holding instanceof Promise ? await holding : holding;
   if ("refused" in held) {
     throw errors.insufficientQuota(

@@ -8,6 +8,7 @@ import type { TokenView } from "../lib/router-types";
 import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 import { TokenForm } from "./token-form";
+import { RollTokenButton, TokenKeys } from "./token-roll-dialog";
 
 function tokenState(token: TokenView): { label: string; color: "green" | "red" | "amber" | "slate" } {
   if (token.status === "disabled") return { label: "disabled", color: "slate" };
@@ -83,7 +84,7 @@ export function TokensPage(props: { isAdmin: boolean }) {
             ),
           },
           props.isAdmin && { header: "Owner", cell: (token) => token.userName },
-          { header: "Key", className: "whitespace-nowrap font-mono text-xs", cell: (token) => token.keyPrefix },
+          { header: "Key", className: "whitespace-nowrap font-mono text-xs", cell: (token) => <TokenKeys token={token} /> },
           { header: "Status", cell: (token) => <TokenStatus token={token} /> },
           { header: "Remaining", className: "whitespace-nowrap", cell: (token) => (token.quotaLimit === null ? "Unlimited" : formatUsdExact(Math.max(0, token.quotaLimit - token.usedQuota))) },
           { header: "Used", className: "whitespace-nowrap", cell: (token) => formatUsdExact(token.usedQuota) },
@@ -95,6 +96,7 @@ export function TokensPage(props: { isAdmin: boolean }) {
         actions={(token) => (
           <>
             <RowButton onClick={() => setEditing(token)}>Edit</RowButton>
+            <RollTokenButton token={token} onRolled={list.refresh} />
             <StatusButton list={list} row={token} />
             <DeleteButton list={list} row={token} />
           </>

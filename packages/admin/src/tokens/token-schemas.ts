@@ -37,3 +37,14 @@ export const listTokensSchema = z.object({ userId: recordIdSchema.optional() });
 
 export type CreateTokenInput = z.output<typeof createTokenSchema>;
 export type UpdateTokenInput = z.output<typeof updateTokenSchema>;
+
+/** Longest grace period a roll may give the secret it replaces: 30 days. */
+export const MAX_ROLL_GRACE_SECONDS = 30 * 24 * 3600;
+
+export const rollTokenSchema = z.object({
+  id: recordIdSchema,
+  /** How long the replaced secret keeps working, in seconds; 0 refuses it at once. Default 24 h. */
+  graceSeconds: z.number().int().min(0).max(MAX_ROLL_GRACE_SECONDS).default(24 * 3600),
+});
+
+export type RollTokenInput = z.input<typeof rollTokenSchema>;

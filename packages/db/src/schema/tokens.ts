@@ -50,7 +50,19 @@ export const tokens = pgTable(
     tpmLimit: integer("tpm_limit"),
     /** The ceilings an administrator set on this token's limits; see TokenGrantedLimits. */
     grantedLimits: jsonb("granted_limits").$type<TokenGrantedLimits>().notNull().default({}),
+    /** Last use of the token by any of its secrets, written behind. */
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    /**
+     * The secret a roll replaced, still accepted until previousKeyExpiresAt (the grace period); null when
+     * the token was never rolled or the roll took effect at once. Hash and display prefix, as for the key.
+     */
+    previousKeyHash: text("previous_key_hash").unique(),
+    previousKeyPrefix: text("previous_key_prefix"),
+    previousKeyExpiresAt: timestamp("previous_key_expires_at", { withTimezone: true }),
+    /** Last use of the previous secret during its grace period, written behind. */
+    previousKeyLastUsedAt: timestamp("previous_key_last_used_at", { withTimezone: true }),
+    /** When the current secret was created by a roll; null for the token's first secret. */
+    rolledAt: timestamp("rolled_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

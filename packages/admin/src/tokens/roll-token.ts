@@ -1,0 +1,36 @@
+import { type Database, tokens } from "@tollgate/db";
+import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
+import { and, eq, sql } from "drizzle-orm";
+import { type Actor, isAdministrator } from "../actor";
+import { AdminError } from "../admin-error";
+import { getToken, type TokenView } from "./token-operations";
+import { type RollTokenInput, rollTokenSchema } from "./token-schemas";
+
+/**
+ * Gives a token a new secret and returns it, once: the token keeps its id, settings and usage history.
+ * The secret it replaces keeps working for `graceSeconds` (0: refused at once), measured by the database's
+ * clock; a secret still in the grace period of an earlier roll is refused at once. Every gateway evicts
+ * the old secret by NOTIFY and refuses it from memory once its grace period is over.
+ */
+export async function rollToken(db: Database, actor: Actor, rawInput: RollTokenInput): Promise<{ token: TokenView; secret: string }> {
+  const input = rollTokenSchema.parse(rawInput);
+  const secret = generateTokenSecret();
+  const graceActive = input.graceSeconds > 0;
+  const [rolled] = await db
+    .update(tokens)
+    .set({
+      keyHash: hashTokenSecret(secret),
+      keyPrefix: displayPrefix(secret),
+      previousKeyHash: graceActive ? sql`${tokens.keyHash}` : null,
+      previousKeyPrefix: graceActive ? sql`${tokens.keyPrefix}` : null,
+      previousKeyExpiresAt: graceActive ? sql`now() + make_interval(secs => ${input.graceSeconds})` : null,
+      previousKeyLastUsedAt: graceActive ? sql`${tokens.lastUsedAt}` : null,
+      rolledAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(tokens.id, input.id), isAdministrator(actor) ? undefined : eq(tokens.userId, actor.id)))
+    .returning({ id: tokens.id });
+  // Another user's token is reported as missing, not forbidden: its existence is not revealed.
+  if (!rolled) throw new AdminError("not_found", `Unknown token id ${input.id}`);
+  return { token: await getToken(db, actor, rolled.id), secret };
+}
