@@ -1,3 +1,5 @@
+import { countInput, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "./estimate-prompt-tokens";
+
 /**
  * Local token counts for upstreams that report no usage (some vLLM/Ollama set-ups, streams cut short).
  * gpt-tokenizer (o200k_base) is loaded on first use only: most upstreams report usage, and the
@@ -20,10 +22,6 @@ export function loadTokenizer(): Promise<Counter> {
 export function loadedTokenizer(): Counter | null {
   return counter;
 }
-
-/** Per-message overhead of the chat format (role and separators), as OpenAI's cookbook counts it. */
-const TOKENS_PER_MESSAGE = 3;
-const TOKENS_PER_REPLY = 3;
 
 export function textOfContent(content: unknown): string {
   if (typeof content === "string") return content;
@@ -51,15 +49,9 @@ export async function countPromptTokens(body: Record<string, unknown>): Promise<
   return total;
 }
 
+/** A completion's prompt or an embedding's input: text, texts, token ids or arrays of token ids. */
 export async function countInputTokens(input: unknown): Promise<number> {
-  const count = await loadTokenizer();
-  if (typeof input === "string") return count(input);
-  if (Array.isArray(input)) {
-    let total = 0;
-    for (const item of input) total += typeof item === "string" ? count(item) : Array.isArray(item) ? item.length : 0;
-    return total;
-  }
-  return 0;
+  return countInput(input, await loadTokenizer());
 }
 
 export async function countTextTokens(text: string): Promise<number> {

@@ -101,7 +101,8 @@ function countContent(content: unknown, count: Counter): number {
   return total;
 }
 
-function countInput(input: unknown, count: Counter): number {
+/** Text, texts, token ids (counted one each) or arrays of token ids. */
+export function countInput(input: unknown, count: Counter): number {
   if (typeof input === "string") return count(input);
   if (!Array.isArray(input)) return 0;
   if (input.every((item) => typeof item === "number")) return input.length;
