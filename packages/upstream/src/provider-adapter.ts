@@ -40,6 +40,17 @@ export interface ChatTranslationInput {
   clientWantsUsage?: boolean;
 }
 
+/** A POST /v1/responses body relayed to an upstream that speaks OpenAI's Responses API itself. */
+export interface ResponsesRelayInput {
+  channel: AdapterChannel;
+  upstreamModel: string;
+  /** The Responses body as it goes upstream (the client's, or with earlier turns replayed into `input`); never mutated. */
+  body: Record<string, unknown>;
+  /** The client's body as sent, forwarded as is when nothing must change. */
+  text?: string;
+  stream: boolean;
+}
+
 export interface EmbeddingsTranslationInput {
   channel: AdapterChannel;
   upstreamModel: string;
@@ -86,6 +97,14 @@ export interface ProviderAdapter {
 
   /** Upstream error status + body text -> the error relayed, classified for failover (the key scrubbed). */
   mapError(status: number, bodyText: string, channel: AdapterChannel): MappedUpstreamError;
+
+  /**
+   * Optional: the channel speaks OpenAI's Responses API (POST /responses), per its `config.responsesApi`
+   * or the default of its preset; when false or absent, /v1/responses is translated through chat.
+   */
+  speaksResponsesApi?(channel: AdapterChannel): boolean;
+  /** Optional: a Responses request relayed natively (answers and events come back in the Responses format). */
+  buildResponsesRequest?(input: ResponsesRelayInput): UpstreamHttpRequest;
 
   /** Optional: OpenAI embeddings request -> upstream request. */
   buildEmbeddingsRequest?(input: EmbeddingsTranslationInput): UpstreamHttpRequest;

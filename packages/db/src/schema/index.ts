@@ -8,3 +8,4 @@ export * from "./sessions";
 export * from "./usage-hourly";
 export * from "./quota-leases";
 export * from "./usage-spool";
+export * from "./stored-responses";

@@ -2,6 +2,7 @@ import type { ProviderAdapter } from "../provider-adapter";
 import { buildChatRequest } from "./build-request";
 import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
 import { mapError } from "./map-error";
+import { buildResponsesRequest, speaksResponsesApi } from "./responses-request";
 import { createChatStreamTransformer } from "./stream-transformer";
 import { translateChatResponse } from "./translate-response";
 
@@ -20,4 +21,6 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   mapError,
   buildEmbeddingsRequest,
   translateEmbeddingsResponse,
+  speaksResponsesApi,
+  buildResponsesRequest,
 };

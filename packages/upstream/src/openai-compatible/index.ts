@@ -1,6 +1,7 @@
 import type { ProviderAdapter } from "../provider-adapter";
 import { buildChatRequest, buildCompletionsRequest, buildEmbeddingsRequest } from "./build-request";
 import { mapError } from "./map-error";
+import { buildResponsesRequest, speaksResponsesApi } from "./responses-request";
 import { createChatStreamTransformer } from "./stream-transformer";
 import { translateChatResponse } from "./translate-response";
 
@@ -19,4 +20,6 @@ export const openAICompatibleAdapter: ProviderAdapter = {
   createChatStreamTransformer,
   mapError,
   buildEmbeddingsRequest,
+  speaksResponsesApi,
+  buildResponsesRequest,
 };

@@ -13,6 +13,12 @@ export interface OpenAICompatiblePreset {
   baseUrl: string;
   notes?: string;
   quirks?: OpenAICompatibleQuirks;
+  /**
+   * The vendor serves OpenAI's Responses API at `{baseUrl}/responses`: /v1/responses is relayed to it as is.
+   * Otherwise (and for channels without a preset) it is translated through chat completions. A channel's
+   * `config.responsesApi` overrides this.
+   */
+  responsesApi?: boolean;
 }
 
 /**
@@ -25,6 +31,7 @@ export const openAICompatiblePresets: Record<string, OpenAICompatiblePreset> = {
   openai: {
     label: "OpenAI",
     baseUrl: "https://api.openai.com/v1",
+    responsesApi: true,
   },
   deepseek: {
     label: "DeepSeek",
@@ -81,6 +88,7 @@ export const openAICompatiblePresets: Record<string, OpenAICompatiblePreset> = {
       "covered by dropFields), and to n other than 1. Temperature 0 is turned into 1e-8. Reasoning models " +
       "return `reasoning` rather than reasoning_content.",
     quirks: { dropFields: ["logprobs", "logit_bias", "top_logprobs"] },
+    responsesApi: true,
   },
   xai: {
     label: "xAI (Grok)",
@@ -90,6 +98,7 @@ export const openAICompatiblePresets: Record<string, OpenAICompatiblePreset> = {
       "presence_penalty, frequency_penalty, stop and (depending on the model) reasoning_effort, which is " +
       "per-model and therefore not a preset quirk.",
     quirks: { reasoningContent: true },
+    responsesApi: true,
   },
   openrouter: {
     label: "OpenRouter",
@@ -97,6 +106,7 @@ export const openAICompatiblePresets: Record<string, OpenAICompatiblePreset> = {
     notes:
       "Routes to many vendors; reasoning comes back as `reasoning` (and reasoning_details), not " +
       "reasoning_content. Optional HTTP-Referer and X-Title headers attribute traffic to an app.",
+    responsesApi: true,
   },
   vllm: {
     label: "vLLM (self-hosted)",
