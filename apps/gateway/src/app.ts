@@ -5,12 +5,14 @@ import type { GatewayServices } from "./gateway-services";
 import { anthropicMessagesCodec } from "./codecs/anthropic-messages/anthropic-messages-codec";
 import { embeddingsCodec } from "./codecs/embeddings-codec";
 import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
+import { createResponsesCodec } from "./codecs/responses/responses-codec";
 import { CallRecord } from "./pipeline/call-record";
 import type { Codec, WholeAnswer } from "./pipeline/codec";
 import { type AnswerWatch, runExchange } from "./pipeline/run-exchange";
 import { handleHealth, handleReadiness } from "./routes/health";
 import { createMetricsHandler } from "./routes/metrics";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
+import { handleDeleteResponse, handleListInputItems, handleRetrieveResponse } from "./routes/stored-responses";
 import { type BodyLimits, readBody } from "./routes/read-json-body";
 
 /** Bun's largest idle timeout, in seconds. */
@@ -156,6 +158,7 @@ export function createApp(dependencies: AppDependencies) {
   };
 
   const metricsHandler = createMetricsHandler(services);
+  const responsesCodec = createResponsesCodec(services);
 
   const withErrors = async (handler: () => Promise<Response>): Promise<Response> => {
     try {
@@ -192,6 +195,16 @@ export function createApp(dependencies: AppDependencies) {
     .post("/v1/chat/completions", ({ request }) => handleCall(request, chatCompletionsCodec), { parse: "none" })
     .post("/v1/messages", ({ request }) => handleCall(request, anthropicMessagesCodec), { parse: "none" })
     .post("/v1/completions", ({ request }) => handleCall(request, textCompletionsCodec), { parse: "none" })
+    .post("/v1/responses", ({ request }) => handleCall(request, responsesCodec), { parse: "none" })
+    .get("/v1/responses/:id", ({ request, params }) =>
+      withErrors(() => handleRetrieveResponse(services, request, clientAddressOf(request), params.id)),
+    )
+    .get("/v1/responses/:id/input_items", ({ request, params }) =>
+      withErrors(() => handleListInputItems(services, request, clientAddressOf(request), params.id)),
+    )
+    .delete("/v1/responses/:id", ({ request, params }) =>
+      withErrors(() => handleDeleteResponse(services, request, clientAddressOf(request), params.id)),
+    )
     .get("/healthz", () => handleHealth())
     .get("/metrics", ({ request }) => metricsHandler(request, clientAddressOf(request)))
     .get("/readyz", () => handleReadiness(services))

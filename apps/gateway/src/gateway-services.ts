@@ -32,6 +32,10 @@ import { eq, sql } from "drizzle-orm";
 import { ChannelCatalog, type RoutableChannel } from "./routing/channel-catalog";
 import { ChannelHealth, defaultChannelHealthOptions, type ChannelHealthOptions, type HealthChange } from "./routing/channel-health";
 import { SettingsCache } from "./settings-cache";
+import { purgeExpiredResponses } from "./codecs/responses/stored-response-store";
+
+/** How often each instance deletes expired stored responses (expired ones are never served in between). */
+const RESPONSES_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface GatewayOptions {
   maxBodyBytes: number;
@@ -250,6 +254,7 @@ export function createGatewayServices(input: {
   let unlisten: (() => Promise<void>) | null = null;
   let pruneTimer: ReturnType<typeof setInterval> | null = null;
   let revalidateTimer: ReturnType<typeof setInterval> | null = null;
+  let responsesPurgeTimer: ReturnType<typeof setInterval> | null = null;
   const { reconnectListeners } = database;
   const listenerCheck = reconnectListeners
     ? new ListenerCheck({
@@ -375,6 +380,11 @@ export function createGatewayServices(input: {
         void settings.refresh();
       }, options.cacheMaxAgeMs);
       revalidateTimer.unref?.();
+      responsesPurgeTimer = setInterval(() => {
+        if (circuit.isOpen) return;
+        purgeExpiredResponses(db).catch((error) => log("warn", "could not purge expired stored responses", { error: String(error) }));
+      }, RESPONSES_PURGE_INTERVAL_MS);
+      responsesPurgeTimer.unref?.();
       listenerCheck?.start();
       collectGatewaySources(prometheus, {
         caches: { tokens, users },
@@ -389,6 +399,7 @@ export function createGatewayServices(input: {
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);
       if (revalidateTimer) clearInterval(revalidateTimer);
+      if (responsesPurgeTimer) clearInterval(responsesPurgeTimer);
       listenerCheck?.stop();
       circuit.stop();
       clock.stop();

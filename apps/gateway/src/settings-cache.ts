@@ -5,14 +5,18 @@ import { ReloadableSnapshot } from "./reloadable-snapshot";
 export interface GatewaySettings {
   /** Completion tokens assumed for the quota reservation of a request without max_tokens. */
   reservationDefaultMaxTokens: number;
+  /** Days a stored /v1/responses answer is kept for previous_response_id, GET and DELETE. */
+  responsesRetentionDays: number;
 }
 
 const defaults: GatewaySettings = {
   reservationDefaultMaxTokens: 4096,
+  responsesRetentionDays: 30,
 };
 
 const keys: Record<string, keyof GatewaySettings> = {
   reservation_default_max_tokens: "reservationDefaultMaxTokens",
+  responses_retention_days: "responsesRetentionDays",
 };
 
 /**

@@ -14,6 +14,11 @@ export interface ParsedCall<Parsed> {
   worstCaseCompletionTokens: number;
   /** The client asked for a streamed answer (it gets one when the upstream streams too). */
   stream: boolean;
+  /**
+   * The prompt the reservation is estimated from, when it is not the client's body as sent (a Responses
+   * request, whose input items and replayed history the estimator reads as chat messages).
+   */
+  reservationBody?: { value: Record<string, unknown>; bytes: number };
 }
 
 /** A whole (not streamed) upstream answer, as the codec read it. */
@@ -50,6 +55,9 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
 
   /** The endpoint's own fields (400 for what is missing or malformed), after admission. */
   parse(admission: Admission, services: GatewayServices, request: Request): ParsedCall<Parsed> | Promise<ParsedCall<Parsed>>;
+
+  /** Optional: the routed channels reordered for this request (a follow-up goes first to the channel holding its state). */
+  orderChannels?(parsed: Parsed, candidates: RoutableChannel[]): RoutableChannel[];
 
   /** The upstream request for one channel, through its adapter; throws a GatewayError (400) for what it cannot serve. */
   prepare(channel: RoutableChannel, adapter: ProviderAdapter, parsed: Parsed): UpstreamAttempt<Translation>;

@@ -41,7 +41,9 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   const admission = await admit(services, record, request, codec.identifiers);
   const parsedResult = codec.parse(admission, services, request);
   const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
-  const candidates = await route(services, record, admission, parsed.worstCaseCompletionTokens);
+  const reserved = parsed.reservationBody ? { ...admission, body: { ...admission.body, ...parsed.reservationBody } } : admission;
+  const routed = await route(services, record, reserved, parsed.worstCaseCompletionTokens);
+  const candidates = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
   const forwarded = await forwardWithFailover(services, record, candidates, request.signal, (channel, adapter) =>
     codec.prepare(channel, adapter, parsed.request),
   );

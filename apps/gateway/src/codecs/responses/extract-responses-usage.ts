@@ -1,0 +1,28 @@
+import { isRecord, type TokenUsage } from "@tollgate/shared";
+
+/** A Response object's `usage` (input, output and cached tokens) -> the gateway's TokenUsage; null when absent. */
+export function extractResponsesUsage(response: unknown): TokenUsage | null {
+  if (!isRecord(response) || !isRecord(response.usage)) return null;
+  const usage = response.usage;
+  if (typeof usage.input_tokens !== "number" || typeof usage.output_tokens !== "number") return null;
+  const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
+  return {
+    promptTokens: usage.input_tokens,
+    completionTokens: usage.output_tokens,
+    cachedTokens: typeof details.cached_tokens === "number" ? details.cached_tokens : 0,
+  };
+}
+
+/** The text and call arguments a Response object holds, for a local count when it carries no usage. */
+export function responseOutputText(response: unknown): string {
+  if (!isRecord(response) || !Array.isArray(response.output)) return "";
+  const texts: string[] = [];
+  for (const item of response.output) {
+    if (!isRecord(item)) continue;
+    if (typeof item.arguments === "string") texts.push(item.arguments);
+    for (const part of Array.isArray(item.content) ? item.content : []) {
+      if (isRecord(part) && typeof part.text === "string") texts.push(part.text);
+    }
+  }
+  return texts.join("");
+}

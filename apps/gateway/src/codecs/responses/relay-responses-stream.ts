@@ -1,0 +1,113 @@
+import type { TokenUsage } from "@tollgate/shared";
+import type { ChatTranslationInput } from "@tollgate/upstream";
+import type { EventSourceMessage } from "eventsource-parser";
+import type { StreamSink } from "../../pipeline/codec";
+import type { ForwardedResponse } from "../../routing/forward-with-failover";
+import { parseEventStream } from "../../streaming/parse-event-stream";
+import { relayStream } from "../../streaming/relay-stream";
+import { type ChatToResponseEventsOptions, createChatToResponseEvents, type ResponsesEvent } from "./chat-stream-to-response-events";
+import { extractResponsesUsage } from "./extract-responses-usage";
+
+const encoder = new TextEncoder();
+
+function sseFrame(type: string, data: string): Uint8Array {
+  return encoder.encode(`event: ${type}\ndata: ${data}\n\n`);
+}
+
+/** The stream's `error` event (OpenAI, "Streaming events: error") for an upstream that broke off or went silent. */
+function errorEvent(kind: "stalled" | "failed", sequenceNumber: number): Uint8Array {
+  const event = {
+    type: "error",
+    code: kind === "stalled" ? "upstream_idle_timeout" : "upstream_stream_error",
+    message: kind === "stalled" ? "The upstream stopped sending data; the stream was ended." : "The upstream stream was interrupted.",
+    param: null,
+    sequence_number: sequenceNumber,
+  };
+  return sseFrame("error", JSON.stringify(event));
+}
+
+const finalEvents = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+/**
+ * A channel that speaks the Responses API: its events relayed as they came (data untouched). Only the final
+ * event is parsed, for the usage and the Response object to store; upstream sequence numbers count from 0,
+ * one per event, so an error frame the gateway appends takes the next one.
+ */
+export function relayNativeResponsesStream(
+  forwarded: ForwardedResponse<unknown>,
+  sink: StreamSink,
+  onFinal: (response: Record<string, unknown>) => void,
+): ReadableStream<Uint8Array> {
+  let usage: TokenUsage | null = null;
+  let events = 0;
+  const produced: string[] = [];
+  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!), {
+    frame(event) {
+      events += 1;
+      const type = event.event ?? "message";
+      if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") {
+        produced.push(event.data);
+      } else if (finalEvents.has(type)) {
+        try {
+          const response = (JSON.parse(event.data) as { response?: Record<string, unknown> }).response;
+          usage = extractResponsesUsage(response);
+          if (response && type !== "response.failed") onFinal(response);
+        } catch {
+          // Relayed as it came all the same; usage is then counted locally.
+        }
+      }
+      return sseFrame(type, event.data);
+    },
+    errorFrame: (kind) => errorEvent(kind, events),
+    onFirstItem: () => sink.firstByte(),
+    onFinish: (outcome) =>
+      sink.end(outcome, usage, () =>
+        produced
+          .map((data) => {
+            try {
+              return String((JSON.parse(data) as { delta?: unknown }).delta ?? "");
+            } catch {
+              return "";
+            }
+          })
+          .join(""),
+      ),
+    abortUpstream: forwarded.abort,
+    idleTimeoutMs: sink.idleTimeoutMs,
+  });
+}
+
+/** Any other channel: its chat stream, through its adapter, rendered as the Responses event sequence. */
+export function relayTranslatedResponsesStream(
+  forwarded: ForwardedResponse<ChatTranslationInput>,
+  sink: StreamSink,
+  options: ChatToResponseEventsOptions,
+): ReadableStream<Uint8Array> {
+  let usage: TokenUsage | null = null;
+  const produced: string[] = [];
+  let sequenceNumber = 0;
+  const events = parseEventStream(forwarded.response.body!)
+    .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
+    .pipeThrough(
+      new TransformStream({
+        transform(part, controller) {
+          if (part.type === "usage") usage = part.usage;
+          else {
+            for (const choice of (part.chunk.choices as Array<{ delta?: { content?: unknown } }> | undefined) ?? []) {
+              if (typeof choice.delta?.content === "string") produced.push(choice.delta.content);
+            }
+          }
+          controller.enqueue(part);
+        },
+      }),
+    )
+    .pipeThrough(createChatToResponseEvents(options));
+  return relayStream<ResponsesEvent>(events, {
+    frame: (event) => sseFrame(event.type, JSON.stringify({ ...event, sequence_number: sequenceNumber++ })),
+    errorFrame: (kind) => errorEvent(kind, sequenceNumber++),
+    onFirstItem: () => sink.firstByte(),
+    onFinish: (outcome) => sink.end(outcome, usage, () => produced.join("")),
+    abortUpstream: forwarded.abort,
+    idleTimeoutMs: sink.idleTimeoutMs,
+  });
+}

@@ -1,0 +1,4 @@
+import { TranslationError } from "@tollgate/upstream";
+
+/** Something a channel that does not speak the Responses API cannot carry: answered 400 unsupported_parameter. */
+export class UnsupportedParameter extends TranslationError {}
