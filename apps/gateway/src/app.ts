@@ -6,6 +6,7 @@ import { anthropicMessagesCodec } from "./codecs/anthropic-messages/anthropic-me
 import { embeddingsCodec } from "./codecs/embeddings-codec";
 import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
 import { createResponsesCodec } from "./codecs/responses/responses-codec";
+import { PendingResponseSaves } from "./codecs/responses/stored-response-store";
 import { CallRecord } from "./pipeline/call-record";
 import type { Codec, WholeAnswer } from "./pipeline/codec";
 import { type AnswerWatch, runExchange } from "./pipeline/run-exchange";
@@ -158,7 +159,8 @@ export function createApp(dependencies: AppDependencies) {
   };
 
   const metricsHandler = createMetricsHandler(services);
-  const responsesCodec = createResponsesCodec(services);
+  const responseSaves = new PendingResponseSaves();
+  const responsesCodec = createResponsesCodec(services, responseSaves);
 
   const withErrors = async (handler: () => Promise<Response>): Promise<Response> => {
     try {
@@ -197,13 +199,13 @@ export function createApp(dependencies: AppDependencies) {
     .post("/v1/completions", ({ request }) => handleCall(request, textCompletionsCodec), { parse: "none" })
     .post("/v1/responses", ({ request }) => handleCall(request, responsesCodec), { parse: "none" })
     .get("/v1/responses/:id", ({ request, params }) =>
-      withErrors(() => handleRetrieveResponse(services, request, clientAddressOf(request), params.id)),
+      withErrors(() => handleRetrieveResponse(services, request, clientAddressOf(request), params.id, responseSaves)),
     )
     .get("/v1/responses/:id/input_items", ({ request, params }) =>
-      withErrors(() => handleListInputItems(services, request, clientAddressOf(request), params.id)),
+      withErrors(() => handleListInputItems(services, request, clientAddressOf(request), params.id, responseSaves)),
     )
     .delete("/v1/responses/:id", ({ request, params }) =>
-      withErrors(() => handleDeleteResponse(services, request, clientAddressOf(request), params.id)),
+      withErrors(() => handleDeleteResponse(services, request, clientAddressOf(request), params.id, responseSaves)),
     )
     .get("/healthz", () => handleHealth())
     .get("/metrics", ({ request }) => metricsHandler(request, clientAddressOf(request)))

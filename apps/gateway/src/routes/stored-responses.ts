@@ -1,7 +1,7 @@
 import { authenticate } from "../auth/authenticate";
 import { clipClientValue, errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
-import { deleteStoredResponse, findStoredResponse } from "../codecs/responses/stored-response-store";
+import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "../codecs/responses/stored-response-store";
 
 function responseNotFound(id: string): GatewayError {
   return new GatewayError(`Response with id '${clipClientValue(id)}' not found.`, { status: 404, type: "invalid_request_error", code: null });
@@ -16,18 +16,20 @@ function decodeResponseId(encoded: string): string {
 }
 
 /** GET /v1/responses/{id}: the stored Response, for the token that created it only (404 for any other). */
-export async function handleRetrieveResponse(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string) {
+export async function handleRetrieveResponse(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string, saves: PendingResponseSaves) {
   const caller = await authenticate(services, request, clientAddress);
   const id = decodeResponseId(encodedId);
+  await saves.settled(id);
   const stored = await findStoredResponse(services.database.db, id, caller.token.id);
   if (!stored) throw responseNotFound(id);
   return Response.json(stored.response);
 }
 
 /** GET /v1/responses/{id}/input_items: the items the model read (earlier turns included), oldest first. */
-export async function handleListInputItems(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string) {
+export async function handleListInputItems(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string, saves: PendingResponseSaves) {
   const caller = await authenticate(services, request, clientAddress);
   const id = decodeResponseId(encodedId);
+  await saves.settled(id);
   const stored = await findStoredResponse(services.database.db, id, caller.token.id);
   if (!stored) throw responseNotFound(id);
   const data = (stored.inputItems as unknown[]).map((item, index) =>
@@ -38,9 +40,10 @@ export async function handleListInputItems(services: GatewayServices, request: R
 }
 
 /** DELETE /v1/responses/{id}: the gateway's stored copy, for the token that created it only. */
-export async function handleDeleteResponse(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string) {
+export async function handleDeleteResponse(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string, saves: PendingResponseSaves) {
   const caller = await authenticate(services, request, clientAddress);
   const id = decodeResponseId(encodedId);
+  await saves.settled(id);
   if (!(await deleteStoredResponse(services.database.db, id, caller.token.id))) throw responseNotFound(id);
   return Response.json({ id, object: "response", deleted: true });
 }

@@ -7,7 +7,7 @@ import type { ParsedCall } from "../../pipeline/codec";
 import type { ChatRequest } from "../openai-chat/prepare-chat-attempt";
 import { inputItemsOf } from "./responses-input-to-messages";
 import { responsesRequestToChat } from "./responses-request-to-chat";
-import { findStoredResponse } from "./stored-response-store";
+import { findStoredResponse, type PendingResponseSaves } from "./stored-response-store";
 import { UnsupportedParameter } from "./unsupported-parameter";
 
 /** The earlier response a follow-up continues (previous_response_id), as stored. */
@@ -77,7 +77,11 @@ function validate(body: Record<string, unknown>): void {
  * The Responses request's own fields (400 for what is malformed), the earlier turns of previous_response_id
  * (404 when the id is unknown, expired or another token's), and its chat form when it has one.
  */
-export async function parseResponsesRequest(admission: Admission, services: GatewayServices): Promise<ParsedCall<ResponsesRequest>> {
+export async function parseResponsesRequest(
+  admission: Admission,
+  services: GatewayServices,
+  saves: PendingResponseSaves,
+): Promise<ParsedCall<ResponsesRequest>> {
   const { body: json, model, caller } = admission;
   const body = json.value;
   validate(body);
@@ -91,6 +95,7 @@ export async function parseResponsesRequest(admission: Admission, services: Gate
   let history: unknown[] = [];
   let previous: PreviousResponse | null = null;
   if (typeof body.previous_response_id === "string") {
+    await saves.settled(body.previous_response_id);
     const stored = await findStoredResponse(services.database.db, body.previous_response_id, caller.token.id);
     if (!stored) throw previousNotFound(body.previous_response_id);
     const output = isRecord(stored.response) && Array.isArray(stored.response.output) ? stored.response.output : [];

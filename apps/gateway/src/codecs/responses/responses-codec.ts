@@ -13,7 +13,7 @@ import { extractResponsesUsage, responseOutputText } from "./extract-responses-u
 import { parseResponsesRequest, type ResponsesRequest } from "./parse-responses-request";
 import { relayNativeResponsesStream, relayTranslatedResponsesStream } from "./relay-responses-stream";
 import { outputId, type ResponseFrame } from "./response-object";
-import { saveStoredResponse } from "./stored-response-store";
+import { type PendingResponseSaves, saveStoredResponse } from "./stored-response-store";
 
 /** Channels that speak the Responses API get the client's request; the translation input is null for them. */
 type ResponsesTranslation = ChatTranslationInput | null;
@@ -41,7 +41,7 @@ function newFrame(parsed: ResponsesRequest): ResponseFrame {
  * its last event), and a failure is logged, never answered. The stored input is the whole conversation
  * the model read, so that a follow-up replays it on any channel.
  */
-function saverFor(services: GatewayServices, parsed: ResponsesRequest, channel: RoutableChannel, native: boolean) {
+function saverFor(services: GatewayServices, saves: PendingResponseSaves, parsed: ResponsesRequest, channel: RoutableChannel, native: boolean) {
   return (response: Record<string, unknown>) => {
     if (!parsed.store || typeof response.id !== "string") return;
     const row = {
@@ -54,9 +54,10 @@ function saverFor(services: GatewayServices, parsed: ResponsesRequest, channel: 
       inputItems: [...parsed.history, ...parsed.inputItems],
       response,
     };
-    saveStoredResponse(services.database.db, row, parsed.retentionDays).catch((error) =>
-      services.log("warn", "could not store a response", { response: response.id, error: String(error) }),
+    const saving = saveStoredResponse(services.database.db, row, parsed.retentionDays).catch((error) =>
+      services.log("warn", "could not store a response", { response: row.id, error: String(error) }),
     );
+    saves.track(row.id, saving);
   };
 }
 
@@ -72,7 +73,10 @@ function replayable(items: unknown[]): unknown[] {
  * every other channel, answers and event streams rendered back in the Responses format. Responses are
  * stored (unless `store: false`) for previous_response_id and GET/DELETE /v1/responses/{id}.
  */
-export function createResponsesCodec(services: GatewayServices): Codec<ResponsesRequest, ResponsesTranslation, ResponsesAnswer> {
+export function createResponsesCodec(
+  services: GatewayServices,
+  saves: PendingResponseSaves,
+): Codec<ResponsesRequest, ResponsesTranslation, ResponsesAnswer> {
   const estimateUsage = async (parsed: ResponsesRequest, produced: string): Promise<TokenUsage> => ({
     promptTokens: parsed.chat
       ? await countPromptTokens(parsed.chat.body)
@@ -85,7 +89,7 @@ export function createResponsesCodec(services: GatewayServices): Codec<Responses
     endpoint: "responses",
     identifiers: "openai",
 
-    parse: (admission, parseServices) => parseResponsesRequest(admission, parseServices),
+    parse: (admission, parseServices) => parseResponsesRequest(admission, parseServices, saves),
 
     orderChannels(parsed, candidates) {
       const previous = parsed.previous;
@@ -110,7 +114,7 @@ export function createResponsesCodec(services: GatewayServices): Codec<Responses
     },
 
     readWhole(text, forwarded, parsed) {
-      const save = saverFor(services, parsed, forwarded.channel, isNative(forwarded));
+      const save = saverFor(services, saves, parsed, forwarded.channel, isNative(forwarded));
       const frame = newFrame(parsed);
       try {
         const json = JSON.parse(text);
@@ -133,7 +137,7 @@ export function createResponsesCodec(services: GatewayServices): Codec<Responses
     },
 
     relay(forwarded, parsed, sink) {
-      const save = saverFor(services, parsed, forwarded.channel, isNative(forwarded));
+      const save = saverFor(services, saves, parsed, forwarded.channel, isNative(forwarded));
       if (isNative(forwarded)) return relayNativeResponsesStream(forwarded, sink, save);
       return relayTranslatedResponsesStream(forwarded as ForwardedResponse<ChatTranslationInput>, sink, {
         frame: newFrame(parsed),

@@ -49,3 +49,23 @@ export async function purgeExpiredResponses(db: Database): Promise<number> {
   const purged = await db.delete(storedResponses).where(lte(storedResponses.expiresAt, sql`now()`)).returning({ id: storedResponses.id });
   return purged.length;
 }
+
+/**
+ * Inserts still running, by response id: a follow-up (or a GET) that arrives before its response's insert
+ * has landed waits for it instead of answering 404, since the insert runs after the answer has left.
+ */
+export class PendingResponseSaves {
+  private readonly pending = new Map<string, Promise<void>>();
+
+  track(id: string, saving: Promise<void>): void {
+    const settled = saving.finally(() => {
+      if (this.pending.get(id) === settled) this.pending.delete(id);
+    });
+    this.pending.set(id, settled);
+  }
+
+  /** Resolves once the insert of `id` (if one is running) has finished, whether it succeeded or not. */
+  async settled(id: string): Promise<void> {
+    await this.pending.get(id)?.catch(() => {});
+  }
+}
