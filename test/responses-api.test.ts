@@ -134,3 +134,131 @@ describe("the official openai client's responses.create on a chat-only channel (
     expect(final.output_text).toBe("assembled by the helper");
   });
 });
+
+const weatherTool = {
+  type: "function" as const,
+  name: "get_weather",
+  description: "The weather in a city",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+  strict: true,
+};
+
+describe("function tools through responses.create", () => {
+  test("on a chat-only channel: a function_call, then a follow-up with its output and previous_response_id", async () => {
+    responsesUpstream.enqueue({ kind: "function_call", name: "get_weather", arguments: '{"city":"Paris"}', callId: "call_paris" });
+    const first = await client.responses.create({ model: CHAT_TOOLS, input: "Weather in Paris?", tools: [weatherTool], tool_choice: "auto" });
+    const call = first.output.find((item) => item.type === "function_call")!;
+    expect(call).toMatchObject({ type: "function_call", call_id: "call_paris", name: "get_weather", arguments: '{"city":"Paris"}', status: "completed" });
+    const sentFirst = responsesUpstream.requests.at(-1)!;
+    expect(sentFirst.path).toBe("/v1/chat/completions");
+    expect(sentFirst.body.tools).toEqual([{ type: "function", function: { name: "get_weather", description: "The weather in a city", parameters: weatherTool.parameters, strict: true } }]);
+
+    responsesUpstream.enqueue({ kind: "text", text: "It is sunny in Paris.", inputTokens: 40, outputTokens: 6 });
+    const second = await client.responses.create({
+      model: CHAT_TOOLS,
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: "call_paris", output: "sunny, 21 C" }],
+      tools: [weatherTool],
+    });
+    expect(second.output_text).toBe("It is sunny in Paris.");
+    expect(second.previous_response_id).toBe(first.id);
+    const sent = responsesUpstream.requests.at(-1)!.body;
+    expect(sent.messages).toEqual([
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_paris", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      { role: "tool", tool_call_id: "call_paris", content: "sunny, 21 C" },
+    ]);
+    expect(await lastLog()).toMatchObject({ endpoint: "responses", promptTokens: 40, completionTokens: 6 });
+  });
+
+  test("on a chat-only channel, streamed: the call arrives as function_call_arguments events", async () => {
+    responsesUpstream.enqueue({ kind: "function_call", name: "get_weather", arguments: '{"city":"Oslo"}', callId: "call_oslo" });
+    const events = await streamEvents({ model: CHAT_TOOLS, input: "Weather in Oslo?", tools: [weatherTool] });
+    expectNumberedFromZero(events);
+    expect(events.map((event) => event.type)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.done",
+      "response.output_item.done",
+      "response.completed",
+    ]);
+    expect(events[2]!.item).toMatchObject({ type: "function_call", call_id: "call_oslo", name: "get_weather", arguments: "", status: "in_progress" });
+    expect(events[4]).toMatchObject({ arguments: '{"city":"Oslo"}', item_id: events[2]!.item.id });
+    expect(events.at(-1)!.response.output[0]).toMatchObject({ type: "function_call", arguments: '{"city":"Oslo"}', status: "completed" });
+  });
+
+  test("on an Anthropic channel: a tool_use comes back as a function_call, and its output goes back as a tool_result", async () => {
+    anthropicUpstream.enqueue({ kind: "tool", name: "get_weather", input: { city: "Rome" } });
+    const first = await client.responses.create({ model: CLAUDE, input: "Weather in Rome?", tools: [weatherTool] });
+    const call = first.output.find((item) => item.type === "function_call");
+    expect(call).toMatchObject({ type: "function_call", name: "get_weather" });
+    expect(JSON.parse((call as { arguments: string }).arguments)).toEqual({ city: "Rome" });
+    anthropicUpstream.enqueue({ kind: "text", text: "Warm in Rome." });
+    const second = await client.responses.create({
+      model: CLAUDE,
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: (call as { call_id: string }).call_id, output: "warm" }],
+    });
+    expect(second.output_text).toBe("Warm in Rome.");
+    const sent = anthropicUpstream.requests.at(-1)!.body;
+    expect(sent.messages.at(-1).content[0]).toMatchObject({ type: "tool_result", tool_use_id: (call as { call_id: string }).call_id });
+  });
+});
+
+describe("a channel that speaks the Responses API (native relay)", () => {
+  test("the request is relayed as sent (model and all fields) and the answer as it came, with exact usage", async () => {
+    responsesUpstream.enqueue({ kind: "text", text: "Native answer.", inputTokens: 30, outputTokens: 3, cachedTokens: 10, reasoningTokens: 1 });
+    const response = await client.responses.create({
+      model: NATIVE,
+      input: "Hi",
+      tools: [{ type: "web_search_preview" }],
+      include: ["reasoning.encrypted_content"],
+      metadata: { ticket: "42" },
+    } as never);
+    expect((response as unknown as OpenAI.Responses.Response).output_text).toBe("Native answer.");
+    const sent = responsesUpstream.requests.at(-1)!;
+    expect(sent.path).toBe("/v1/responses");
+    expect(sent.headers.authorization).toBe("Bearer sk-native");
+    expect(sent.body).toEqual({ model: NATIVE, input: "Hi", tools: [{ type: "web_search_preview" }], include: ["reasoning.encrypted_content"], metadata: { ticket: "42" } });
+    expect(await lastLog()).toMatchObject({ endpoint: "responses", promptTokens: 30, completionTokens: 3, cachedTokens: 10, status: 200 });
+  });
+
+  test("a stream is relayed event by event, and billed from response.completed", async () => {
+    responsesUpstream.enqueue({ kind: "text", text: "streamed natively", inputTokens: 8, outputTokens: 2 });
+    const events = await streamEvents({ model: NATIVE, input: "Stream" });
+    expectNumberedFromZero(events);
+    expect(events.at(-1)!.type).toBe("response.completed");
+    expect(events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join("")).toBe("streamed natively");
+    expect(responsesUpstream.requests.at(-1)!.body.stream).toBe(true);
+    expect(await lastLog()).toMatchObject({ endpoint: "responses", stream: true, promptTokens: 8, completionTokens: 2, status: 200 });
+  });
+
+  test("a follow-up goes to the channel that created the response, with previous_response_id passed through", async () => {
+    const first = await client.responses.create({ model: NATIVE, input: "Remember 7." });
+    const second = await client.responses.create({ model: NATIVE, previous_response_id: first.id, input: "What number?" });
+    expect(second.previous_response_id).toBe(first.id);
+    const sent = responsesUpstream.requests.at(-1)!;
+    expect(sent.path).toBe("/v1/responses");
+    expect(sent.body).toMatchObject({ previous_response_id: first.id, input: "What number?" });
+  });
+
+  test("a follow-up of a native response on a translated channel replays the conversation instead", async () => {
+    responsesUpstream.enqueue({ kind: "text", text: "Noted: 7." });
+    const first = await client.responses.create({ model: NATIVE, input: "Remember 7." });
+    chatOnly.enqueue({ kind: "ok", content: "7" });
+    await client.responses.create({ model: CHAT_ONLY, previous_response_id: first.id, input: "What number?" });
+    expect(chatOnly.requests.at(-1)!.body.messages).toEqual([
+      { role: "user", content: "Remember 7." },
+      { role: "assistant", content: "Noted: 7." },
+      { role: "user", content: "What number?" },
+    ]);
+  });
+
+  test("what chat cannot carry is refused with 400 unsupported_parameter on a translated channel, not dropped", async () => {
+    const refused = await client.responses.create({ model: CHAT_ONLY, input: "Hi", tools: [{ type: "web_search_preview" }] } as never).catch((error) => error);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused.error).toMatchObject({ code: "unsupported_parameter", param: "tools[0]", type: "invalid_request_error" });
+  });
+});
