@@ -262,3 +262,40 @@ describe("a channel that speaks the Responses API (native relay)", () => {
     expect(refused.error).toMatchObject({ code: "unsupported_parameter", param: "tools[0]", type: "invalid_request_error" });
   });
 });
+
+describe("responses.create on Anthropic and Gemini channels (translated)", () => {
+  test("Anthropic: a text answer and a stream", async () => {
+    anthropicUpstream.enqueue({ kind: "text", text: "Claude here.", inputTokens: 20, outputTokens: 3, cacheReadTokens: 5 });
+    const response = await client.responses.create({ model: CLAUDE, instructions: "Be kind.", input: "Hello", max_output_tokens: 100 });
+    expect(response.output_text).toBe("Claude here.");
+    const sent = anthropicUpstream.requests.at(-1)!.body;
+    expect(sent.max_tokens).toBe(100);
+    expect(JSON.stringify(sent.system)).toContain("Be kind.");
+    expect(await lastLog()).toMatchObject({ endpoint: "responses", promptTokens: 25, completionTokens: 3, cachedTokens: 5 });
+
+    anthropicUpstream.enqueue({ kind: "text", text: "Claude streams too.", outputTokens: 4 });
+    const events = await streamEvents({ model: CLAUDE, input: "Stream" });
+    expectNumberedFromZero(events);
+    expect(events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join("")).toBe("Claude streams too.");
+    expect(events.at(-1)).toMatchObject({ type: "response.completed", response: { status: "completed", usage: { output_tokens: 4 } } });
+  });
+
+  test("Gemini: a text answer, a stream and a function call", async () => {
+    geminiUpstream.enqueue({ kind: "text", text: "Gemini here.", promptTokens: 11, candidatesTokens: 3 });
+    const response = await client.responses.create({ model: GEMINI, input: "Hello" });
+    expect(response.output_text).toBe("Gemini here.");
+    expect(response.model).toBe(GEMINI);
+    expect(await lastLog()).toMatchObject({ endpoint: "responses", upstreamModel: "gemini-2.5-flash", promptTokens: 11, completionTokens: 3 });
+
+    geminiUpstream.enqueue({ kind: "text", text: "Gemini streams.", promptTokens: 6, candidatesTokens: 2 });
+    const events = await streamEvents({ model: GEMINI, input: "Stream" });
+    expect(events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join("")).toBe("Gemini streams.");
+    expect(events.at(-1)!.response.usage).toMatchObject({ input_tokens: 6, output_tokens: 2 });
+
+    geminiUpstream.enqueue({ kind: "function", name: "get_weather", args: { city: "Lima" } });
+    const called = await client.responses.create({ model: GEMINI, input: "Weather in Lima?", tools: [weatherTool] });
+    const call = called.output.find((item) => item.type === "function_call") as { name: string; arguments: string };
+    expect(call.name).toBe("get_weather");
+    expect(JSON.parse(call.arguments)).toEqual({ city: "Lima" });
+  });
+});
