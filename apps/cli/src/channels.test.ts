@@ -159,6 +159,17 @@ describe("channel enable, disable and delete", () => {
 });
 
 describe("channel add: types, presets and per-channel settings", () => {
+  test("--responses-api yes|no is kept in the channel config; any other value is refused", async () => {
+    const created = await harness.runJson("channel", "add", "--name", "vl", "--preset", "vllm", "--key", "sk-vllm-test", "--models", "llama", "--responses-api", "yes");
+    const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, created.id as number));
+    expect(row!.config).toEqual({ preset: "vllm", responsesApi: true });
+    const refused = await harness.run("channel", "add", "--name", "x", "--preset", "openai", "--key", "k-12345678", "--models", "m", "--responses-api", "maybe");
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("--responses-api");
+    const misplaced = await harness.run("channel", "add", "--name", "x", "--type", "anthropic", "--base-url", "https://api.anthropic.com", "--key", "k-12345678", "--models", "m", "--responses-api", "no");
+    expect(misplaced.exitCode).toBe(2);
+  });
+
   test("a preset fills the base URL and is kept in the channel config", async () => {
     const created = await harness.runJson("channel", "add", "--name", "ds", "--preset", "deepseek", "--key", "sk-deepseek-test", "--models", "deepseek-chat", "--idle-timeout-ms", "30000");
     const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, created.id as number));

@@ -25,7 +25,15 @@ const channelFlags = {
   apiVersion: "--api-version",
   firstByteTimeoutMs: "--first-byte-timeout-ms",
   idleTimeoutMs: "--idle-timeout-ms",
+  responsesApi: "--responses-api",
 };
+
+/** `--responses-api yes|no`; anything else is passed on for the schema to refuse with its message. */
+function yesNoFromText(text: string | undefined): boolean | string | undefined {
+  if (text === "yes") return true;
+  if (text === "no") return false;
+  return text;
+}
 
 async function addChannel(argv: readonly string[], context: CommandContext): Promise<string> {
   const { flags } = parseCommandArguments(argv, {
@@ -44,6 +52,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "api-version": "string",
       "first-byte-timeout-ms": "string",
       "idle-timeout-ms": "string",
+      "responses-api": "string",
       json: "boolean",
     },
   });
@@ -63,6 +72,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       apiVersion: flags["api-version"],
       firstByteTimeoutMs: integerFromText(flags["first-byte-timeout-ms"]),
       idleTimeoutMs: integerFromText(flags["idle-timeout-ms"]),
+      responsesApi: yesNoFromText(flags["responses-api"]),
     },
     channelFlags,
   );

@@ -52,7 +52,8 @@ function checkMapping(value: { models?: string[]; modelMapping?: Record<string, 
 
 /**
  * A new channel. `preset` (openai-compatible vendors) fills the base URL when none is given and applies
- * the vendor's quirks; `apiVersion` is azure-openai's; the timeouts override the gateway's defaults.
+ * the vendor's quirks; `apiVersion` is azure-openai's; the timeouts override the gateway's defaults;
+ * `responsesApi` says whether the upstream serves the Responses API itself (default: per preset or API version).
  */
 export const createChannelSchema = channelFields
   .partial({ type: true, baseUrl: true, modelMapping: true, groups: true, priority: true, weight: true, status: true })
@@ -68,6 +69,8 @@ export const createChannelSchema = channelFields
     firstByteTimeoutMs: positiveIntSchema.optional(),
     /** Longest silence allowed inside a stream. */
     idleTimeoutMs: positiveIntSchema.optional(),
+    /** The upstream speaks OpenAI's Responses API (/v1/responses is relayed, not translated); unset: the preset's or API version's default. */
+    responsesApi: z.boolean({ error: 'Must be "yes" or "no"' }).optional(),
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
@@ -78,11 +81,14 @@ export const createChannelSchema = channelFields
     if (value.apiVersion !== undefined && type !== "azure-openai") {
       context.addIssue({ code: "custom", path: ["apiVersion"], message: "Applies to type azure-openai only" });
     }
+    if (value.responsesApi !== undefined && type !== "openai-compatible" && type !== "azure-openai") {
+      context.addIssue({ code: "custom", path: ["responsesApi"], message: "Applies to types openai-compatible and azure-openai only" });
+    }
     if (value.baseUrl === undefined && value.preset === undefined) {
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
     }
   })
-  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, baseUrl, type, ...fields }) => ({
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, baseUrl, type, ...fields }) => ({
     ...fields,
     type: type ?? "openai-compatible",
     baseUrl: baseUrl ?? openAICompatiblePresets[preset as string]!.baseUrl,
@@ -91,6 +97,7 @@ export const createChannelSchema = channelFields
       ...(apiVersion === undefined ? {} : { apiVersion }),
       ...(firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs }),
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+      ...(responsesApi === undefined ? {} : { responsesApi }),
     },
   }));
 
