@@ -102,11 +102,16 @@ export function relayTranslatedResponsesStream(
       }),
     )
     .pipeThrough(createChatToResponseEvents(options));
+  // An upstream error chunk ends the stream cleanly with response.failed: the call is still a failure.
+  let failed = false;
   return relayStream<ResponsesEvent>(events, {
-    frame: (event) => sseFrame(event.type, JSON.stringify({ ...event, sequence_number: sequenceNumber++ })),
+    frame(event) {
+      if (event.type === "response.failed") failed = true;
+      return sseFrame(event.type, JSON.stringify({ ...event, sequence_number: sequenceNumber++ }));
+    },
     errorFrame: (kind) => errorEvent(kind, sequenceNumber++),
     onFirstItem: () => sink.firstByte(),
-    onFinish: (outcome) => sink.end(outcome, usage, () => produced.join("")),
+    onFinish: (outcome) => sink.end(outcome === "completed" && failed ? "failed" : outcome, usage, () => produced.join("")),
     abortUpstream: forwarded.abort,
     idleTimeoutMs: sink.idleTimeoutMs,
   });
