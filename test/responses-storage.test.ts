@@ -112,7 +112,7 @@ describe("stored responses", () => {
 
   test("store: false keeps nothing", async () => {
     const created = await owner.responses.create({ model: stackModels.chatOnly, input: "Forget me", store: false });
-    expect(created.store).toBe(false);
+    expect((created as unknown as { store: boolean }).store).toBe(false);
     expect(await owner.responses.retrieve(created.id).catch((error) => error)).toBeInstanceOf(OpenAI.NotFoundError);
   });
 

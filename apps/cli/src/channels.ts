@@ -1,5 +1,6 @@
 import { type ChannelView, createChannel, createChannelSchema, deleteChannel, listChannels, updateChannel } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
+import { CommandError } from "./command-error";
 import { integerFromText, listFromText, modelMappingFromText, parseInput } from "./flag-values";
 import { formatFields, formatJson, formatList, formatTable } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
@@ -28,11 +29,12 @@ const channelFlags = {
   responsesApi: "--responses-api",
 };
 
-/** `--responses-api yes|no`; anything else is passed on for the schema to refuse with its message. */
-function yesNoFromText(text: string | undefined): boolean | string | undefined {
-  if (text === "yes") return true;
-  if (text === "no") return false;
-  return text;
+/** `--responses-api yes|no`. */
+function yesNoFromText(text: string | undefined, flag: string): boolean | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim() === "yes") return true;
+  if (text.trim() === "no") return false;
+  throw new CommandError(`--${flag} must be "yes" or "no"`);
 }
 
 async function addChannel(argv: readonly string[], context: CommandContext): Promise<string> {
@@ -72,7 +74,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       apiVersion: flags["api-version"],
       firstByteTimeoutMs: integerFromText(flags["first-byte-timeout-ms"]),
       idleTimeoutMs: integerFromText(flags["idle-timeout-ms"]),
-      responsesApi: yesNoFromText(flags["responses-api"]),
+      responsesApi: yesNoFromText(flags["responses-api"], "responses-api"),
     },
     channelFlags,
   );

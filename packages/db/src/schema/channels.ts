@@ -16,6 +16,8 @@ export interface ChannelConfig {
   preset?: string;
   /** azure-openai: the api-version query parameter. */
   apiVersion?: string;
+  /** openai-compatible and azure-openai: the upstream serves the Responses API (unset: the preset's or version's default). */
+  responsesApi?: boolean;
 }
 
 /** An upstream: one base URL and key serving a set of models. */
