@@ -1,9 +1,11 @@
 import { isRecord, type TokenUsage } from "@tollgate/shared";
 import {
+  chatReasoningText,
   chatReasoningTokens,
   functionCallItem,
   messageItem,
   outputId,
+  reasoningItem,
   type ResponseFrame,
   responseObject,
   responsesUsage,
@@ -11,7 +13,8 @@ import {
 } from "./response-object";
 
 /**
- * A chat completion (as the channel's adapter translated it) -> the Response object: the assistant's text
+ * A chat completion (as the channel's adapter translated it) -> the Response object: its reasoning (if
+ * any) as a reasoning item, the assistant's text
  * (or refusal) as a message item, each tool call as a function_call item, `length` and `content_filter`
  * as an incomplete response. `usage` is the billed usage (the upstream's, or the gateway's count).
  */
@@ -19,6 +22,8 @@ export function chatCompletionToResponse(completion: Record<string, unknown>, fr
   const choice = Array.isArray(completion.choices) && isRecord(completion.choices[0]) ? completion.choices[0] : {};
   const message = isRecord(choice.message) ? choice.message : {};
   const output: unknown[] = [];
+  const reasoning = chatReasoningText(message);
+  if (reasoning !== "") output.push(reasoningItem(outputId("rs"), reasoning));
   if (typeof message.content === "string" && message.content !== "") output.push(messageItem(outputId("msg"), message.content, "completed"));
   if (typeof message.refusal === "string" && message.refusal !== "") {
     output.push({ id: outputId("msg"), type: "message", status: "completed", role: "assistant", content: [{ type: "refusal", refusal: message.refusal }] });

@@ -83,4 +83,19 @@ describe("createChatToResponseEvents", () => {
     expect(events.at(-1)).toMatchObject({ type: "response.failed", response: { status: "failed", error: { message: "overloaded" } } });
     expect(final).toBeNull();
   });
+
+  test("reasoning text streams as a reasoning item with a summary part, before the message", async () => {
+    const { events, final } = await run([chunk({ reasoning_content: "Think" }), chunk({ reasoning_content: "ing." }), chunk({ content: "Answer" }), chunk({}, "stop")]);
+    expect(events.map((event) => event.type).slice(2, 9)).toEqual([
+      "response.output_item.added",
+      "response.reasoning_summary_part.added",
+      "response.reasoning_summary_text.delta",
+      "response.reasoning_summary_text.delta",
+      "response.reasoning_summary_text.done",
+      "response.reasoning_summary_part.done",
+      "response.output_item.done",
+    ]);
+    expect(final!.output[0]).toMatchObject({ type: "reasoning", summary: [{ type: "summary_text", text: "Thinking." }] });
+    expect(final!.output[1]).toMatchObject({ type: "message", content: [{ type: "output_text", text: "Answer" }] });
+  });
 });

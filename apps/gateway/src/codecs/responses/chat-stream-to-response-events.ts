@@ -1,11 +1,13 @@
 import { isRecord, type TokenUsage } from "@tollgate/shared";
 import type { ChatStreamPart } from "@tollgate/upstream";
 import {
+  chatReasoningText,
   chatReasoningTokens,
   functionCallItem,
   messageItem,
   outputId,
   outputTextPart,
+  reasoningItem,
   type ResponseFrame,
   responseObject,
   responsesUsage,
@@ -34,7 +36,9 @@ export interface ChatToResponseEventsOptions {
 
 /**
  * Chat chunk parts (from the channel's adapter) -> the Responses event sequence (OpenAI, "Streaming
- * events"): response.created and response.in_progress; for the text, a message item (output_item.added,
+ * events"): response.created and response.in_progress; for the channel's reasoning text, a reasoning item
+ * with one summary part (reasoning_summary_part.added, reasoning_summary_text.delta..., .done,
+ * reasoning_summary_part.done); for the text, a message item (output_item.added,
  * content_part.added, output_text.delta..., output_text.done, content_part.done, output_item.done); for each
  * tool call a function_call item (output_item.added, function_call_arguments.delta..., .done,
  * output_item.done); then response.completed, or response.incomplete for `length`/`content_filter`, with the
@@ -47,6 +51,7 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
   let started = false;
   let failed = false;
   let message: { itemId: string; outputIndex: number; text: string } | null = null;
+  let reasoning: { itemId: string; outputIndex: number; text: string } | null = null;
   const calls = new Map<number, OpenCall>();
   const callOrder: OpenCall[] = [];
   let finishReason: unknown = null;
@@ -62,6 +67,35 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
     started = true;
     controller.enqueue({ type: "response.created", response: inProgress() });
     controller.enqueue({ type: "response.in_progress", response: inProgress() });
+  };
+
+  const closeReasoning = (controller: Controller) => {
+    if (!reasoning) return;
+    const { itemId, outputIndex, text } = reasoning;
+    const place = { item_id: itemId, output_index: outputIndex, summary_index: 0 };
+    controller.enqueue({ type: "response.reasoning_summary_text.done", ...place, text });
+    controller.enqueue({ type: "response.reasoning_summary_part.done", ...place, part: { type: "summary_text", text } });
+    const item = reasoningItem(itemId, text);
+    output[outputIndex] = item;
+    controller.enqueue({ type: "response.output_item.done", output_index: outputIndex, item });
+    reasoning = null;
+  };
+
+  const appendReasoning = (controller: Controller, delta: string) => {
+    if (!reasoning) {
+      closeMessage(controller);
+      const itemId = outputId("rs");
+      const outputIndex = output.length;
+      reasoning = { itemId, outputIndex, text: "" };
+      const item = reasoningItem(itemId, "");
+      output.push(item);
+      controller.enqueue({ type: "response.output_item.added", output_index: outputIndex, item });
+      const part = { type: "summary_text", text: "" };
+      controller.enqueue({ type: "response.reasoning_summary_part.added", item_id: itemId, output_index: outputIndex, summary_index: 0, part });
+    }
+    reasoning.text += delta;
+    produced.push(delta);
+    controller.enqueue({ type: "response.reasoning_summary_text.delta", item_id: reasoning.itemId, output_index: reasoning.outputIndex, summary_index: 0, delta });
   };
 
   const closeMessage = (controller: Controller) => {
@@ -88,6 +122,7 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
 
   const appendText = (controller: Controller, delta: string) => {
     if (!message) {
+      closeReasoning(controller);
       for (const call of callOrder) closeCall(controller, call);
       const itemId = outputId("msg");
       const outputIndex = output.length;
@@ -110,6 +145,7 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
       let call = calls.get(index);
       // Some OpenAI-compatible upstreams send every call with index 0: a new id means a new call.
       if (!call || (typeof raw.id === "string" && raw.id !== "" && raw.id !== call.callId)) {
+        closeReasoning(controller);
         closeMessage(controller);
         call = {
           itemId: outputId("fc"),
@@ -152,6 +188,8 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
       const choice = Array.isArray(chunk.choices) && isRecord(chunk.choices[0]) ? chunk.choices[0] : null;
       if (!choice) return;
       const delta = isRecord(choice.delta) ? choice.delta : {};
+      const reasoningDelta = chatReasoningText(delta);
+      if (reasoningDelta !== "") appendReasoning(controller, reasoningDelta);
       if (typeof delta.content === "string" && delta.content !== "") appendText(controller, delta.content);
       if (Array.isArray(delta.tool_calls)) appendToolCalls(controller, delta.tool_calls);
       if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
@@ -159,6 +197,7 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
     async flush(controller) {
       if (failed) return;
       start(controller);
+      closeReasoning(controller);
       closeMessage(controller);
       for (const call of callOrder) closeCall(controller, call);
       const billed = usage ?? (await options.estimate(produced.join("")));

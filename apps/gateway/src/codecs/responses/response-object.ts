@@ -106,3 +106,18 @@ export function functionCallItem(
 ): Record<string, unknown> {
   return { id, type: "function_call", status, call_id: call.callId, name: call.name, arguments: call.arguments };
 }
+
+/**
+ * A channel's reasoning text (`reasoning_content` or `reasoning` in chat) as a reasoning item with one
+ * summary part: the shape Responses clients display reasoning from.
+ */
+export function reasoningItem(id: string, text: string): Record<string, unknown> {
+  return { id, type: "reasoning", summary: text === "" ? [] : [{ type: "summary_text", text }] };
+}
+
+/** The reasoning text of a chat message or delta, "" when none. */
+export function chatReasoningText(message: Record<string, unknown>): string {
+  if (typeof message.reasoning_content === "string") return message.reasoning_content;
+  if (typeof message.reasoning === "string") return message.reasoning;
+  return "";
+}
