@@ -256,6 +256,34 @@ describe("a channel that speaks the Responses API (native relay)", () => {
     ]);
   });
 
+  test("a follow-up of a translated response on a native channel replays the conversation as input items", async () => {
+    chatOnly.enqueue({ kind: "ok", content: "Noted: 9." });
+    const first = await client.responses.create({ model: CHAT_ONLY, input: "Remember 9." });
+    await client.responses.create({ model: NATIVE, previous_response_id: first.id, input: "What number?" });
+    const sent = responsesUpstream.requests.at(-1)!.body;
+    expect(sent.previous_response_id).toBeUndefined();
+    expect(sent.input).toEqual([
+      { type: "message", role: "user", content: "Remember 9." },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Noted: 9.", annotations: [], logprobs: [] }] },
+      { type: "message", role: "user", content: "What number?" },
+    ]);
+  });
+
+  test("an upstream's own 400 is relayed in the envelope, with its message and param", async () => {
+    responsesUpstream.enqueue({ kind: "error", status: 400, message: "Invalid value for 'reasoning.effort'.", code: "invalid_value" });
+    const refused = await client.responses.create({ model: NATIVE, input: "Hi", reasoning: { effort: "extreme" as never } }).catch((error) => error);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused.error).toMatchObject({ message: "Invalid value for 'reasoning.effort'.", code: "invalid_value" });
+    expect(await lastLog()).toMatchObject({ endpoint: "responses", status: 400 });
+  });
+
+  test("a natively relayed response is stored too, and GET returns it as the upstream gave it", async () => {
+    responsesUpstream.enqueue({ kind: "text", text: "Keep this.", inputTokens: 5, outputTokens: 2 });
+    const created = await client.responses.create({ model: NATIVE, input: "Store natively" });
+    const fetched = await client.responses.retrieve(created.id);
+    expect(fetched).toEqual(created);
+  });
+
   test("what chat cannot carry is refused with 400 unsupported_parameter on a translated channel, not dropped", async () => {
     const refused = await client.responses.create({ model: CHAT_ONLY, input: "Hi", tools: [{ type: "web_search_preview" }] } as never).catch((error) => error);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);

@@ -61,9 +61,19 @@ function saverFor(services: GatewayServices, saves: PendingResponseSaves, parsed
   };
 }
 
-/** Reasoning items are a model's own encrypted state: another channel (or another account) cannot read them. */
+/**
+ * Earlier turns as input for a channel that did not produce them: reasoning items are dropped (a model's
+ * own encrypted state, which another channel or account cannot read), and item ids and statuses are left
+ * out (ids the gateway or another upstream issued mean nothing to this one; both are optional in input).
+ */
 function replayable(items: unknown[]): unknown[] {
-  return items.filter((item) => !(item && typeof item === "object" && (item as { type?: unknown }).type === "reasoning"));
+  const replayed: unknown[] = [];
+  for (const item of items) {
+    if (!item || typeof item !== "object") continue;
+    const { id: _id, status: _status, ...rest } = item as Record<string, unknown>;
+    if (rest.type !== "reasoning") replayed.push(rest);
+  }
+  return replayed;
 }
 
 /**
