@@ -1,6 +1,7 @@
 import { authenticate } from "../auth/authenticate";
 import { clipClientValue, errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
+import { storedResponsesQuery } from "../codecs/responses/stored-responses-query";
 import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "../codecs/responses/stored-response-store";
 
 function responseNotFound(id: string): GatewayError {
@@ -20,7 +21,7 @@ export async function handleRetrieveResponse(services: GatewayServices, request:
   const caller = await authenticate(services, request, clientAddress);
   const id = decodeResponseId(encodedId);
   await saves.settled(id);
-  const stored = await findStoredResponse(services.database.db, id, caller.token.id);
+  const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
   if (!stored) throw responseNotFound(id);
   return Response.json(stored.response);
 }
@@ -30,7 +31,7 @@ export async function handleListInputItems(services: GatewayServices, request: R
   const caller = await authenticate(services, request, clientAddress);
   const id = decodeResponseId(encodedId);
   await saves.settled(id);
-  const stored = await findStoredResponse(services.database.db, id, caller.token.id);
+  const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
   if (!stored) throw responseNotFound(id);
   const data = (stored.inputItems as unknown[]).map((item, index) =>
     item && typeof item === "object" && "id" in item ? item : { id: `item_${index}`, ...(item as object) },
@@ -44,6 +45,6 @@ export async function handleDeleteResponse(services: GatewayServices, request: R
   const caller = await authenticate(services, request, clientAddress);
   const id = decodeResponseId(encodedId);
   await saves.settled(id);
-  if (!(await deleteStoredResponse(services.database.db, id, caller.token.id))) throw responseNotFound(id);
+  if (!(await storedResponsesQuery(services, () => deleteStoredResponse(services.database.db, id, caller.token.id)))) throw responseNotFound(id);
   return Response.json({ id, object: "response", deleted: true });
 }

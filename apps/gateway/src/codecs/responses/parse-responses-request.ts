@@ -8,6 +8,7 @@ import type { ChatRequest } from "../openai-chat/prepare-chat-attempt";
 import { inputItemsOf } from "./responses-input-to-messages";
 import { responsesRequestToChat } from "./responses-request-to-chat";
 import { findStoredResponse, type PendingResponseSaves } from "./stored-response-store";
+import { storedResponsesQuery } from "./stored-responses-query";
 import { UnsupportedParameter } from "./unsupported-parameter";
 
 /** The earlier response a follow-up continues (previous_response_id), as stored. */
@@ -96,7 +97,8 @@ export async function parseResponsesRequest(
   let previous: PreviousResponse | null = null;
   if (typeof body.previous_response_id === "string") {
     await saves.settled(body.previous_response_id);
-    const stored = await findStoredResponse(services.database.db, body.previous_response_id, caller.token.id);
+    const previousId = body.previous_response_id;
+    const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, previousId, caller.token.id));
     if (!stored) throw previousNotFound(body.previous_response_id);
     const output = isRecord(stored.response) && Array.isArray(stored.response.output) ? stored.response.output : [];
     history = [...(stored.inputItems as unknown[]), ...output];
