@@ -235,6 +235,19 @@ describe("a channel that speaks the Responses API (native relay)", () => {
     expect(await lastLog()).toMatchObject({ endpoint: "responses", stream: true, promptTokens: 8, completionTokens: 2, status: 200 });
   });
 
+  test("a stream of data-only events (no event: lines) is relayed as it came and still billed from its final event", async () => {
+    responsesUpstream.enqueue({ kind: "text", text: "no names here", inputTokens: 4, outputTokens: 3, unnamedEvents: true });
+    const response = await fetch(`${baseURL}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${client.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: NATIVE, input: "Hi", stream: true }),
+    });
+    const text = await response.text();
+    expect(text).not.toContain("event:");
+    expect(text).toContain('"type":"response.completed"');
+    expect(await lastLog()).toMatchObject({ endpoint: "responses", stream: true, promptTokens: 4, completionTokens: 3, usageEstimated: false });
+  });
+
   test("a follow-up goes to the channel that created the response, with previous_response_id passed through", async () => {
     const first = await client.responses.create({ model: NATIVE, input: "Remember 7." });
     const second = await client.responses.create({ model: NATIVE, previous_response_id: first.id, input: "What number?" });

@@ -10,7 +10,16 @@
  */
 
 export type FakeResponsesBehaviour =
-  | { kind: "text"; text?: string; inputTokens?: number; outputTokens?: number; cachedTokens?: number; reasoningTokens?: number }
+  | {
+      kind: "text";
+      text?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      cachedTokens?: number;
+      reasoningTokens?: number;
+      /** Streams `data:` lines only, without `event:` lines, as some OpenAI-compatible vendors do. */
+      unnamedEvents?: boolean;
+    }
   | { kind: "function_call"; name: string; arguments: string; callId?: string; inputTokens?: number; outputTokens?: number }
   | { kind: "error"; status: number; message?: string; code?: string | null };
 
@@ -192,7 +201,7 @@ export async function startFakeOpenAIResponsesUpstream(options: { requireApiKey?
       issued.add(id);
       const output = outputOf(behaviour);
       const usage = usageOf(behaviour);
-      if (body?.stream === true) return sse(responseEvents(body, id, output, usage), true);
+      if (body?.stream === true) return sse(responseEvents(body, id, output, usage), !(behaviour.kind === "text" && behaviour.unnamedEvents));
       return Response.json(responseObject(body, id, "completed", output, usage));
     },
   });

@@ -28,10 +28,22 @@ function errorEvent(kind: "stalled" | "failed", sequenceNumber: number): Uint8Ar
 
 const finalEvents = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
+/** An event's type: its `event:` line, or (for upstreams that send only `data:` lines) the `type` in its data. */
+function typeOf(event: EventSourceMessage): string | null {
+  if (event.event) return event.event;
+  try {
+    const type = (JSON.parse(event.data) as { type?: unknown }).type;
+    return typeof type === "string" ? type : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * A channel that speaks the Responses API: its events relayed as they came (data untouched). Only the final
- * event is parsed, for the usage and the Response object to store; upstream sequence numbers count from 0,
- * one per event, so an error frame the gateway appends takes the next one.
+ * A channel that speaks the Responses API: its events relayed as they came (data untouched, framed as the
+ * upstream framed them). Only the final event is parsed, for the usage and the Response object to store;
+ * upstream sequence numbers count from 0, one per event, so an error frame the gateway appends takes the
+ * next one. A stream that ends with response.failed is accounted as a failed call.
  */
 export function relayNativeResponsesStream(
   forwarded: ForwardedResponse<unknown>,
@@ -40,28 +52,30 @@ export function relayNativeResponsesStream(
 ): ReadableStream<Uint8Array> {
   let usage: TokenUsage | null = null;
   let events = 0;
+  let failed = false;
   const produced: string[] = [];
   return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!), {
     frame(event) {
       events += 1;
-      const type = event.event ?? "message";
+      const type = typeOf(event);
       if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") {
         produced.push(event.data);
-      } else if (finalEvents.has(type)) {
+      } else if (type !== null && finalEvents.has(type)) {
+        failed = type === "response.failed";
         try {
           const response = (JSON.parse(event.data) as { response?: Record<string, unknown> }).response;
           usage = extractResponsesUsage(response);
-          if (response && type !== "response.failed") onFinal(response);
+          if (response && !failed) onFinal(response);
         } catch {
           // Relayed as it came all the same; usage is then counted locally.
         }
       }
-      return sseFrame(type, event.data);
+      return event.event ? sseFrame(event.event, event.data) : encoder.encode(`data: ${event.data}\n\n`);
     },
     errorFrame: (kind) => errorEvent(kind, events),
     onFirstItem: () => sink.firstByte(),
     onFinish: (outcome) =>
-      sink.end(outcome, usage, () =>
+      sink.end(outcome === "completed" && failed ? "failed" : outcome, usage, () =>
         produced
           .map((data) => {
             try {
