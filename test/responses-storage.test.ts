@@ -64,6 +64,40 @@ describe("token rules on /v1/responses", () => {
   });
 });
 
+describe("accounting of /v1/responses streams", () => {
+  test("an upstream that reports no usage is billed from the local count, which the final event carries too", async () => {
+    stack.chatOnly.enqueue({ kind: "ok", content: "counted by the gateway itself", omitUsage: true });
+    const stream = await owner.responses.create({ model: stackModels.chatOnly, input: "Count locally", stream: true });
+    let usage: OpenAI.Responses.ResponseUsage | undefined;
+    for await (const event of stream) if (event.type === "response.completed") usage = event.response.usage;
+    const log = await stack.lastLog(ownerTokenId);
+    expect(log).toMatchObject({ endpoint: "responses", usageEstimated: true, status: 200 });
+    expect(log.completionTokens).toBeGreaterThan(0);
+    expect(usage).toMatchObject({ input_tokens: log.promptTokens, output_tokens: log.completionTokens });
+  });
+
+  test("a stream the client abandons cancels the upstream call and is logged 499", async () => {
+    stack.chatOnly.enqueue({ kind: "stall-stream", chunksBeforeStall: 3 });
+    const controller = new AbortController();
+    const response = await fetch(`${stack.baseURL}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: stackModels.chatOnly, input: "Abandon me", stream: true }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let received = "";
+    while (!received.includes("response.output_text.delta")) received += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    await stack.chatOnly.waitForStreamCancel();
+    const log = await waitFor(async () => {
+      const last = await stack.lastLog(ownerTokenId);
+      return last.status === 499 ? last : null;
+    }, "the abandoned stream's log row");
+    expect(log).toMatchObject({ endpoint: "responses", stream: true, errorCode: "client_closed", usageEstimated: true });
+  });
+});
+
 describe("stored responses", () => {
   test("GET returns the response to the token that created it; another token gets 404", async () => {
     stack.chatOnly.enqueue({ kind: "ok", content: "Stored answer.", promptTokens: 4, completionTokens: 2 });
