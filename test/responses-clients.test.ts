@@ -68,6 +68,18 @@ describe("the Vercel AI SDK's default OpenAI provider (/v1/responses)", () => {
     expect(text).toBe("Claude streams via the SDK.");
   });
 
+  test("generateText and streamText on a Gemini channel", async () => {
+    stack.gemini.enqueue({ kind: "text", text: "Gemini via the SDK.", promptTokens: 8, candidatesTokens: 4 });
+    const result = await generateText({ model: aiSdkModel(stackModels.gemini), prompt: "Hi", maxRetries: 0 });
+    expect(result.text).toBe("Gemini via the SDK.");
+    expect(result.usage).toMatchObject({ inputTokens: 8, outputTokens: 4 });
+    stack.gemini.enqueue({ kind: "text", text: "Gemini streams via the SDK." });
+    const streamed = streamText({ model: aiSdkModel(stackModels.gemini), prompt: "Hi", maxRetries: 0 });
+    let text = "";
+    for await (const delta of streamed.textStream) text += delta;
+    expect(text).toBe("Gemini streams via the SDK.");
+  });
+
   test("generateObject on a chat-only channel sends text.format on as response_format", async () => {
     stack.chatOnly.enqueue({ kind: "ok", content: '{"city":"Paris","population":2100000}' });
     const result = await generateObject({
@@ -100,10 +112,24 @@ describe("LangChain's ChatOpenAI with useResponsesApi", () => {
     expect(text).toBe("LangChain streams.");
   });
 
-  test("invoke on a native channel and on an Anthropic channel", async () => {
+  test("invoke on a native, an Anthropic and a Gemini channel", async () => {
     stack.native.enqueue({ kind: "text", text: "Native LangChain." });
     expect((await langChain(stackModels.native).invoke("Hi")).text).toBe("Native LangChain.");
     stack.anthropic.enqueue({ kind: "text", text: "Claude LangChain." });
     expect((await langChain(stackModels.claude).invoke("Hi")).text).toBe("Claude LangChain.");
+    stack.gemini.enqueue({ kind: "text", text: "Gemini LangChain." });
+    expect((await langChain(stackModels.gemini).invoke("Hi")).text).toBe("Gemini LangChain.");
+  });
+
+  test("a tool call reaches LangChain as tool_calls, from a native and from an Anthropic channel", async () => {
+    const tools = [
+      { type: "function" as const, function: { name: "get_time", description: "Current time", parameters: { type: "object", properties: { zone: { type: "string" } } } } },
+    ];
+    stack.native.enqueue({ kind: "function_call", name: "get_time", arguments: '{"zone":"UTC"}', callId: "call_time" });
+    const native = await langChain(stackModels.native).bindTools(tools).invoke("What time is it?");
+    expect(native.tool_calls).toEqual([expect.objectContaining({ name: "get_time", args: { zone: "UTC" }, id: "call_time" })]);
+    stack.anthropic.enqueue({ kind: "tool", name: "get_time", input: { zone: "CET" } });
+    const claude = await langChain(stackModels.claude).bindTools(tools).invoke("What time is it?");
+    expect(claude.tool_calls).toEqual([expect.objectContaining({ name: "get_time", args: { zone: "CET" } })]);
   });
 });
