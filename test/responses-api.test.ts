@@ -26,6 +26,7 @@ const CHAT_TOOLS = "qwen-local";
 const NATIVE = "gpt-4o";
 const CLAUDE = "claude-sonnet-4-5";
 const GEMINI = "gemini-flash";
+const AZURE = "gpt-4.1-azure";
 
 async function lastLog() {
   await gateway.services.usage.flush();
@@ -54,6 +55,15 @@ beforeAll(async () => {
     apiKey: "gemini-key",
     models: [GEMINI],
     modelMapping: { [GEMINI]: "gemini-2.5-flash" },
+  });
+  await seed.channel({
+    name: "azure",
+    type: "azure-openai",
+    baseUrl: responsesUpstream.url.replace(/\/v1$/, ""),
+    apiKey: "sk-native",
+    models: [AZURE],
+    modelMapping: { [AZURE]: "my-gpt-41-deployment" },
+    config: { apiVersion: "v1" },
   });
   const token = await seed.token({ userId });
   tokenId = token.row.id;
@@ -223,6 +233,17 @@ describe("a channel that speaks the Responses API (native relay)", () => {
     expect(sent.headers.authorization).toBe("Bearer sk-native");
     expect(sent.body).toEqual({ model: NATIVE, input: "Hi", tools: [{ type: "web_search_preview" }], include: ["reasoning.encrypted_content"], metadata: { ticket: "42" } });
     expect(await lastLog()).toMatchObject({ endpoint: "responses", promptTokens: 30, completionTokens: 3, cachedTokens: 10, status: 200 });
+  });
+
+  test("an Azure OpenAI channel on the v1 API is relayed to /openai/v1/responses with its deployment and api-key", async () => {
+    responsesUpstream.enqueue({ kind: "text", text: "From Azure.", inputTokens: 6, outputTokens: 2 });
+    const response = await client.responses.create({ model: AZURE, input: "Hi" });
+    expect(response.output_text).toBe("From Azure.");
+    const sent = responsesUpstream.requests.at(-1)!;
+    expect(sent.path).toBe("/openai/v1/responses");
+    expect(sent.headers["api-key"]).toBe("sk-native");
+    expect(sent.body).toEqual({ model: "my-gpt-41-deployment", input: "Hi" });
+    expect(await lastLog()).toMatchObject({ endpoint: "responses", upstreamModel: "my-gpt-41-deployment", promptTokens: 6, completionTokens: 2 });
   });
 
   test("a stream is relayed event by event, and billed from response.completed", async () => {

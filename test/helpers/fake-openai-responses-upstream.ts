@@ -6,7 +6,8 @@
  * response.output_item.done, response.completed, each with a sequence_number). It keeps the responses it
  * gave, so that a previous_response_id it never issued is refused as OpenAI refuses it. It also serves
  * POST /v1/chat/completions with tool calls (chat.completion and chat.completion.chunk objects, usage on
- * request), for tests of chat-only channels that need a function call.
+ * request), for tests of chat-only channels that need a function call; and both under /openai/v1 with an
+ * `api-key` header, as Azure OpenAI's v1 API does.
  */
 
 export type FakeResponsesBehaviour =
@@ -175,7 +176,7 @@ export async function startFakeOpenAIResponsesUpstream(options: { requireApiKey?
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
-      const path = new URL(request.url).pathname;
+      let path = new URL(request.url).pathname;
       const text = await request.text();
       let body: any;
       try {
@@ -184,9 +185,13 @@ export async function startFakeOpenAIResponsesUpstream(options: { requireApiKey?
         body = text;
       }
       requests.push({ path, headers: Object.fromEntries(request.headers), body });
-      if (options.requireApiKey && request.headers.get("authorization") !== `Bearer ${options.requireApiKey}`) {
+      // Azure OpenAI sends its key as `api-key`; OpenAI and the vendors as a bearer token.
+      const key = request.headers.get("api-key") ?? request.headers.get("authorization")?.replace(/^Bearer /, "");
+      if (options.requireApiKey && key !== options.requireApiKey) {
         return openAIError(401, "Incorrect API key provided.", null, "invalid_api_key");
       }
+      // Azure OpenAI's v1 API serves the same operations under /openai/v1 (deployment in the body's model).
+      if (path.startsWith("/openai/v1/")) path = path.slice("/openai".length);
       if (request.method !== "POST" || (path !== "/v1/responses" && path !== "/v1/chat/completions")) {
         return openAIError(404, `Invalid URL (${request.method} ${path})`, null, null);
       }

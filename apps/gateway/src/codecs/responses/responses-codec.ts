@@ -1,5 +1,5 @@
 import type { TokenUsage } from "@tollgate/shared";
-import { type ChatTranslationInput, extractUsage, upstreamModelFor } from "@tollgate/upstream";
+import { type ChatTranslationInput, upstreamModelFor } from "@tollgate/upstream";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
 import { errorResponse } from "../../errors";
 import type { GatewayServices } from "../../gateway-services";
@@ -129,8 +129,8 @@ export function createResponsesCodec(
       try {
         const json = JSON.parse(text);
         if (isNative(forwarded)) return { usage: extractResponsesUsage(json), completion: null, response: json, body: text, frame, save };
-        const { completion } = forwarded.adapter.translateChatResponse(json, forwarded.attempt.translation!);
-        return { usage: extractUsage(completion.usage), completion, response: null, body: "", frame, save };
+        const { completion, usage } = forwarded.adapter.translateChatResponse(json, forwarded.attempt.translation!);
+        return { usage, completion, response: null, body: "", frame, save };
       } catch {
         return null;
       }
