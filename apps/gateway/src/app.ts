@@ -161,6 +161,13 @@ export function createApp(dependencies: AppDependencies) {
   const metricsHandler = createMetricsHandler(services);
   const responseSaves = new PendingResponseSaves();
   const responsesCodec = createResponsesCodec(services, responseSaves);
+  const storedResponseCall = (request: Request, encodedId: string) => ({
+    services,
+    saves: responseSaves,
+    request,
+    clientAddress: clientAddressOf(request),
+    encodedId,
+  });
 
   const withErrors = async (handler: () => Promise<Response>): Promise<Response> => {
     try {
@@ -199,13 +206,13 @@ export function createApp(dependencies: AppDependencies) {
     .post("/v1/completions", ({ request }) => handleCall(request, textCompletionsCodec), { parse: "none" })
     .post("/v1/responses", ({ request }) => handleCall(request, responsesCodec), { parse: "none" })
     .get("/v1/responses/:id", ({ request, params }) =>
-      withErrors(() => handleRetrieveResponse(services, request, clientAddressOf(request), params.id, responseSaves)),
+      withErrors(() => handleRetrieveResponse(storedResponseCall(request, params.id))),
     )
     .get("/v1/responses/:id/input_items", ({ request, params }) =>
-      withErrors(() => handleListInputItems(services, request, clientAddressOf(request), params.id, responseSaves)),
+      withErrors(() => handleListInputItems(storedResponseCall(request, params.id))),
     )
     .delete("/v1/responses/:id", ({ request, params }) =>
-      withErrors(() => handleDeleteResponse(services, request, clientAddressOf(request), params.id, responseSaves)),
+      withErrors(() => handleDeleteResponse(storedResponseCall(request, params.id))),
     )
     .get("/healthz", () => handleHealth())
     .get("/metrics", ({ request }) => metricsHandler(request, clientAddressOf(request)))

@@ -1,38 +1,52 @@
-import { authenticate } from "../auth/authenticate";
+import { authenticate, type Caller } from "../auth/authenticate";
+import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "../codecs/responses/stored-response-store";
+import { storedResponsesQuery } from "../codecs/responses/stored-responses-query";
 import { clipClientValue, errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
-import { storedResponsesQuery } from "../codecs/responses/stored-responses-query";
-import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "../codecs/responses/stored-response-store";
+
+/** One call on /v1/responses/{id}: who asks (checked first, as every /v1 call), for which stored response. */
+export interface StoredResponseCall {
+  services: GatewayServices;
+  saves: PendingResponseSaves;
+  request: Request;
+  clientAddress: string | null;
+  /** The id as it came in the path. */
+  encodedId: string;
+}
 
 function responseNotFound(id: string): GatewayError {
   return new GatewayError(`Response with id '${clipClientValue(id)}' not found.`, { status: 404, type: "invalid_request_error", code: null });
 }
 
-function decodeResponseId(encoded: string): string {
+/** The caller and the decoded id, once an insert of that id still running has landed. */
+async function resolve(call: StoredResponseCall): Promise<{ caller: Caller; id: string }> {
+  const caller = await authenticate(call.services, call.request, call.clientAddress);
+  let id: string;
   try {
-    return decodeURIComponent(encoded);
+    id = decodeURIComponent(call.encodedId);
   } catch {
-    throw errors.invalidIdentifier("response_id", "is not valid percent-encoding", encoded);
+    throw errors.invalidIdentifier("response_id", "is not valid percent-encoding", call.encodedId);
   }
+  await call.saves.settled(id);
+  return { caller, id };
+}
+
+async function findOwn(call: StoredResponseCall) {
+  const { caller, id } = await resolve(call);
+  const { services } = call;
+  const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
+  if (!stored) throw responseNotFound(id);
+  return stored;
 }
 
 /** GET /v1/responses/{id}: the stored Response, for the token that created it only (404 for any other). */
-export async function handleRetrieveResponse(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string, saves: PendingResponseSaves) {
-  const caller = await authenticate(services, request, clientAddress);
-  const id = decodeResponseId(encodedId);
-  await saves.settled(id);
-  const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
-  if (!stored) throw responseNotFound(id);
-  return Response.json(stored.response);
+export async function handleRetrieveResponse(call: StoredResponseCall): Promise<Response> {
+  return Response.json((await findOwn(call)).response);
 }
 
 /** GET /v1/responses/{id}/input_items: the items the model read (earlier turns included), oldest first. */
-export async function handleListInputItems(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string, saves: PendingResponseSaves) {
-  const caller = await authenticate(services, request, clientAddress);
-  const id = decodeResponseId(encodedId);
-  await saves.settled(id);
-  const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
-  if (!stored) throw responseNotFound(id);
+export async function handleListInputItems(call: StoredResponseCall): Promise<Response> {
+  const stored = await findOwn(call);
   const data = (stored.inputItems as unknown[]).map((item, index) =>
     item && typeof item === "object" && "id" in item ? item : { id: `item_${index}`, ...(item as object) },
   );
@@ -41,10 +55,10 @@ export async function handleListInputItems(services: GatewayServices, request: R
 }
 
 /** DELETE /v1/responses/{id}: the gateway's stored copy, for the token that created it only. */
-export async function handleDeleteResponse(services: GatewayServices, request: Request, clientAddress: string | null, encodedId: string, saves: PendingResponseSaves) {
-  const caller = await authenticate(services, request, clientAddress);
-  const id = decodeResponseId(encodedId);
-  await saves.settled(id);
-  if (!(await storedResponsesQuery(services, () => deleteStoredResponse(services.database.db, id, caller.token.id)))) throw responseNotFound(id);
+export async function handleDeleteResponse(call: StoredResponseCall): Promise<Response> {
+  const { caller, id } = await resolve(call);
+  const { services } = call;
+  const deleted = await storedResponsesQuery(services, () => deleteStoredResponse(services.database.db, id, caller.token.id));
+  if (!deleted) throw responseNotFound(id);
   return Response.json({ id, object: "response", deleted: true });
 }
