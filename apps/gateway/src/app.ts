@@ -12,6 +12,7 @@ import { handleHealth, handleReadiness } from "./routes/health";
 import { createMetricsHandler } from "./routes/metrics";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
 import { type BodyLimits, readBody } from "./routes/read-json-body";
+import { methodsServedAt } from "./served-endpoints";
 
 /** Bun's largest idle timeout, in seconds. */
 const MAX_IDLE_TIMEOUT_S = 255;
@@ -183,7 +184,9 @@ export function createApp(dependencies: AppDependencies) {
       const path = new URL(request.url).pathname;
       if (code === "NOT_FOUND") {
         if (dependencies.fallback && !path.startsWith("/v1")) return answerFromFallback(dependencies.fallback, request, path);
-        return errorResponse(errors.notFound(path));
+        const allowed = methodsServedAt(path);
+        if (allowed.length > 0 && !allowed.includes(request.method)) return errorResponse(errors.methodNotAllowed(request.method, path, allowed));
+        return errorResponse(errors.notFound(path, request.method));
       }
       if (code === "PARSE") return errorResponse(errors.invalidJson("malformed body"));
       services.log("error", "framework error", { code: String(code), error: String(error) });
