@@ -3,6 +3,7 @@ import { resolveClientAddress } from "./client-address";
 import { errorResponse, errors, GatewayError } from "./errors";
 import type { GatewayServices } from "./gateway-services";
 import { anthropicMessagesCodec } from "./codecs/anthropic-messages/anthropic-messages-codec";
+import { handleCountTokens } from "./codecs/anthropic-messages/count-tokens-handler";
 import { embeddingsCodec } from "./codecs/embeddings-codec";
 import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
 import { CallRecord } from "./pipeline/call-record";
@@ -194,6 +195,9 @@ export function createApp(dependencies: AppDependencies) {
     })
     .post("/v1/chat/completions", ({ request }) => handleCall(request, chatCompletionsCodec), { parse: "none" })
     .post("/v1/messages", ({ request }) => handleCall(request, anthropicMessagesCodec), { parse: "none" })
+    .post("/v1/messages/count_tokens", ({ request }) => withoutIdleTimeout(request, () => handleCountTokens(services, request, clientAddressOf(request))), {
+      parse: "none",
+    })
     .post("/v1/completions", ({ request }) => handleCall(request, textCompletionsCodec), { parse: "none" })
     .get("/healthz", () => handleHealth())
     .get("/metrics", ({ request }) => metricsHandler(request, clientAddressOf(request)))
