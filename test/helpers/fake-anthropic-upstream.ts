@@ -23,7 +23,7 @@ export function fakeInputTokens(body: unknown): number {
   return Math.ceil(JSON.stringify(body).length / 4);
 }
 
-function answerForJson(value: Record<string, unknown>, body: any): FakeAnthropicBehaviour {
+function answerForJson(value: Record<string, unknown>, body: any): Exclude<FakeAnthropicBehaviour, { kind: "json" }> {
   const choice = body?.tool_choice;
   if (choice?.type === "tool") return { kind: "tool", name: choice.name, input: value };
   if (choice?.type === "any" && Array.isArray(body?.tools) && body.tools.length > 0) return { kind: "tool", name: body.tools.at(-1).name, input: value };

@@ -14,7 +14,7 @@ export type FakeGeminiBehaviour =
   | { kind: "json"; value: Record<string, unknown> }
   | { kind: "error"; status: number; googleStatus?: string; message?: string };
 
-function answerForJson(value: Record<string, unknown>, body: any): FakeGeminiBehaviour {
+function answerForJson(value: Record<string, unknown>, body: any): Exclude<FakeGeminiBehaviour, { kind: "json" }> {
   if (body?.generationConfig?.responseMimeType === "application/json") return { kind: "text", text: JSON.stringify(value, null, 1) };
   return { kind: "text", text: `Here you go:\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`` };
 }
