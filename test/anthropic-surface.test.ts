@@ -97,6 +97,21 @@ describe("POST /v1/messages/count_tokens", () => {
     expect(openaiUpstream.requests.length).toBe(before);
   });
 
+  test("when the Anthropic channel is overloaded the count is made locally and marked estimated", async () => {
+    anthropicUpstream.enqueue({ kind: "error", status: 529 });
+    const raw = await client.messages.countTokens(countBody).asResponse();
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get("x-tollgate-estimated")).toBe("true");
+    expect(((await raw.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(15);
+  });
+
+  test("the Anthropic channel's refusal of a malformed request reaches the client as Anthropic's error", async () => {
+    anthropicUpstream.enqueue({ kind: "error", status: 400, message: "tools.0.input_schema: Field required" });
+    const refused = await client.messages.countTokens(countBody).catch((caught) => caught);
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(refused.error).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("input_schema") } });
+  });
+
   test("refusals come as the SDK's errors, in Anthropic's shape", async () => {
     const wrong = new Anthropic({ apiKey: "sk-wrong", baseURL: gatewayUrl, maxRetries: 0 });
     expect(await wrong.messages.countTokens(countBody).catch((caught) => caught)).toBeInstanceOf(Anthropic.AuthenticationError);

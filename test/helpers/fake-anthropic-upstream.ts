@@ -2,7 +2,8 @@
  * A fake Anthropic Messages API on 127.0.0.1:0, speaking the documented wire format: POST /v1/messages,
  * non-streamed messages and the SSE event sequence (message_start, content_block_start/delta/stop,
  * message_delta, message_stop, with ping), POST /v1/messages/count_tokens
- * (https://docs.anthropic.com/en/api/messages-count-tokens: `{"input_tokens": N}`), and Anthropic's error body.
+ * (https://docs.anthropic.com/en/api/messages-count-tokens: `{"input_tokens": N}`, or a queued error), and
+ * Anthropic's error body.
  */
 export type FakeAnthropicBehaviour =
   | { kind: "text"; text?: string; inputTokens?: number; outputTokens?: number; cacheReadTokens?: number; cacheCreationTokens?: number }
@@ -79,6 +80,13 @@ export async function startFakeAnthropicUpstream(options: { requireApiKey?: stri
       if (url.pathname === "/v1/messages/count_tokens" && request.method === "POST") {
         if (options.requireApiKey && request.headers.get("x-api-key") !== options.requireApiKey) {
           return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
+        }
+        const failure = queue[0]?.kind === "error" ? (queue.shift() as FakeAnthropicBehaviour & { kind: "error" }) : null;
+        if (failure) {
+          return Response.json(
+            { type: "error", error: { type: failure.type ?? errorType(failure.status), message: failure.message ?? "Upstream error" } },
+            { status: failure.status },
+          );
         }
         if (typeof body?.model !== "string" || !Array.isArray(body?.messages)) {
           return Response.json({ type: "error", error: { type: "invalid_request_error", message: "messages: Field required" } }, { status: 400 });
