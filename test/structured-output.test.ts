@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
+import { ChatOpenAI } from "@langchain/openai";
 import { generateObject, streamObject } from "ai";
 import OpenAI from "openai";
 import { zodResponseFormat } from "openai/helpers/zod";
@@ -22,6 +23,7 @@ let geminiUpstream: FakeGeminiUpstream;
 let gateway: GatewayUnderTest;
 let openai: OpenAI;
 let provider: ReturnType<typeof createOpenAI>;
+let langchainOptions: { apiKey: string; configuration: { baseURL: string }; maxRetries: number };
 
 beforeAll(async () => {
   database = await freshDatabase();
@@ -44,6 +46,7 @@ beforeAll(async () => {
   const { secret } = await seed.token({ userId });
   openai = new OpenAI({ apiKey: secret, baseURL, maxRetries: 0 });
   provider = createOpenAI({ apiKey: secret, baseURL });
+  langchainOptions = { apiKey: secret, configuration: { baseURL }, maxRetries: 0 };
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -90,6 +93,12 @@ for (const channel of channels) {
       channel.enqueue();
       const { object } = await generateObject({ model: provider.chat(channel.model), schema: Weather, prompt: "Weather in Paris?" });
       expect(Weather.parse(object)).toEqual(answer);
+    });
+
+    test("LangChain's ChatOpenAI withStructuredOutput gets the object, with the parameters it sends by default", async () => {
+      channel.enqueue();
+      const model = new ChatOpenAI({ model: channel.model, ...langchainOptions }).withStructuredOutput(Weather, { name: "weather", method: "jsonSchema" });
+      expect(await model.invoke("Weather in Paris?")).toEqual(answer);
     });
 
     test("the Vercel AI SDK's streamObject gets the same object", async () => {
