@@ -42,6 +42,7 @@ export const ignoredByEveryTranslator: ChatParameterTable = {
   store: ignored,
   metadata: ignored,
   prompt_cache_key: ignored,
+  prompt_cache_retention: ignored,
   safety_identifier: ignored,
 };
 
