@@ -1,12 +1,36 @@
 /**
  * A fake Anthropic Messages API on 127.0.0.1:0, speaking the documented wire format: POST /v1/messages,
  * non-streamed messages and the SSE event sequence (message_start, content_block_start/delta/stop,
- * message_delta, message_stop, with ping), and Anthropic's error body.
+ * message_delta, message_stop, with ping), POST /v1/messages/count_tokens
+ * (https://docs.anthropic.com/en/api/messages-count-tokens: `{"input_tokens": N}`, or a queued error), and
+ * Anthropic's error body.
  */
 export type FakeAnthropicBehaviour =
   | { kind: "text"; text?: string; inputTokens?: number; outputTokens?: number; cacheReadTokens?: number; cacheCreationTokens?: number }
   | { kind: "tool"; name: string; input: Record<string, unknown>; text?: string }
+  /**
+   * A model asked for `value` as JSON, answering as the real API does for what the request carries: a
+   * forced tool (tool_choice `tool`, or `any`) is answered with that tool's tool_use block alone, its input
+   * the value, since forcing prefills the assistant turn so no text comes first
+   * (https://docs.anthropic.com/en/docs/build-with-claude/tool-use#forcing-tool-use); `output_config.format`
+   * with the value as the text (https://platform.claude.com/docs/en/build-with-claude/structured-outputs);
+   * anything else with prose around a JSON block, as an unconstrained model writes it.
+   */
+  | { kind: "json"; value: Record<string, unknown> }
   | { kind: "error"; status: number; type?: string; message?: string };
+
+/** The count the fake's count_tokens answers for a body (deterministic, so that tests can expect it). */
+export function fakeInputTokens(body: unknown): number {
+  return Math.ceil(JSON.stringify(body).length / 4);
+}
+
+function answerForJson(value: Record<string, unknown>, body: any): Exclude<FakeAnthropicBehaviour, { kind: "json" }> {
+  const choice = body?.tool_choice;
+  if (choice?.type === "tool") return { kind: "tool", name: choice.name, input: value };
+  if (choice?.type === "any" && Array.isArray(body?.tools) && body.tools.length > 0) return { kind: "tool", name: body.tools.at(-1).name, input: value };
+  if (body?.output_config?.format?.type === "json_schema") return { kind: "text", text: JSON.stringify(value) };
+  return { kind: "text", text: `Sure! Here is the JSON you asked for:\n\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`` };
+}
 
 export interface FakeAnthropicUpstream {
   /** Base URL as an operator configures it (no /v1): http://127.0.0.1:PORT */
@@ -53,13 +77,30 @@ export async function startFakeAnthropicUpstream(options: { requireApiKey?: stri
       const url = new URL(request.url);
       const body = await request.json().catch(() => null);
       requests.push({ path: url.pathname, headers: Object.fromEntries(request.headers), body });
+      if (url.pathname === "/v1/messages/count_tokens" && request.method === "POST") {
+        if (options.requireApiKey && request.headers.get("x-api-key") !== options.requireApiKey) {
+          return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
+        }
+        const failure = queue[0]?.kind === "error" ? (queue.shift() as FakeAnthropicBehaviour & { kind: "error" }) : null;
+        if (failure) {
+          return Response.json(
+            { type: "error", error: { type: failure.type ?? errorType(failure.status), message: failure.message ?? "Upstream error" } },
+            { status: failure.status },
+          );
+        }
+        if (typeof body?.model !== "string" || !Array.isArray(body?.messages)) {
+          return Response.json({ type: "error", error: { type: "invalid_request_error", message: "messages: Field required" } }, { status: 400 });
+        }
+        return Response.json({ input_tokens: fakeInputTokens(body) });
+      }
       if (url.pathname !== "/v1/messages" || request.method !== "POST") {
         return Response.json({ type: "error", error: { type: "not_found_error", message: "Not found" } }, { status: 404 });
       }
       if (options.requireApiKey && request.headers.get("x-api-key") !== options.requireApiKey) {
         return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
       }
-      const behaviour = queue.shift() ?? { kind: "text" };
+      const queued = queue.shift() ?? { kind: "text" };
+      const behaviour = queued.kind === "json" ? answerForJson(queued.value, body) : queued;
       if (behaviour.kind === "error") {
         return Response.json(
           { type: "error", error: { type: behaviour.type ?? errorType(behaviour.status), message: behaviour.message ?? "Upstream error" } },

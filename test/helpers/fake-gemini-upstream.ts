@@ -6,7 +6,18 @@
 export type FakeGeminiBehaviour =
   | { kind: "text"; text?: string; promptTokens?: number; candidatesTokens?: number; cachedTokens?: number }
   | { kind: "function"; name: string; args: Record<string, unknown> }
+  /**
+   * A model asked for `value` as JSON: with `responseMimeType: "application/json"` (and a responseSchema)
+   * the candidate's text is the JSON itself, as https://ai.google.dev/gemini-api/docs/structured-output
+   * documents; without, prose around a JSON block, as an unconstrained model writes it.
+   */
+  | { kind: "json"; value: Record<string, unknown> }
   | { kind: "error"; status: number; googleStatus?: string; message?: string };
+
+function answerForJson(value: Record<string, unknown>, body: any): Exclude<FakeGeminiBehaviour, { kind: "json" }> {
+  if (body?.generationConfig?.responseMimeType === "application/json") return { kind: "text", text: JSON.stringify(value, null, 1) };
+  return { kind: "text", text: `Here you go:\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`` };
+}
 
 export interface FakeGeminiUpstream {
   /** Base URL as an operator configures it: http://127.0.0.1:PORT */
@@ -69,7 +80,8 @@ export async function startFakeGeminiUpstream(options: { requireApiKey?: string 
           embeddings: (body?.requests ?? []).map((entry: any) => ({ values: vectorOf(entry?.content?.parts?.[0]?.text ?? "") })),
         });
       }
-      const behaviour = queue.shift() ?? { kind: "text" };
+      const queued = queue.shift() ?? { kind: "text" };
+      const behaviour = queued.kind === "json" ? answerForJson(queued.value, body) : queued;
       if (behaviour.kind === "error") return error(behaviour.status, behaviour.message ?? "Upstream failure", behaviour.googleStatus);
       const text = behaviour.kind === "text" ? (behaviour.text ?? "Hello from Gemini, the fake one.") : "";
       const promptTokens = behaviour.kind === "text" ? (behaviour.promptTokens ?? 9) : 20;

@@ -3,6 +3,7 @@ import { resolveClientAddress } from "./client-address";
 import { errorResponse, errors, GatewayError } from "./errors";
 import type { GatewayServices } from "./gateway-services";
 import { anthropicMessagesCodec } from "./codecs/anthropic-messages/anthropic-messages-codec";
+import { handleCountTokens } from "./codecs/anthropic-messages/count-tokens-handler";
 import { embeddingsCodec } from "./codecs/embeddings-codec";
 import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
 import { createResponsesCodec } from "./codecs/responses/responses-codec";
@@ -15,6 +16,7 @@ import { createMetricsHandler } from "./routes/metrics";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
 import { handleDeleteResponse, handleListInputItems, handleRetrieveResponse } from "./routes/stored-responses";
 import { type BodyLimits, readBody } from "./routes/read-json-body";
+import { methodsServedAt } from "./served-endpoints";
 
 /** Bun's largest idle timeout, in seconds. */
 const MAX_IDLE_TIMEOUT_S = 255;
@@ -195,7 +197,9 @@ export function createApp(dependencies: AppDependencies) {
       const path = new URL(request.url).pathname;
       if (code === "NOT_FOUND") {
         if (dependencies.fallback && !path.startsWith("/v1")) return answerFromFallback(dependencies.fallback, request, path);
-        return errorResponse(errors.notFound(path));
+        const allowed = methodsServedAt(path);
+        if (allowed.length > 0 && !allowed.includes(request.method)) return errorResponse(errors.methodNotAllowed(request.method, path, allowed));
+        return errorResponse(errors.notFound(path, request.method));
       }
       if (code === "PARSE") return errorResponse(errors.invalidJson("malformed body"));
       services.log("error", "framework error", { code: String(code), error: String(error) });
@@ -203,6 +207,9 @@ export function createApp(dependencies: AppDependencies) {
     })
     .post("/v1/chat/completions", ({ request }) => handleCall(request, chatCompletionsCodec), { parse: "none" })
     .post("/v1/messages", ({ request }) => handleCall(request, anthropicMessagesCodec), { parse: "none" })
+    .post("/v1/messages/count_tokens", ({ request }) => withoutIdleTimeout(request, () => handleCountTokens(services, request, clientAddressOf(request))), {
+      parse: "none",
+    })
     .post("/v1/completions", ({ request }) => handleCall(request, textCompletionsCodec), { parse: "none" })
     .post("/v1/responses", ({ request }) => handleCall(request, responsesCodec), { parse: "none" })
     .get("/v1/responses/:id", ({ request, params }) =>

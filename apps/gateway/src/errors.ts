@@ -1,3 +1,5 @@
+import { SERVED_ENDPOINTS } from "./served-endpoints";
+
 /** The OpenAI error envelope every /v1 error is returned in. */
 export interface ErrorEnvelope {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -145,13 +147,22 @@ export const errors = {
     new GatewayError("The request body ended before it was complete.", { status: 400, code: "incomplete_body" }),
   insufficientQuota: (reason: string) =>
     new GatewayError(reason, { status: 429, code: "insufficient_quota", type: "insufficient_quota" }),
-  notFound: (path: string) =>
+  /**
+   * A path the gateway does not serve: under /v1, said plainly with the endpoints it does serve (a client
+   * that calls an endpoint this gateway lacks learns so, rather than that its base address is wrong).
+   */
+  notFound: (path: string, method = "GET") =>
     new GatewayError(
-      `Invalid URL (${clipClientValue(path)}). The API base address must include /v1, e.g. https://host/v1/chat/completions.`,
+      path.startsWith("/v1/") || path === "/v1"
+        ? `This gateway does not serve ${clipClientValue(method)} ${clipClientValue(path)}. It serves: ${SERVED_ENDPOINTS.join(", ")}.`
+        : `Invalid URL (${clipClientValue(path)}). The API base address must include /v1, e.g. https://host/v1/chat/completions.`,
       { status: 404, code: "unknown_url" },
     ),
-  methodNotAllowed: (method: string, path: string) =>
-    new GatewayError(`Method ${clipClientValue(method)} is not allowed on ${clipClientValue(path)}.`, { status: 405, code: "method_not_allowed" }),
+  methodNotAllowed: (method: string, path: string, allowed: string[] = []) =>
+    new GatewayError(
+      `Method ${clipClientValue(method)} is not allowed on ${clipClientValue(path)}.${allowed.length > 0 ? ` Use ${allowed.join(" or ")}.` : ""}`,
+      { status: 405, code: "method_not_allowed", ...(allowed.length > 0 ? { headers: { allow: allowed.join(", ") } } : {}) },
+    ),
   upstreamUnreachable: () =>
     new GatewayError("The upstream provider could not be reached.", { status: 502, code: "upstream_unreachable" }),
   upstreamTimeout: () =>

@@ -1,7 +1,7 @@
 export { adapterFor } from "./adapters";
 export { anthropicAdapter } from "./anthropic";
 export type * from "./anthropic/anthropic-wire-types";
-export { buildNativeMessagesRequest } from "./anthropic/build-native-request";
+export { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./anthropic/build-native-request";
 export { tokenUsageFromAnthropic } from "./anthropic/extract-usage";
 export { extractUsage } from "./openai-compatible/extract-usage";
 export * from "./openai-compatible/presets";

@@ -115,11 +115,15 @@ export interface ProviderAdapter {
   ): { response: Record<string, unknown>; usage: TokenUsage | null };
 }
 
-/** A request the adapter cannot express for its upstream: answered 400 invalid_request_error. */
+/**
+ * A request the adapter cannot express for its upstream: answered 400 invalid_request_error with `code`
+ * (`invalid_value` for a malformed value, `unsupported_parameter` for a valid one this upstream cannot carry).
+ */
 export class TranslationError extends Error {
   constructor(
     message: string,
     readonly param: string | null = null,
+    readonly code: "invalid_value" | "unsupported_parameter" = "invalid_value",
   ) {
     super(message);
   }

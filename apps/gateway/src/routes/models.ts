@@ -1,5 +1,6 @@
 import { authenticate } from "../auth/authenticate";
-import { errors } from "../errors";
+import { anthropicErrorResponse } from "../codecs/anthropic-messages/anthropic-error";
+import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { checkModelName } from "../validate-identifiers";
 
@@ -39,8 +40,60 @@ async function listModelsFor(services: GatewayServices, request: Request, client
 }
 
 export async function handleListModels(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
+  if (wantsAnthropicShape(request)) return inAnthropicErrors(() => listInAnthropicShape(services, request, clientAddress));
   const data = await listModelsFor(services, request, clientAddress);
   return Response.json({ object: "list", data });
+}
+
+/** A call that carries anthropic-version (@anthropic-ai/sdk, Claude Code) gets Anthropic's shapes and errors. */
+function wantsAnthropicShape(request: Request): boolean {
+  return request.headers.has("anthropic-version");
+}
+
+async function inAnthropicErrors(produce: () => Promise<Response>): Promise<Response> {
+  try {
+    return await produce();
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return anthropicErrorResponse(error.status, error.message, error.headers);
+  }
+}
+
+/** Anthropic's ModelInfo (https://docs.anthropic.com/en/api/models): the id stands in for a display name. */
+function anthropicModelOf(entry: ModelEntry) {
+  return { type: "model", id: entry.id, display_name: entry.id, created_at: new Date(entry.created * 1000).toISOString() };
+}
+
+/** Anthropic's `limit` (1 to 1000, default 20). */
+function limitOf(value: string | null): number {
+  if (value === null) return 20;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw errors.invalidParameter("limit", "limit: Input should be an integer between 1 and 1000");
+  return limit;
+}
+
+/**
+ * GET /v1/models in Anthropic's list shape, paged the way Anthropic pages it: `after_id` for the page after
+ * an id, `before_id` for the page before one, `has_more`, `first_id` and `last_id`.
+ */
+async function listInAnthropicShape(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
+  const entries = await listModelsFor(services, request, clientAddress);
+  const query = new URL(request.url).searchParams;
+  const limit = limitOf(query.get("limit"));
+  const afterId = query.get("after_id");
+  const beforeId = query.get("before_id");
+  let start = 0;
+  let end = entries.length;
+  if (afterId !== null) start = entries.findIndex((entry) => entry.id === afterId) + 1;
+  if (beforeId !== null) {
+    const index = entries.findIndex((entry) => entry.id === beforeId);
+    end = index === -1 ? entries.length : index;
+  }
+  if ((afterId !== null && start === 0) || start > end) start = end;
+  const page = beforeId !== null && afterId === null ? entries.slice(Math.max(start, end - limit), end) : entries.slice(start, start + limit);
+  const hasMore = beforeId !== null && afterId === null ? end - limit > start : start + limit < end;
+  const data = page.map(anthropicModelOf);
+  return Response.json({ data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
 }
 
 /** The model id of GET /v1/models/{id}, percent-decoded; malformed encoding (`%E0%A4%A`) is the client's error. */
@@ -59,10 +112,13 @@ export async function handleRetrieveModel(
   clientAddress: string | null,
   encodedModel: string,
 ): Promise<Response> {
-  const data = await listModelsFor(services, request, clientAddress);
-  const model = decodeModelId(encodedModel);
-  checkModelName(model);
-  const entry = data.find((candidate) => candidate.id === model);
-  if (!entry) throw errors.modelNotFound(model);
-  return Response.json(entry);
+  const retrieve = async () => {
+    const data = await listModelsFor(services, request, clientAddress);
+    const model = decodeModelId(encodedModel);
+    checkModelName(model);
+    const entry = data.find((candidate) => candidate.id === model);
+    if (!entry) throw errors.modelNotFound(model);
+    return Response.json(wantsAnthropicShape(request) ? anthropicModelOf(entry) : entry);
+  };
+  return wantsAnthropicShape(request) ? inAnthropicErrors(retrieve) : retrieve();
 }

@@ -95,6 +95,8 @@ export interface AnthropicMessagesRequest {
   stream?: boolean;
   metadata?: { user_id?: string };
   thinking?: { type: "enabled"; budget_tokens: number } | { type: "disabled" };
+  /** Structured outputs (https://platform.claude.com/docs/en/build-with-claude/structured-outputs), on the models that have them. */
+  output_config?: { format: { type: "json_schema"; schema: Record<string, unknown> } };
 }
 
 export interface AnthropicUsage {

@@ -28,3 +28,13 @@ export function buildNativeMessagesRequest(input: {
     body: upstreamModel === body.model ? input.text : JSON.stringify({ ...body, model: upstreamModel }),
   };
 }
+
+/**
+ * A client's count_tokens request for an Anthropic channel: POST {base}/v1/messages/count_tokens
+ * (https://docs.anthropic.com/en/api/messages-count-tokens), the body as sent but for the upstream model,
+ * with the client's anthropic-version and anthropic-beta.
+ */
+export function buildNativeCountTokensRequest(input: Parameters<typeof buildNativeMessagesRequest>[0]): UpstreamHttpRequest {
+  const messages = buildNativeMessagesRequest(input);
+  return { ...messages, url: `${messages.url}/count_tokens` };
+}

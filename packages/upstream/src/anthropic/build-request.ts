@@ -1,6 +1,9 @@
 import type { ChatTranslationInput, UpstreamHttpRequest } from "../provider-adapter";
 import { TranslationError } from "../provider-adapter";
 import type { AnthropicMessagesRequest } from "./anthropic-wire-types";
+import { refuseUncarriedParameters } from "../shared/chat-parameters";
+import { anthropicChatParameters } from "./chat-parameters";
+import { applyStructuredOutput, structuredOutputOf } from "./structured-output";
 import { translateMessages } from "./translate-messages";
 import { translateToolChoice, translateTools } from "./translate-tools";
 
@@ -28,10 +31,14 @@ function maxTokensOf(body: Record<string, unknown>): number {
 }
 
 /** OpenAI chat request body -> Anthropic Messages request body, for `model` (already mapped to the upstream id). */
-export function toAnthropicRequestBody(body: Record<string, unknown>, model: string, stream: boolean): AnthropicMessagesRequest {
-  if (typeof body.n === "number" && body.n > 1) {
-    throw new TranslationError("Anthropic models return one choice per request; 'n' must be 1.", "n");
-  }
+export function toAnthropicRequestBody(
+  body: Record<string, unknown>,
+  model: string,
+  stream: boolean,
+  channelConfig: Record<string, unknown> = {},
+): AnthropicMessagesRequest {
+  refuseUncarriedParameters(body, anthropicChatParameters, "Anthropic's Messages API");
+  const output = structuredOutputOf(body.response_format);
   const { system, messages } = translateMessages(body.messages);
   const request: AnthropicMessagesRequest = { model, max_tokens: maxTokensOf(body), ...(system !== undefined ? { system } : {}), messages };
   const tools = translateTools(body.tools);
@@ -44,10 +51,12 @@ export function toAnthropicRequestBody(body: Record<string, unknown>, model: str
   // and top_p together ("cannot both be specified for this model"), so temperature wins.
   if (typeof body.temperature === "number") request.temperature = Math.min(1, Math.max(0, body.temperature));
   else if (typeof body.top_p === "number") request.top_p = body.top_p;
+  if (typeof body.top_k === "number") request.top_k = body.top_k;
   const stopSequences = stopSequencesOf(body.stop);
   if (stopSequences) request.stop_sequences = stopSequences;
   if (stream) request.stream = true;
   if (typeof body.user === "string" && body.user !== "") request.metadata = { user_id: body.user };
+  if (output) applyStructuredOutput(request, output, channelConfig.structuredOutput);
   return request;
 }
 
@@ -73,6 +82,6 @@ export function buildAnthropicRequest(input: ChatTranslationInput): UpstreamHttp
       "anthropic-version": anthropicVersion,
       ...extraHeaders(input.channel.config),
     },
-    body: JSON.stringify(toAnthropicRequestBody(input.body, input.upstreamModel, input.stream)),
+    body: JSON.stringify(toAnthropicRequestBody(input.body, input.upstreamModel, input.stream, input.channel.config)),
   };
 }

@@ -3,8 +3,8 @@ import type { EventSourceMessage } from "eventsource-parser";
 import type { ChatStreamPart, ChatTranslationInput } from "../provider-adapter";
 import { openAIUsageOf } from "./extract-usage";
 import { scrubSecret } from "../shared/scrub-secret";
-import { mapAnthropicStopReason } from "./map-finish-reason";
-import { completionIdOf, publicModelOf } from "./translate-response";
+import { STRUCTURED_OUTPUT_TOOL, usesStructuredOutputTool } from "./structured-output";
+import { completionIdOf, finishReasonOf, publicModelOf } from "./translate-response";
 
 function count(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? Math.max(0, Math.trunc(value)) : null;
@@ -25,6 +25,7 @@ export class AnthropicStreamError extends Error {
  * text, thinking and tool_use; OpenAI numbers tool calls on their own, so the state maps one to the other.
  * Usage arrives in two halves (input in message_start, output in message_delta, both cumulative): it is
  * reported (a usage part) at message_stop and emitted as the final chunk from flush(), when the upstream sent any.
+ * The structured-output tool's input (structured-output.ts) streams as content deltas, the JSON text asked for.
  */
 export function createAnthropicStreamTransformer(input: ChatTranslationInput): TransformStream<EventSourceMessage, ChatStreamPart> {
   const model = publicModelOf(input);
@@ -36,6 +37,9 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
   const tokens = { input: 0, cacheRead: 0, cacheCreation: 0, output: 0 };
   /** Anthropic content block index -> OpenAI tool call index. */
   const toolCallIndexByBlock = new Map<number, number>();
+  const structuredTool = usesStructuredOutputTool(input.body, input.channel.config);
+  /** The block of the structured-output tool, whose input JSON streams as content deltas. */
+  let structuredBlock: number | null = null;
 
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): ChatStreamPart => ({
     type: "chunk",
@@ -83,7 +87,9 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
         case "content_block_start": {
           const block = isRecord(event.content_block) ? event.content_block : {};
           const blockIndex = count(event.index) ?? 0;
-          if (block.type === "tool_use") {
+          if (block.type === "tool_use" && structuredTool && block.name === STRUCTURED_OUTPUT_TOOL) {
+            structuredBlock = blockIndex;
+          } else if (block.type === "tool_use") {
             const toolCallIndex = toolCallIndexByBlock.size;
             toolCallIndexByBlock.set(blockIndex, toolCallIndex);
             controller.enqueue(
@@ -101,6 +107,10 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
           } else if (delta.type === "thinking_delta" && typeof delta.thinking === "string") {
             controller.enqueue(chunk({ reasoning_content: delta.thinking }));
           } else if (delta.type === "input_json_delta" && typeof delta.partial_json === "string" && delta.partial_json !== "") {
+            if (structuredBlock !== null && count(event.index) === structuredBlock) {
+              controller.enqueue(chunk({ content: delta.partial_json }));
+              return;
+            }
             const toolCallIndex = toolCallIndexByBlock.get(count(event.index) ?? -1);
             if (toolCallIndex !== undefined) {
               controller.enqueue(chunk({ tool_calls: [{ index: toolCallIndex, function: { arguments: delta.partial_json } }] }));
@@ -112,7 +122,10 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
         case "message_delta": {
           readUsage(event.usage);
           const delta = isRecord(event.delta) ? event.delta : {};
-          const finishReason = mapAnthropicStopReason(delta.stop_reason);
+          const finishReason =
+            delta.stop_reason === undefined || delta.stop_reason === null
+              ? null
+              : finishReasonOf(delta.stop_reason, structuredBlock !== null && toolCallIndexByBlock.size === 0);
           // Anthropic may send more than one message_delta; OpenAI clients expect one finish_reason.
           if (finishReason && !finished) {
             finished = true;

@@ -18,16 +18,31 @@ function stopSequences(stop: unknown): string[] | undefined {
   throw new TranslationError("'stop' must be a string or an array of strings.", "stop");
 }
 
+/**
+ * OpenAI `response_format` -> Gemini's JSON mode: `responseMimeType: "application/json"`, with the schema as
+ * `responseSchema` (Gemini's OpenAPI subset, hence cleanJsonSchema) for json_schema; Gemini then answers
+ * with the JSON as the candidate's text (https://ai.google.dev/gemini-api/docs/structured-output).
+ */
 function responseFormat(format: unknown): Record<string, unknown> {
   if (format === undefined || format === null) return {};
-  const type = (format as { type?: unknown }).type;
+  if (typeof format !== "object" || Array.isArray(format)) throw new TranslationError("'response_format' must be an object.", "response_format");
+  const { type, json_schema: jsonSchema } = format as { type?: unknown; json_schema?: unknown };
   if (type === "text") return {};
   if (type === "json_object") return { responseMimeType: "application/json" };
   if (type === "json_schema") {
-    const schema = (format as { json_schema?: { schema?: unknown } }).json_schema?.schema;
+    if (typeof jsonSchema !== "object" || jsonSchema === null || Array.isArray(jsonSchema)) {
+      throw new TranslationError("Missing required parameter: 'response_format.json_schema'.", "response_format.json_schema");
+    }
+    const { name, schema } = jsonSchema as { name?: unknown; schema?: unknown };
+    if (typeof name !== "string" || name === "") {
+      throw new TranslationError("Missing required parameter: 'response_format.json_schema.name'.", "response_format.json_schema.name");
+    }
+    if (schema !== undefined && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+      throw new TranslationError("'response_format.json_schema.schema' must be a JSON Schema object.", "response_format.json_schema.schema");
+    }
     return { responseMimeType: "application/json", ...(schema ? { responseSchema: cleanJsonSchema(schema) } : {}) };
   }
-  throw new TranslationError("response_format.type must be 'text', 'json_object' or 'json_schema'.", "response_format");
+  throw new TranslationError("'response_format.type' must be 'text', 'json_object' or 'json_schema'.", "response_format.type");
 }
 
 function thinkingConfig(body: Record<string, unknown>, includeThoughtsByDefault: boolean): Record<string, unknown> | undefined {
@@ -53,6 +68,7 @@ export function buildGenerationConfig(
   };
   set("temperature", numberField(body, "temperature"));
   set("topP", numberField(body, "top_p"));
+  set("topK", numberField(body, "top_k"));
   set("maxOutputTokens", numberField(body, "max_completion_tokens") ?? numberField(body, "max_tokens"));
   set("stopSequences", stopSequences(body.stop));
   set("candidateCount", numberField(body, "n"));

@@ -1,16 +1,19 @@
 import type { ChatTranslationInput, UpstreamHttpRequest } from "../provider-adapter";
+import { refuseUncarriedParameters } from "../shared/chat-parameters";
 import { buildGenerationConfig } from "./build-generation-config";
+import { geminiChatParameters } from "./chat-parameters";
 import { translateMessages } from "./translate-messages";
 import { translateTools } from "./translate-tools";
 import { geminiHeaders, geminiUrl } from "./upstream-endpoint";
 
 /**
  * OpenAI chat request -> `POST /v1beta/models/{model}:generateContent` (or `:streamGenerateContent?alt=sse`).
- * Fields Gemini has no use for (user, store, metadata, stream_options, parallel_tool_calls, logit_bias) are
- * left behind; `stream_options.include_usage` needs no counterpart because every Gemini stream carries usage.
+ * Parameters Gemini cannot carry are refused (chat-parameters.ts); bookkeeping ones (user, store, metadata)
+ * are left behind; `stream_options.include_usage` needs no counterpart because every Gemini stream carries usage.
  */
 export function buildChatRequest(input: ChatTranslationInput): UpstreamHttpRequest {
   const { body, channel } = input;
+  refuseUncarriedParameters(body, geminiChatParameters, "Gemini's generateContent API");
   const { systemInstruction, contents } = translateMessages(body.messages);
   const { tools, toolConfig } = translateTools(body.tools, body.tool_choice);
   const generationConfig = buildGenerationConfig(body, channel.config);

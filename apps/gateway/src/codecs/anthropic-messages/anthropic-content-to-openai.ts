@@ -56,6 +56,8 @@ function toolMessage(block: Record<string, unknown>, param: string, images: Open
     });
     content = texts.join("\n");
   }
+  // OpenAI tool messages have no error flag: the model is told in the text, as it would be by Anthropic's flag.
+  if (block.is_error === true) content = content === "" ? "Error" : `Error: ${content}`;
   return { role: "tool", tool_call_id: block.tool_use_id, content };
 }
 

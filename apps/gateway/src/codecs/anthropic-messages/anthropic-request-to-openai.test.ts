@@ -71,6 +71,7 @@ describe("anthropicRequestToOpenAI", () => {
           "include_usage": true,
         },
         "temperature": 0.2,
+        "top_k": 40,
         "top_p": 0.9,
         "user": "user_abc",
       }
@@ -275,6 +276,19 @@ describe("anthropicRequestToOpenAI", () => {
       choice: { type: "function", function: { name: "get_weather" } },
       parallel_tool_calls: false,
     });
+  });
+
+  test("a tool_result flagged is_error tells the model in the tool message's text", () => {
+    const request = anthropicRequestToOpenAI({
+      model: "claude-sonnet-4-5",
+      max_tokens: 64,
+      messages: [
+        { role: "user", content: "Weather?" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: "city is required" }] },
+      ],
+    });
+    expect(request.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "toolu_1", content: "Error: city is required" });
   });
 
   test("names the missing or invalid parameter the way Anthropic does", () => {

@@ -65,7 +65,10 @@ function requireField(body: Record<string, unknown>, name: string): unknown {
 /**
  * An Anthropic Messages request (as @anthropic-ai/sdk and Claude Code send it) -> an OpenAI chat request that
  * any channel can serve. Errors name the parameter the way Anthropic's own do ("max_tokens: Field required").
- * Dropped on the way, having no OpenAI equivalent: top_k, thinking, cache_control, is_error on tool results.
+ * `top_k` is carried as the `top_k` OpenAI-compatible servers (vLLM, Ollama) and the Anthropic and Gemini
+ * adapters read; an upstream that does not know it refuses it. Left behind, having no OpenAI equivalent and
+ * no effect on what the answer may contain: `thinking` (a reasoning request many OpenAI-compatible models
+ * would refuse) and `cache_control` (a caching hint).
  */
 export function anthropicRequestToOpenAI(body: unknown): OpenAIChatRequest {
   if (!isRecord(body)) throw new TranslationError("The request body must be a JSON object.", null);
@@ -94,6 +97,7 @@ export function anthropicRequestToOpenAI(body: unknown): OpenAIChatRequest {
   if (tools) Object.assign(request, { tools }, toolChoiceOf(body.tool_choice));
   if (typeof body.temperature === "number") request.temperature = body.temperature;
   if (typeof body.top_p === "number") request.top_p = body.top_p;
+  if (typeof body.top_k === "number") Object.assign(request, { top_k: body.top_k });
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) {
     request.stop = body.stop_sequences.filter((sequence): sequence is string => typeof sequence === "string");
   }

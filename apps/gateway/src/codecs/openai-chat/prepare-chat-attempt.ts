@@ -39,7 +39,7 @@ export function prepareChatAttempt(channel: RoutableChannel, adapter: ProviderAd
     return { request: build(input), upstreamModel, translation: input };
   } catch (error) {
     if (error instanceof TranslationError) {
-      throw new GatewayError(error.message, { status: 400, code: "invalid_value", param: error.param });
+      throw new GatewayError(error.message, { status: 400, code: error.code, param: error.param });
     }
     throw error;
   }

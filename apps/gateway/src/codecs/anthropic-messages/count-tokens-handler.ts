@@ -1,0 +1,112 @@
+import { buildNativeCountTokensRequest, TranslationError, upstreamModelFor } from "@tollgate/upstream";
+import { isRecord } from "@tollgate/shared";
+import { countPromptTokens } from "../../accounting/count-tokens";
+import { errors, GatewayError } from "../../errors";
+import type { GatewayServices } from "../../gateway-services";
+import { admit } from "../../pipeline/admit";
+import { CallRecord } from "../../pipeline/call-record";
+import { channelsFor, orderChannels } from "../../routing/choose-channels";
+import { forwardWithFailover } from "../../routing/forward-with-failover";
+import { anthropicErrorResponse } from "./anthropic-error";
+import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
+
+/** Set on an answer counted by the gateway's own tokenizer rather than by Anthropic: an estimate. */
+export const ESTIMATED_HEADER = "x-tollgate-estimated";
+
+/** The client's body as an OpenAI chat request, for the local count; count_tokens takes no max_tokens. */
+function openAIBodyOf(body: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return anthropicRequestToOpenAI({ ...body, max_tokens: 1 }) as unknown as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof TranslationError) throw errors.invalidParameter(error.param ?? "body", error.message);
+    throw error;
+  }
+}
+
+/** Anthropic's count_tokens answer, `{"input_tokens": N}`, read back (null when it is not one). */
+function inputTokensOf(text: string): number | null {
+  try {
+    const answer: unknown = JSON.parse(text);
+    return isRecord(answer) && typeof answer.input_tokens === "number" ? answer.input_tokens : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * POST /v1/messages/count_tokens (Claude Code and @anthropic-ai/sdk's messages.countTokens) with the
+ * rules of every call (key, IP list, requests per minute, model list) but no quota held and nothing billed:
+ * forwarded to an Anthropic channel that serves the model, which counts exactly; when none does (or none
+ * answers), counted here with the o200k tokenizer and marked estimated (x-tollgate-estimated: true), the
+ * body still Anthropic's `{"input_tokens": N}`. Each call gets a request-log row at zero cost, so that an
+ * operator sees the traffic. Errors are in Anthropic's shape.
+ */
+export async function handleCountTokens(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
+  const record = new CallRecord(services, clientAddress, "messages.count_tokens");
+  try {
+    const admission = await admit(services, record, request, "anthropic");
+    const { caller, model, body } = admission;
+    const openAIBody = openAIBodyOf(body.value);
+    if (caller.token.allowedModels && !caller.token.allowedModels.has(model)) throw errors.modelNotAllowed(model);
+    const catalogResult = services.catalog.get();
+    const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
+    const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(model), caller.group);
+    if (!listedInGroup) throw errors.modelNotFound(model);
+    // Free: no price, so that nothing is billed whatever the model costs.
+    record.routed(undefined);
+    const anthropicChannels = orderChannels(usable.filter((channel) => channel.type === "anthropic"));
+    if (anthropicChannels.length > 0) {
+      const counted = await countUpstream(services, record, request, anthropicChannels, body.value, body.text, model);
+      if (counted) return counted;
+    }
+    const inputTokens = await countPromptTokens(openAIBody);
+    record.finish({ status: 200, usage: null });
+    return Response.json({ input_tokens: inputTokens }, { headers: { ...record.answerHeaders(), [ESTIMATED_HEADER]: "true" } });
+  } catch (error) {
+    const gatewayError = error instanceof GatewayError ? error : errors.internal();
+    if (!(error instanceof GatewayError)) services.log("error", "unhandled error in count_tokens", { requestId: record.requestId, error: String(error) });
+    record.finish({ status: request.signal.aborted ? 499 : gatewayError.status, usage: null, errorCode: gatewayError.code });
+    return anthropicErrorResponse(gatewayError.status, gatewayError.message, { ...gatewayError.headers, ...record.answerHeaders() });
+  }
+}
+
+/**
+ * The exact count from an Anthropic channel; null when none could answer (the caller counts locally). An
+ * error that is the client's (a 400 for a malformed request) is thrown, to be answered as Anthropic's.
+ */
+async function countUpstream(
+  services: GatewayServices,
+  record: CallRecord,
+  request: Request,
+  channels: ReturnType<typeof orderChannels>,
+  body: Record<string, unknown>,
+  text: string,
+  model: string,
+): Promise<Response | null> {
+  const version = request.headers.get("anthropic-version");
+  const beta = request.headers.get("anthropic-beta");
+  let forwarded;
+  try {
+    forwarded = await forwardWithFailover(services, record, channels, request.signal, (channel) => {
+      const upstreamModel = upstreamModelFor(channel, model);
+      return { request: buildNativeCountTokensRequest({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
+    });
+  } catch (error) {
+    if (request.signal.aborted) throw error;
+    services.log("warn", "no anthropic channel counted tokens; counting locally", { requestId: record.requestId });
+    return null;
+  }
+  const { channel, attempt, response } = forwarded;
+  if (forwarded.upstreamError) {
+    record.finish({ status: forwarded.upstreamError.status, usage: null, channel, upstreamModel: attempt.upstreamModel, errorCode: forwarded.upstreamError.code });
+    throw forwarded.upstreamError;
+  }
+  const answer = await response.text();
+  const inputTokens = inputTokensOf(answer);
+  if (inputTokens === null) {
+    services.log("warn", "anthropic count_tokens answer unreadable; counting locally", { requestId: record.requestId, channel: channel.id });
+    return null;
+  }
+  record.finish({ status: 200, usage: null, channel, upstreamModel: attempt.upstreamModel });
+  return Response.json({ input_tokens: inputTokens }, { headers: record.answerHeaders() });
+}
