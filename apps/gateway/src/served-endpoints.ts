@@ -7,6 +7,7 @@ export const SERVED_ENDPOINTS = [
   "POST /v1/completions",
   "POST /v1/responses",
   "GET /v1/responses/{id}",
+  "GET /v1/responses/{id}/input_items",
   "DELETE /v1/responses/{id}",
   "POST /v1/messages",
   "POST /v1/messages/count_tokens",
