@@ -152,6 +152,13 @@ export const errors = {
     ),
   methodNotAllowed: (method: string, path: string) =>
     new GatewayError(`Method ${clipClientValue(method)} is not allowed on ${clipClientValue(path)}.`, { status: 405, code: "method_not_allowed" }),
+  /** No channel of the model has a type that speaks this endpoint (e.g. audio on an Anthropic channel). */
+  unsupportedEndpoint: (model: string, endpoint: string) =>
+    new GatewayError(`The model '${clipClientValue(model)}' is not served on ${endpoint} by any of its channels (their type does not offer it).`, {
+      status: 400,
+      code: "unsupported_endpoint",
+      param: "model",
+    }),
   upstreamUnreachable: () =>
     new GatewayError("The upstream provider could not be reached.", { status: 502, code: "upstream_unreachable" }),
   upstreamTimeout: () =>
