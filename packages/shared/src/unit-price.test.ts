@@ -20,14 +20,14 @@ describe("computeUnitCost", () => {
     expect(computeUnitCost(tokens, { unit: "character", count: 101 }, perMillionCharacters).cost).toBe(1515);
   });
 
-  test("a per-request price bills one request whatever was measured, and nothing when nothing was", () => {
+  test("a per-request price bills one request whatever was measured, and falls back to tokens when nothing was served", () => {
     const perRequest: UnitModelPrice = { ...base, unit: "request", unitPrice: 2_000, imagePrices: null };
     expect(computeUnitCost(tokens, { unit: "character", count: 5 }, perRequest)).toEqual({ cost: 2_000, unit: "request", quantity: 1 });
-    expect(computeUnitCost(tokens, null, perRequest)).toEqual({ cost: 2, unit: "token", quantity: null });
+    expect(computeUnitCost(tokens, null, perRequest)).toEqual({ cost: 2_000, unit: "token", quantity: null });
   });
 
   test("a call that measured another unit than the model's is billed by its tokens", () => {
     const perImage: UnitModelPrice = { ...base, unit: "image", unitPrice: 40_000, imagePrices: null };
-    expect(computeUnitCost(tokens, { unit: "character", count: 5 }, perImage)).toEqual({ cost: 2, unit: "token", quantity: null });
+    expect(computeUnitCost(tokens, { unit: "character", count: 5 }, perImage)).toEqual({ cost: 2_000, unit: "token", quantity: null });
   });
 });
