@@ -89,7 +89,7 @@ describe("model list", () => {
     await harness.runJson("model", "price", "--model", "future-model", "--input", "1", "--output", "2");
 
     // The prices set by the tests above (other units) are left out here.
-    const listed = (await harness.runJson<Array<{ model: string }>>("model", "list")).filter((row) =>
+    const listed = (await harness.runJson<Array<Record<string, unknown> & { model: string }>>("model", "list")).filter((row) =>
       ["future-model", "gpt-4o", "llama"].includes(row.model),
     );
     expect(listed).toEqual([
