@@ -15,10 +15,16 @@ export type MediaOperation =
   | "moderations"
   | "rerank";
 
-/** A relayed request whose body may be a multipart form (fetch writes its boundary and content type). */
+/**
+ * A relayed request whose body may be a multipart upload: the client's bytes as they came (with their
+ * content type and boundary), or a form that fetch serialises (writing its own boundary).
+ */
 export interface MediaHttpRequest extends Omit<UpstreamHttpRequest, "body"> {
-  body: string | FormData;
+  body: string | FormData | Uint8Array<ArrayBuffer>;
 }
+
+/** The body of a media request: JSON text, a form, or an upload's bytes with the content type they came with. */
+export type MediaBody = string | FormData | { bytes: Uint8Array<ArrayBuffer>; contentType: string };
 
 /**
  * Azure OpenAI serves images and audio on a deployment (learn.microsoft.com/azure/ai-services/openai/reference);
@@ -45,17 +51,18 @@ function extraHeaders(channel: AdapterChannel): Record<string, string> {
 /**
  * The upstream request for a media operation on a channel of `type`: OpenAI-compatible at
  * `{baseUrl}/{operation}` with a bearer key; Azure at the deployment's path with its `api-key` header. A
- * JSON body gets its content type; a form's is left to fetch, which writes the boundary.
+ * JSON body gets its content type, an upload the one it came with; a form's is left to fetch.
  */
 export function buildMediaRequest(
   type: string,
   channel: AdapterChannel,
   deployment: string,
   operation: MediaOperation,
-  body: string | FormData,
+  body: MediaBody,
 ): MediaHttpRequest {
   const headers: Record<string, string> = { ...extraHeaders(channel) };
   if (typeof body === "string") headers["content-type"] = "application/json";
+  else if (!(body instanceof FormData)) headers["content-type"] = body.contentType;
   let url: string;
   if (type === "azure-openai") {
     headers["api-key"] = channel.apiKey;
@@ -68,5 +75,5 @@ export function buildMediaRequest(
     headers.authorization = `Bearer ${channel.apiKey}`;
     url = `${channel.baseUrl}/${operation}`;
   }
-  return { url, headers, body };
+  return { url, headers, body: typeof body === "string" || body instanceof FormData ? body : body.bytes };
 }

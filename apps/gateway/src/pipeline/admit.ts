@@ -12,8 +12,10 @@ export interface Admission {
   caller: Caller;
   body: JsonBody;
   model: string;
-  /** The whole upload, for a multipart endpoint (`body` then holds its text fields). */
+  /** The whole upload, parsed, for a multipart endpoint (`body` then holds its text fields). */
   form?: FormData;
+  /** The same upload as it came (its bytes and content type with the boundary). */
+  upload?: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
 }
 
 function formatReset(milliseconds: number): string {
@@ -85,5 +87,5 @@ export async function admit(
   if (identifiers === "anthropic") checkAnthropicIdentifiers(body.value);
   else checkOpenAIIdentifiers(body.value);
   record.modelAsked(model);
-  return multipart ? { caller, body, model, form: multipart.form } : { caller, body, model };
+  return multipart ? { caller, body, model, form: multipart.form, upload: multipart.upload } : { caller, body, model };
 }

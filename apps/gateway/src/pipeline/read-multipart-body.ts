@@ -6,6 +6,8 @@ export interface MultipartBody {
   /** The text fields, for the checks and routing every call goes through (`bytes`: the whole upload's size). */
   fields: JsonBody;
   form: FormData;
+  /** The upload as it came, relayed byte for byte when nothing in it must change. */
+  upload: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
 }
 
 /**
@@ -38,5 +40,5 @@ export async function readMultipartBody(request: Request, limits: BodyLimits): P
     const previous = value[name];
     value[name] = previous === undefined ? part : Array.isArray(previous) ? [...previous, part] : [previous, part];
   }
-  return { fields: { text: "", value, bytes: buffer.byteLength }, form };
+  return { fields: { text: "", value, bytes: buffer.byteLength }, form, upload: { bytes: buffer, contentType } };
 }

@@ -1,5 +1,6 @@
 import {
   buildMediaRequest,
+  type MediaBody,
   type MediaOperation,
   type ProviderAdapter,
   servesMediaOperation,
@@ -17,16 +18,21 @@ export interface MediaRequest {
   body: Record<string, unknown>;
   /** The JSON body as the client sent it (relayed as is when the model keeps its name). */
   text: string;
-  /** The multipart upload, relayed as a form (its file parts untouched). */
+  /** The multipart upload, parsed (for a renamed model). */
   form?: FormData;
+  /** The multipart upload as it came, relayed byte for byte when the model keeps its name. */
+  upload?: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
 }
 
 export function mediaRequest(operation: MediaOperation, admission: Admission): MediaRequest {
-  const { body, model, form } = admission;
-  return { operation, model, body: body.value, text: body.text, form };
+  const { body, model, form, upload } = admission;
+  return { operation, model, body: body.value, text: body.text, form, upload };
 }
 
-/** The form with its `model` part renamed to the channel's upstream model, every other part (files too) as it came. */
+/**
+ * The form with its `model` part renamed to the channel's upstream model, every other part as it came
+ * (re-serialised, so a file part's content type may be normalised by the runtime, e.g. audio/x-wav).
+ */
 function renamedForm(form: FormData, upstreamModel: string): FormData {
   const copy = new FormData();
   for (const [name, part] of form.entries()) {
@@ -41,8 +47,8 @@ export function prepareMediaAttempt(channel: RoutableChannel, adapter: ProviderA
   const upstreamModel = upstreamModelFor(channel, media.model);
   // A body that named no model (moderations' default) is sent with the one it was routed to.
   const renamed = upstreamModel !== media.model || media.body.model !== media.model;
-  let body: string | FormData;
-  if (media.form) body = renamed ? renamedForm(media.form, upstreamModel) : media.form;
+  let body: MediaBody;
+  if (media.form && media.upload) body = renamed ? renamedForm(media.form, upstreamModel) : media.upload;
   else body = renamed ? JSON.stringify({ ...media.body, model: upstreamModel }) : media.text;
   return { request: buildMediaRequest(adapter.type, channel, upstreamModel, media.operation, body), upstreamModel, translation: null };
 }
