@@ -1,4 +1,5 @@
 import type { MeteredUnits, TokenUsage } from "@tollgate/shared";
+import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
 import { type MediaRequest, mediaRequest, parseJsonAnswer, prepareMediaAttempt, servesOperation } from "../relay-media/media-request";
@@ -42,7 +43,7 @@ function transcriptionsCodec(endpoint: string, operation: "audio/transcriptions"
     bodyFormat: "multipart",
     serves: servesOperation(operation),
 
-    async parse(admission): Promise<ParsedCall<TranscriptionRequest>> {
+    async parse(admission, services): Promise<ParsedCall<TranscriptionRequest>> {
       const file = admission.form?.get("file");
       if (file === undefined || file === null) throw errors.missingParameter("file");
       if (typeof file === "string") throw errors.invalidParameter("file", "'file' must be a file part (with a filename), not a text field.");
@@ -55,7 +56,8 @@ function transcriptionsCodec(endpoint: string, operation: "audio/transcriptions"
       const worstCaseDurationMs = headerDurationMs ?? sizeBoundDurationMs(file.size);
       return {
         request: { ...mediaRequest(operation, admission), headerDurationMs, worstCaseDurationMs },
-        worstCaseCompletionTokens: 0,
+        // For a model priced per token (gpt-4o-transcribe): the transcript's bound; the audio is bounded by the upload's size.
+        worstCaseCompletionTokens: await defaultMaxTokensFor(services, admission.model),
         stream: false,
         worstCaseUnits: { unit: "audio_second", milliseconds: worstCaseDurationMs },
       };

@@ -1,5 +1,6 @@
 import type { MeteredUnits, TokenUsage } from "@tollgate/shared";
 import { countTextTokens } from "../../accounting/count-tokens";
+import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
 import { type MediaRequest, mediaRequest, parseJsonAnswer, prepareMediaAttempt, servesOperation } from "../relay-media/media-request";
@@ -51,7 +52,7 @@ function imagesCodec(endpoint: string, operation: "images/generations" | "images
     bodyFormat: multipart ? "multipart" : "json",
     serves: servesOperation(operation),
 
-    parse(admission): ParsedCall<ImagesRequest> {
+    async parse(admission, services): Promise<ParsedCall<ImagesRequest>> {
       const body = admission.body.value;
       const prompt = body.prompt;
       if (prompt === undefined || prompt === null || prompt === "") throw errors.missingParameter("prompt");
@@ -65,7 +66,8 @@ function imagesCodec(endpoint: string, operation: "images/generations" | "images
       const quality = optionalText(body, "quality") ?? DEFAULT_QUALITY;
       return {
         request: { ...mediaRequest(operation, admission), size, quality },
-        worstCaseCompletionTokens: 0,
+        // For a model priced per token (gpt-image-1 bills each image's output tokens): its default bound per image.
+        worstCaseCompletionTokens: count * (await defaultMaxTokensFor(services, admission.model)),
         stream: false,
         worstCaseUnits: { unit: "image", count, size, quality },
       };
