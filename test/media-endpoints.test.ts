@@ -184,6 +184,16 @@ describe("images through the openai client", () => {
     expect(await lastLog()).toMatchObject({ billedUnit: "token", billedQuantity: null, promptTokens: 100, completionTokens: 272, cost: 11_380 });
   });
 
+  test("a streamed image generation is refused with a 400 naming 'stream', not answered as a whole", async () => {
+    const response = await fetch(`${gatewayUrl}/images/generations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${client.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "dall-e-3", prompt: "x", stream: true }),
+    });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({ code: "invalid_value", param: "stream" });
+  });
+
   test("a body without a prompt is refused before any upstream call", async () => {
     const before = media.requests.length;
     const error = await client.images.generate({ model: "dall-e-3" } as never).catch((caught) => caught);
