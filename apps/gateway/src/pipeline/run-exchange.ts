@@ -42,6 +42,8 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   const parsedResult = codec.parse(admission, services, request);
   const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
   const routed = await route(services, record, admission, parsed.worstCaseCompletionTokens, parsed.worstCaseUnits);
+  // Channels whose type cannot serve the endpoint are skipped; when none is left, the quota just held is
+  // settled at no cost by finish() as the 400 is answered.
   const candidates = codec.serves ? routed.filter((channel) => codec.serves!(channel)) : routed;
   if (candidates.length === 0) throw errors.unsupportedEndpoint(admission.model, codec.endpoint);
   const forwarded = await forwardWithFailover(services, record, candidates, request.signal, (channel, adapter) =>
