@@ -38,3 +38,23 @@ describe("audio duration", () => {
     expect(sizeBoundDurationMs(1_000_000)).toBe(250_000);
   });
 });
+
+describe("a WAV header's byte rate field", () => {
+  test("is not trusted: the duration comes from the sample rate and frame size decoders play at", () => {
+    const file = new Uint8Array(44 + 64_000);
+    const view = new DataView(file.buffer);
+    const ascii = (offset: number, text: string) => [...text].forEach((char, index) => view.setUint8(offset + index, char.charCodeAt(0)));
+    ascii(0, "RIFF");
+    ascii(8, "WAVE");
+    ascii(12, "fmt ");
+    view.setUint32(16, 16, true);
+    view.setUint16(22, 1, true);
+    view.setUint32(24, 16_000, true);
+    // A byte rate a hundred times too high would bill a hundredth of the audio.
+    view.setUint32(28, 3_200_000, true);
+    view.setUint16(32, 2, true);
+    ascii(36, "data");
+    view.setUint32(40, 64_000, true);
+    expect(wavDurationMs(file, file.byteLength)).toBe(2_000);
+  });
+});

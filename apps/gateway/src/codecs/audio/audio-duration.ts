@@ -2,7 +2,8 @@
  * How long an uploaded audio file plays, from what its header says, for billing per audio second when the
  * upstream does not report it. Only WAV (RIFF) states it exactly in its header (data size / byte rate);
  * compressed formats (mp3, m4a, ogg, webm, flac) would need their frames walked, so they get the size bound
- * below instead.
+ * below instead. A header is the client's word: the upstream's reported duration, when it gives one, is
+ * always preferred to it.
  */
 
 /** Bytes read from the start of the file: a WAV header with a few metadata chunks before "data" fits. */
@@ -27,7 +28,9 @@ export function wavDurationMs(header: Uint8Array, fileBytes: number): number | n
     const id = tag(offset);
     const size = view.getUint32(offset + 4, true);
     const start = offset + 8;
-    if (id === "fmt " && start + 12 <= header.byteLength) byteRate = view.getUint32(start + 8, true);
+    // Decoders play sample frames (blockAlign bytes each) at the sample rate; the header's own byteRate
+    // field is not what they read, so a file cannot shorten its billed duration by misstating it.
+    if (id === "fmt " && start + 14 <= header.byteLength) byteRate = view.getUint32(start + 4, true) * view.getUint16(start + 12, true);
     if (id === "data") {
       if (!byteRate) return null;
       // A WAV written as a stream may leave the size unset (0 or 0xFFFFFFFF): the rest of the file is data.
