@@ -22,9 +22,13 @@ describe("model price", () => {
     expect(saved).toEqual({
       model: "gpt-4o",
       priced: true,
+      unit: "token",
       inputUsdPer1M: "2.500000",
       outputUsdPer1M: "10.000000",
       cachedUsdPer1M: "1.250000",
+      unitUsd: null,
+      imageUsd: null,
+      defaultMaxTokens: null,
     });
     expect(await priceRow("gpt-4o")).toMatchObject({ inputPrice: 2_500_000, outputPrice: 10_000_000, cachedInputPrice: 1_250_000 });
   });
@@ -48,6 +52,33 @@ describe("model price", () => {
     await harness.expectRejected(["model", "price", "--model", "m", "--input", "1", "--output", "2", "--cached", "cheap"], "--cached must be");
     await harness.expectRejected(["model", "price", "--model", "gpt-4o", "--input", "9", "--output", "NaN"], "--output");
   });
+
+  test("prices a model per image by size and quality, with a default for other sizes", async () => {
+    const saved = await harness.runJson(
+      "model", "price", "--model", "dall-e-3", "--unit", "image", "--image-price", "1024x1024=0.04,1024x1024/hd=0.08", "--unit-price", "0.12",
+    );
+    expect(saved).toMatchObject({ unit: "image", unitUsd: "0.120000", imageUsd: { "1024x1024": "0.040000", "1024x1024/hd": "0.080000" } });
+    expect(await priceRow("dall-e-3")).toMatchObject({
+      priceUnit: "image",
+      unitPrice: 120_000,
+      imagePrices: { "1024x1024": 40_000, "1024x1024/hd": 80_000 },
+      inputPrice: 0,
+      outputPrice: 0,
+    });
+    const human = await harness.run("model", "price", "--model", "whisper-1", "--unit", "audio_second", "--unit-price", "0.0001");
+    expect(human.stdout).toBe("price of whisper-1 per audio second: $0.000100\n");
+  });
+
+  test("sets a per-model default max_tokens with the price, and refuses units without their price", async () => {
+    const saved = await harness.runJson("model", "price", "--model", "o1", "--input", "15", "--output", "60", "--default-max-tokens", "32768");
+    expect(saved).toMatchObject({ unit: "token", defaultMaxTokens: 32768 });
+    expect(await priceRow("o1")).toMatchObject({ defaultMaxTokens: 32768 });
+    await harness.expectRejected(["model", "price", "--model", "tts-1", "--unit", "character"], "--unit-price is required");
+    await harness.expectRejected(["model", "price", "--model", "x", "--unit", "minute", "--unit-price", "1"], "--unit must be one of");
+    await harness.expectRejected(["model", "price", "--model", "x", "--unit", "image", "--image-price", "big"], "--image-price must be");
+    await harness.expectRejected(["model", "price", "--model", "x", "--input", "1", "--output", "1", "--default-max-tokens", "0"], "--default-max-tokens must be a positive integer");
+    await harness.expectRejected(["model", "price", "--model", "x", "--input", "1", "--output", "1", "--image-price", "1024x1024=1"], "--image-price is only for the image unit");
+  });
 });
 
 describe("model list", () => {
@@ -57,22 +88,33 @@ describe("model list", () => {
     await harness.run("channel", "disable", String(second.id));
     await harness.runJson("model", "price", "--model", "future-model", "--input", "1", "--output", "2");
 
-    const listed = await harness.runJson<unknown[]>("model", "list");
+    // The prices set by the tests above (other units) are left out here.
+    const listed = (await harness.runJson<Array<Record<string, unknown> & { model: string }>>("model", "list")).filter((row) =>
+      ["future-model", "gpt-4o", "llama"].includes(row.model),
+    );
     expect(listed).toEqual([
       {
         model: "future-model",
         priced: true,
+        unit: "token",
         inputUsdPer1M: "1.000000",
         outputUsdPer1M: "2.000000",
         cachedUsdPer1M: null,
+        unitUsd: null,
+        imageUsd: null,
+        defaultMaxTokens: null,
         channels: [],
       },
       {
         model: "gpt-4o",
         priced: true,
+        unit: "token",
         inputUsdPer1M: "0.150000",
         outputUsdPer1M: "0.600000",
         cachedUsdPer1M: null,
+        unitUsd: null,
+        imageUsd: null,
+        defaultMaxTokens: null,
         channels: [
           { id: expect.any(Number), name: "a", status: "enabled" },
           { id: second.id, name: "b", status: "disabled" },
@@ -81,16 +123,20 @@ describe("model list", () => {
       {
         model: "llama",
         priced: false,
+        unit: null,
         inputUsdPer1M: null,
         outputUsdPer1M: null,
         cachedUsdPer1M: null,
+        unitUsd: null,
+        imageUsd: null,
+        defaultMaxTokens: null,
         channels: [{ id: expect.any(Number), name: "a", status: "enabled" }],
       },
     ]);
 
     const human = await harness.run("model", "list");
     const lines = human.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^MODEL\s+INPUT\/1M\s+OUTPUT\/1M\s+CACHED\/1M\s+CHANNELS$/);
+    expect(lines[0]).toMatch(/^MODEL\s+INPUT\/1M\s+OUTPUT\/1M\s+CACHED\/1M\s+OTHER UNIT\s+CHANNELS$/);
     expect(lines.find((line) => line.startsWith("llama"))).toContain("unpriced");
     expect(lines.find((line) => line.startsWith("gpt-4o"))).toContain(`b#${second.id} (disabled)`);
     expect(lines.find((line) => line.startsWith("future-model"))).toContain("(no channel)");

@@ -1,35 +1,102 @@
 import { listModels, type ModelListing, setPrice, setPriceSchema } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
-import { parseInput } from "./flag-values";
+import { CommandError } from "./command-error";
+import { integerFromText, parseInput } from "./flag-values";
 import { formatJson, formatTable, formatUsd, usdForJson } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
 
-/** Prices are shown and read as USD per 1M tokens; stored as micro-USD per 1M tokens (the same x 1e6). */
+/** What one unit costs, in words: "per image", "per audio second", ... */
+const unitWords: Record<string, string> = {
+  image: "per image",
+  audio_second: "per audio second",
+  character: "per 1M characters",
+  request: "per request",
+};
+
+/**
+ * Prices are shown and read as USD per 1M tokens (or per unit); stored as micro-USD (the same x 1e6).
+ */
 function priceJson(price: ModelListing["price"]) {
   return {
     priced: price !== null,
+    unit: price?.unit ?? null,
     inputUsdPer1M: price ? usdForJson(price.inputPrice) : null,
     outputUsdPer1M: price ? usdForJson(price.outputPrice) : null,
     /** Null: cached prompt tokens cost the input price. */
     cachedUsdPer1M: price?.cachedInputPrice == null ? null : usdForJson(price.cachedInputPrice),
+    unitUsd: price?.unitPrice == null ? null : usdForJson(price.unitPrice),
+    imageUsd: price?.imagePrices ? Object.fromEntries(Object.entries(price.imagePrices).map(([key, micros]) => [key, usdForJson(micros)])) : null,
+    defaultMaxTokens: price?.defaultMaxTokens ?? null,
   };
+}
+
+/** `1024x1024=0.04,1024x1024/hd=0.08`: sizes (or size/quality) to USD amounts, checked by the schema. */
+function imagePricesFromText(value: string | undefined): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  const table: Record<string, string> = {};
+  for (const pair of value.split(",")) {
+    const separator = pair.indexOf("=");
+    const key = separator === -1 ? "" : pair.slice(0, separator).trim();
+    const usd = separator === -1 ? "" : pair.slice(separator + 1).trim();
+    if (key === "" || usd === "") throw new CommandError("--image-price must be a comma-separated list of SIZE[/QUALITY]=USD");
+    if (Object.hasOwn(table, key)) throw new CommandError(`--image-price prices "${key}" twice`);
+    table[key] = usd;
+  }
+  return table;
+}
+
+/** A price in one line: the unit's price (and per-size table), or the three token prices. */
+function describePrice(price: NonNullable<ModelListing["price"]>): string {
+  if (price.unit === "token") {
+    const cached = price.cachedInputPrice === null ? "same as input" : formatUsd(price.cachedInputPrice);
+    return `per 1M tokens: input ${formatUsd(price.inputPrice)}, output ${formatUsd(price.outputPrice)}, cached input ${cached}`;
+  }
+  const sizes = price.imagePrices ? Object.entries(price.imagePrices).map(([key, micros]) => `${key} ${formatUsd(micros)}`) : [];
+  const base = price.unitPrice === null ? [] : [`${sizes.length > 0 ? "other sizes " : ""}${formatUsd(price.unitPrice)}`];
+  return `${unitWords[price.unit]}: ${[...sizes, ...base].join(", ")}`;
 }
 
 async function setModelPrice(argv: readonly string[], { db }: CommandContext): Promise<string> {
   const { flags } = parseCommandArguments(argv, {
     command: "model price",
-    flags: { model: "string", input: "string", output: "string", cached: "string", json: "boolean" },
+    flags: {
+      model: "string",
+      unit: "string",
+      input: "string",
+      output: "string",
+      cached: "string",
+      "unit-price": "string",
+      "image-price": "string",
+      "default-max-tokens": "string",
+      json: "boolean",
+    },
   });
-  // Omitting --cached on an update resets it: the command always states the model's whole price.
+  // Omitted flags are reset on an update: the command always states the model's whole price.
   const input = parseInput(
     setPriceSchema,
-    { model: flags.model, inputPrice: flags.input, outputPrice: flags.output, cachedInputPrice: flags.cached },
-    { inputPrice: "--input", outputPrice: "--output", cachedInputPrice: "--cached" },
+    {
+      model: flags.model,
+      unit: flags.unit as never,
+      inputPrice: flags.input,
+      outputPrice: flags.output,
+      cachedInputPrice: flags.cached,
+      unitPrice: flags["unit-price"],
+      imagePrices: imagePricesFromText(flags["image-price"]),
+      defaultMaxTokens: integerFromText(flags["default-max-tokens"]),
+    },
+    {
+      inputPrice: "--input",
+      outputPrice: "--output",
+      cachedInputPrice: "--cached",
+      unitPrice: "--unit-price",
+      imagePrices: "--image-price",
+      defaultMaxTokens: "--default-max-tokens",
+    },
   );
   const saved = await setPrice(db, input);
   if (flags.json) return formatJson({ model: saved.model, ...priceJson(saved) });
-  const cached = saved.cachedInputPrice === null ? "same as input" : formatUsd(saved.cachedInputPrice);
-  return `price of ${saved.model} per 1M tokens: input ${formatUsd(saved.inputPrice)}, output ${formatUsd(saved.outputPrice)}, cached input ${cached}\n`;
+  const bound = saved.defaultMaxTokens === null ? "" : `; ${saved.defaultMaxTokens} completion tokens held when max_tokens is absent`;
+  return `price of ${saved.model} ${describePrice(saved)}${bound}\n`;
 }
 
 async function listModelsCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
@@ -37,12 +104,13 @@ async function listModelsCommand(argv: readonly string[], { db }: CommandContext
   const models = await listModels(db);
   if (flags.json) return formatJson(models.map(({ model, price, channels }) => ({ model, ...priceJson(price), channels })));
   return formatTable(
-    ["MODEL", "INPUT/1M", "OUTPUT/1M", "CACHED/1M", "CHANNELS"],
+    ["MODEL", "INPUT/1M", "OUTPUT/1M", "CACHED/1M", "OTHER UNIT", "CHANNELS"],
     models.map(({ model, price, channels }) => [
       model,
       price ? formatUsd(price.inputPrice) : "unpriced",
       price ? formatUsd(price.outputPrice) : "unpriced",
       price ? (price.cachedInputPrice === null ? "=input" : formatUsd(price.cachedInputPrice)) : "unpriced",
+      price && price.unit !== "token" ? describePrice(price) : "",
       channels.length === 0
         ? "(no channel)"
         : channels.map((channel) => `${channel.name}#${channel.id}${channel.status === "enabled" ? "" : ` (${channel.status})`}`).join(", "),

@@ -33,6 +33,12 @@ const sections = {
   model: `Models:
   model price --model MODEL --input USD_PER_1M --output USD_PER_1M [--cached USD_PER_1M]
       Sets the whole price of a model; without --cached, cached prompt tokens cost the input price.
+  model price --model MODEL --unit image|audio_second|character|request --unit-price USD
+              [--image-price SIZE[/QUALITY]=USD,...]
+      Bills the model per image (by size/quality, --unit-price for other sizes), per audio second,
+      per 1M characters of input (speech) or per request instead of per token.
+      [--default-max-tokens N]: completion tokens held against quota when a request names no
+      max_tokens (default: the global setting).
   model list      models served by any channel or priced, with their prices
 `,
   token: `Tokens:

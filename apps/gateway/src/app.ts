@@ -4,7 +4,12 @@ import { errorResponse, errors, GatewayError } from "./errors";
 import type { GatewayServices } from "./gateway-services";
 import { anthropicMessagesCodec } from "./codecs/anthropic-messages/anthropic-messages-codec";
 import { handleCountTokens } from "./codecs/anthropic-messages/count-tokens-handler";
+import { speechCodec } from "./codecs/audio/speech-codec";
+import { transcriptionsCodecs } from "./codecs/audio/transcriptions-codec";
 import { embeddingsCodec } from "./codecs/embeddings-codec";
+import { imageEditsCodec, imageGenerationsCodec } from "./codecs/images/images-codec";
+import { moderationsCodec } from "./codecs/moderations/moderations-codec";
+import { rerankCodec } from "./codecs/rerank/rerank-codec";
 import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
 import { createResponsesCodec } from "./codecs/responses/responses-codec";
 import { PendingResponseSaves } from "./codecs/responses/stored-response-store";
@@ -225,6 +230,13 @@ export function createApp(dependencies: AppDependencies) {
     .get("/metrics", ({ request }) => metricsHandler(request, clientAddressOf(request)))
     .get("/readyz", () => handleReadiness(services))
     .post("/v1/embeddings", ({ request }) => handleCall(request, embeddingsCodec), { parse: "none" })
+    .post("/v1/images/generations", ({ request }) => handleCall(request, imageGenerationsCodec), { parse: "none" })
+    .post("/v1/images/edits", ({ request }) => handleCall(request, imageEditsCodec), { parse: "none" })
+    .post("/v1/audio/transcriptions", ({ request }) => handleCall(request, transcriptionsCodecs.transcriptions), { parse: "none" })
+    .post("/v1/audio/translations", ({ request }) => handleCall(request, transcriptionsCodecs.translations), { parse: "none" })
+    .post("/v1/audio/speech", ({ request }) => handleCall(request, speechCodec), { parse: "none" })
+    .post("/v1/moderations", ({ request }) => handleCall(request, moderationsCodec), { parse: "none" })
+    .post("/v1/rerank", ({ request }) => handleCall(request, rerankCodec), { parse: "none" })
     .get("/v1/models", ({ request }) => withErrors(() => handleListModels(services, request, clientAddressOf(request))))
     .get("/v1/models/*", ({ request, params }) =>
       withErrors(() => handleRetrieveModel(services, request, clientAddressOf(request), params["*"])),

@@ -163,6 +163,13 @@ export const errors = {
       `Method ${clipClientValue(method)} is not allowed on ${clipClientValue(path)}.${allowed.length > 0 ? ` Use ${allowed.join(" or ")}.` : ""}`,
       { status: 405, code: "method_not_allowed", ...(allowed.length > 0 ? { headers: { allow: allowed.join(", ") } } : {}) },
     ),
+  /** No channel of the model has a type that speaks this endpoint (e.g. audio on an Anthropic channel). */
+  unsupportedEndpoint: (model: string, endpoint: string) =>
+    new GatewayError(`The model '${clipClientValue(model)}' is not served on ${endpoint} by any of its channels (their type does not offer it).`, {
+      status: 400,
+      code: "unsupported_endpoint",
+      param: "model",
+    }),
   upstreamUnreachable: () =>
     new GatewayError("The upstream provider could not be reached.", { status: 502, code: "upstream_unreachable" }),
   upstreamTimeout: () =>

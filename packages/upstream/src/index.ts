@@ -11,3 +11,4 @@ export * from "./provider-adapter";
 export { scrubSecret } from "./shared/scrub-secret";
 export type { MappedUpstreamError } from "./shared/upstream-error";
 export { upstreamModelFor } from "./upstream-model";
+export { buildMediaRequest, type MediaBody, type MediaHttpRequest, type MediaOperation, servesMediaOperation } from "./media-request";

@@ -25,10 +25,10 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
   return sql`
     insert into request_logs (
       created_at, request_id, user_id, token_id, token_name, endpoint, model, upstream_model, channel_id,
-      channels_tried, prompt_tokens, completion_tokens, cached_tokens, usage_estimated, cost, status,
+      channels_tried, prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
       error_code, latency_ms, first_token_ms, client_ip, stream)
     select created_at, request_id, user_id, token_id, token_name, endpoint, model, upstream_model, channel_id,
-      channels_tried::bigint[], prompt_tokens, completion_tokens, cached_tokens, usage_estimated, cost, status,
+      channels_tried::bigint[], prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
       error_code, latency_ms, first_token_ms, client_ip, stream
     from unnest(
       ${column((row) => (row.createdAt ?? new Date()).toISOString())}::timestamptz[],
@@ -45,6 +45,8 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
       ${column((row) => row.completionTokens ?? 0)}::integer[],
       ${column((row) => row.cachedTokens ?? 0)}::integer[],
       ${column((row) => row.usageEstimated ?? false)}::boolean[],
+      ${column((row) => row.billedUnit ?? "token")}::text[],
+      ${column((row) => row.billedQuantity ?? null)}::double precision[],
       ${column((row) => row.cost ?? 0)}::bigint[],
       ${column((row) => row.status)}::integer[],
       ${column((row) => row.errorCode ?? null)}::text[],
@@ -53,6 +55,6 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
       ${column((row) => row.clientIp ?? null)}::text[],
       ${column((row) => row.stream ?? false)}::boolean[]
     ) as batch(created_at, request_id, user_id, token_id, token_name, endpoint, model, upstream_model, channel_id,
-      channels_tried, prompt_tokens, completion_tokens, cached_tokens, usage_estimated, cost, status,
+      channels_tried, prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
       error_code, latency_ms, first_token_ms, client_ip, stream)`;
 }

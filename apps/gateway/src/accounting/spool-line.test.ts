@@ -19,6 +19,8 @@ const fullRow: Required<Omit<UsageRecord["log"], "id">> = {
   completionTokens: 50,
   cachedTokens: 10,
   usageEstimated: true,
+  billedUnit: "audio_second",
+  billedQuantity: 8.47,
   cost: 1234,
   status: 499,
   errorCode: "client_closed",

@@ -32,7 +32,8 @@ export function encodeSpoolLine(record: UsageRecord): string {
     `"model":${text(log.model)},"upstreamModel":${text(log.upstreamModel)},"channelId":${number(log.channelId)},` +
     `"channelsTried":${log.channelsTried ? `[${log.channelsTried.join(",")}]` : "null"},` +
     `"promptTokens":${number(log.promptTokens)},"completionTokens":${number(log.completionTokens)},` +
-    `"cachedTokens":${number(log.cachedTokens)},"usageEstimated":${log.usageEstimated === true},"cost":${number(log.cost)},` +
+    `"cachedTokens":${number(log.cachedTokens)},"usageEstimated":${log.usageEstimated === true},` +
+    `"billedUnit":${text(log.billedUnit)},"billedQuantity":${number(log.billedQuantity)},"cost":${number(log.cost)},` +
     `"status":${log.status},"errorCode":${text(log.errorCode)},"latencyMs":${log.latencyMs},` +
     `"firstTokenMs":${number(log.firstTokenMs)},"clientIp":${text(log.clientIp)},"stream":${log.stream === true}}}\n`
   );

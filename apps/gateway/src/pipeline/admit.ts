@@ -5,12 +5,17 @@ import type { RateLimitDecision } from "../policy/rate-limiter-port";
 import { type JsonBody, readJsonBody } from "../routes/read-json-body";
 import { checkAnthropicIdentifiers, checkModelName, checkOpenAIIdentifiers } from "../validate-identifiers";
 import type { CallRecord } from "./call-record";
+import { readMultipartBody } from "./read-multipart-body";
 
 /** A call let in: who called, what they sent, and the model they asked for. */
 export interface Admission {
   caller: Caller;
   body: JsonBody;
   model: string;
+  /** The whole upload, parsed, for a multipart endpoint (`body` then holds its text fields). */
+  form?: FormData;
+  /** The same upload as it came (its bytes and content type with the boundary). */
+  upload?: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
 }
 
 function formatReset(milliseconds: number): string {
@@ -45,14 +50,18 @@ function applyRateLimit(services: GatewayServices, record: CallRecord, decision:
 /**
  * The first stage of every exchange: every check that does not depend on the endpoint's own fields, in the
  * order the errors are meant to surface: key (401), source IP (403), rate (429), body (413/400), model name
- * and identifiers (400). `identifiers` says whose rules the names in the body follow.
+ * and identifiers (400). `identifiers` says whose rules the names in the body follow; `bodyRules` how the
+ * body is read (JSON, or a multipart upload whose text fields stand for the body) and the model a body
+ * that names none is routed to.
  */
 export async function admit(
   services: GatewayServices,
   record: CallRecord,
   request: Request,
   identifiers: "openai" | "anthropic",
+  bodyRules: { format?: "json" | "multipart"; defaultModel?: string } = {},
 ): Promise<Admission> {
+  const { format = "json", defaultModel } = bodyRules;
   const caller = await authenticate(services, request, record.clientAddress);
   record.identified(caller);
   const { id, rpmLimit, tpmLimit } = caller.token;
@@ -66,9 +75,11 @@ export async function admit(
     applyRateLimit(services, record, tokensChecked instanceof Promise ? await tokensChecked : tokensChecked, "tokens");
   }
   const { maxBodyBytes, bodyReadTimeoutMs } = services.options;
-  const body = await readJsonBody(request, { maxBytes: maxBodyBytes, timeoutMs: bodyReadTimeoutMs });
+  const limits = { maxBytes: maxBodyBytes, timeoutMs: bodyReadTimeoutMs };
+  const multipart = format === "multipart" ? await readMultipartBody(request, limits) : null;
+  const body = multipart ? multipart.fields : await readJsonBody(request, limits);
   record.streamRequested = body.value.stream === true;
-  const model = body.value.model;
+  const model = body.value.model ?? defaultModel;
   if (model === undefined || model === null || model === "") throw errors.missingParameter("model");
   if (typeof model !== "string") throw errors.invalidParameter("model", "'model' must be a string.");
   // Before the model reaches a lookup, a log line or a request-log row (a NUL would fail its batch).
@@ -76,5 +87,5 @@ export async function admit(
   if (identifiers === "anthropic") checkAnthropicIdentifiers(body.value);
   else checkOpenAIIdentifiers(body.value);
   record.modelAsked(model);
-  return { caller, body, model };
+  return multipart ? { caller, body, model, form: multipart.form, upload: multipart.upload } : { caller, body, model };
 }

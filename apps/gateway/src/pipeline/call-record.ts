@@ -1,4 +1,4 @@
-import { computeCost, microsToUsd, type TokenUsage } from "@tollgate/shared";
+import { type MeteredUnits, computeUnitCost, microsToUsd, type TokenUsage } from "@tollgate/shared";
 import type { Reservation } from "../accounting/quota-ledger";
 import type { Caller } from "../auth/authenticate";
 import type { GatewayServices } from "../gateway-services";
@@ -17,6 +17,8 @@ export interface CallOutcome {
   status: number;
   usage: TokenUsage | null;
   usageEstimated?: boolean;
+  /** What the call measured in a unit other than tokens (images, audio, characters, a request): billed by it when the model's price is in that unit. */
+  units?: MeteredUnits | null;
   channel?: RoutableChannel | null;
   upstreamModel?: string | null;
   errorCode?: string | null;
@@ -140,7 +142,7 @@ export class CallRecord {
     if (caller.token.tpmLimit !== null) {
       this.services.tokenRateLimiter.consume(caller.token.id, usage.promptTokens + usage.completionTokens);
     }
-    const cost = computeCost(usage, this.price);
+    const { cost, unit, quantity } = computeUnitCost(usage, outcome.units ?? null, this.price);
     this.billedCost = cost;
     if (this.reservation) this.services.ledger.settle(this.reservation, cost);
     const now = performance.now();
@@ -186,6 +188,8 @@ export class CallRecord {
         completionTokens: usage.completionTokens,
         cachedTokens: usage.cachedTokens,
         usageEstimated: outcome.usageEstimated ?? false,
+        billedUnit: unit,
+        billedQuantity: quantity,
         cost,
         status: outcome.status,
         errorCode: outcome.errorCode ?? null,

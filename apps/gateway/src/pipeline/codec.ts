@@ -1,4 +1,4 @@
-import type { TokenUsage } from "@tollgate/shared";
+import type { MeteredUnits, TokenUsage } from "@tollgate/shared";
 import type { ProviderAdapter } from "@tollgate/upstream";
 import type { GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
@@ -19,6 +19,8 @@ export interface ParsedCall<Parsed> {
    * request, whose input items and replayed history the estimator reads as chat messages).
    */
   reservationBody?: { value: Record<string, unknown>; bytes: number };
+  /** The most the call can measure in a unit other than tokens: held against quota when the model is priced in it. */
+  worstCaseUnits?: MeteredUnits;
 }
 
 /** A whole (not streamed) upstream answer, as the codec read it. */
@@ -27,6 +29,10 @@ export interface WholeAnswer {
   usage: TokenUsage | null;
   /** The answer for the client, in its format. */
   body: string;
+  /** The answer's content type when it is not JSON (a transcript as text, srt or vtt). */
+  contentType?: string;
+  /** What the answer measured in a unit other than tokens (images made, audio seconds); one request when absent. */
+  units?: MeteredUnits;
 }
 
 /**
@@ -36,7 +42,7 @@ export interface WholeAnswer {
 export interface StreamSink {
   readonly idleTimeoutMs: number;
   firstByte(): void;
-  end(outcome: StreamOutcome, usage: TokenUsage | null, produced: () => string): void;
+  end(outcome: StreamOutcome, usage: TokenUsage | null, produced: () => string, units?: MeteredUnits): void;
 }
 
 /**
@@ -52,6 +58,16 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
   readonly identifiers: "openai" | "anthropic";
   /** The upstream's answer is timed as the first byte even when it is an error (embeddings do so). */
   readonly timesErrorAnswers?: boolean;
+  /** How admission reads the body: JSON (the default) or a multipart/form-data upload (images/edits, audio). */
+  readonly bodyFormat?: "json" | "multipart";
+  /** The model a request that names none is routed to (OpenAI's moderations default to omni-moderation-latest). */
+  readonly defaultModel?: string;
+
+  /**
+   * Whether a channel can serve the endpoint at all (by its type); channels that cannot are skipped in
+   * routing, and a call none can serve is answered 400 unsupported_endpoint. Absent: every channel.
+   */
+  serves?(channel: RoutableChannel): boolean;
 
   /** The endpoint's own fields (400 for what is missing or malformed), after admission. */
   parse(admission: Admission, services: GatewayServices, request: Request): ParsedCall<Parsed> | Promise<ParsedCall<Parsed>>;
@@ -70,6 +86,12 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
 
   /** A streamed answer relayed to the client, reporting to `sink`; absent for endpoints that never stream. */
   relay?(forwarded: ForwardedResponse<Translation>, parsed: Parsed, sink: StreamSink): ReadableStream<Uint8Array>;
+
+  /**
+   * A 200 answer whose body is relayed as it comes, whatever its content type (binary audio): the
+   * upstream's content type is kept and `sink` gets its end. Absent for endpoints whose answers are read.
+   */
+  passThrough?(forwarded: ForwardedResponse<Translation>, parsed: Parsed, sink: StreamSink): ReadableStream<Uint8Array>;
 
   /** Text the model produced in a whole answer, for a local count (read only when it reported no usage). */
   producedText(answer: Answer): string;

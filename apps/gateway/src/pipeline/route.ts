@@ -1,4 +1,4 @@
-import { computeCost } from "@tollgate/shared";
+import { computeCost, computeUnitCost, type MeteredUnits } from "@tollgate/shared";
 import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
 import { fittedReservation, warmTokenizer } from "../accounting/fitted-reservation";
 import { errors } from "../errors";
@@ -12,13 +12,16 @@ import type { CallRecord } from "./call-record";
  * The second stage: model rules (403/404/503) and routing, then the worst-case cost held against the
  * token's quota and the owner's balance (429): a cheap bound of the prompt (no tokenizing) when this
  * instance's slices cover it, otherwise the fitted estimate (accounting/estimate-prompt-tokens.ts), so
- * that a call whose estimate fits what is left is admitted. Returns the channels to try, in order.
+ * that a call whose estimate fits what is left is admitted. A call whose model is priced in another unit
+ * (images, audio seconds, characters, requests) holds that unit's worst case, `worstCaseUnits`, instead.
+ * Returns the channels to try, in order.
  */
 export async function route(
   services: GatewayServices,
   record: CallRecord,
   admission: Admission,
   worstCaseCompletionTokens: number,
+  worstCaseUnits?: MeteredUnits,
 ): Promise<RoutableChannel[]> {
   const { caller, model } = admission;
   if (caller.token.allowedModels && !caller.token.allowedModels.has(model)) throw errors.modelNotAllowed(model);
@@ -32,11 +35,18 @@ export async function route(
   record.routed(price);
   const costOf = (promptTokens: number) => computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price);
   const { value: body, bytes } = admission.body;
-  const upperBound = promptUpperBound(body, bytes);
-  const metered = price !== undefined && (caller.token.quotaLimit !== null || !caller.user.balanceUnlimited);
-  if (metered) warmTokenizer();
-  const fitted = metered ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
-  const holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
+  const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+  const byUnit = worstCaseUnits ? computeUnitCost(noTokens, worstCaseUnits, price) : null;
+  let holding: ReturnType<GatewayServices["ledger"]["reserve"]>;
+  if (byUnit && byUnit.unit !== "token") {
+    holding = services.ledger.reserve(caller.token, caller.user, byUnit.cost, undefined);
+  } else {
+    const upperBound = promptUpperBound(body, bytes);
+    const metered = price !== undefined && (caller.token.quotaLimit !== null || !caller.user.balanceUnlimited);
+    if (metered) warmTokenizer();
+    const fitted = metered ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
+    holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
+  }
   const held = holding instanceof Promise ? await holding : holding;
   if ("refused" in held) {
     throw errors.insufficientQuota(

@@ -38,12 +38,16 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   codec: Codec<Parsed, Translation, Answer>,
   watch?: AnswerWatch,
 ): Promise<Response> {
-  const admission = await admit(services, record, request, codec.identifiers);
+  const admission = await admit(services, record, request, codec.identifiers, { format: codec.bodyFormat, defaultModel: codec.defaultModel });
   const parsedResult = codec.parse(admission, services, request);
   const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
   const reserved = parsed.reservationBody ? { ...admission, body: { ...admission.body, ...parsed.reservationBody } } : admission;
-  const routed = await route(services, record, reserved, parsed.worstCaseCompletionTokens);
-  const candidates = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
+  const routed = await route(services, record, reserved, parsed.worstCaseCompletionTokens, parsed.worstCaseUnits);
+  const ordered = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
+  // Channels whose type cannot serve the endpoint are skipped; when none is left, the quota just held is
+  // settled at no cost by finish() as the 400 is answered.
+  const candidates = codec.serves ? ordered.filter((channel) => codec.serves!(channel)) : ordered;
+  if (candidates.length === 0) throw errors.unsupportedEndpoint(admission.model, codec.endpoint);
   const forwarded = await forwardWithFailover(services, record, candidates, request.signal, (channel, adapter) =>
     codec.prepare(channel, adapter, parsed.request),
   );
@@ -60,6 +64,12 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
     if (watch) watch.streaming = true;
     return new Response(relayed, { status: 200, headers: { ...streamHeaders, ...record.answerHeaders() } });
   }
+  if (codec.passThrough && response.body) {
+    const relayed = codec.passThrough(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded, watch));
+    if (watch) watch.streaming = true;
+    const contentType = response.headers.get("content-type") ?? "application/octet-stream";
+    return new Response(relayed, { status: 200, headers: { "content-type": contentType, ...record.answerHeaders() } });
+  }
   const text = await response.text();
   record.markFirstByte();
   const answer = codec.readWhole(text, forwarded, parsed.request);
@@ -69,9 +79,11 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   }
   const estimated = answer.usage === null;
   const usage = answer.usage ?? (await codec.estimateUsage(parsed.request, codec.producedText(answer)));
-  record.finish({ status: 200, usage, usageEstimated: estimated, channel, upstreamModel: attempt.upstreamModel });
+  const units = answer.units ?? { unit: "request" as const };
+  record.finish({ status: 200, usage, usageEstimated: estimated, units, channel, upstreamModel: attempt.upstreamModel });
   const body = codec.renderWhole ? codec.renderWhole(answer, usage, estimated) : answer.body;
-  return new Response(body, { status: 200, headers: { "content-type": "application/json", ...record.answerHeaders() } });
+  const contentType = answer.contentType ?? "application/json";
+  return new Response(body, { status: 200, headers: { "content-type": contentType, ...record.answerHeaders() } });
 }
 
 /** The usage stage of a stream: the upstream's usage when it came, otherwise a local count of what was produced. */
@@ -87,13 +99,15 @@ function streamSink<Parsed, Translation>(
   return {
     idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
     firstByte: () => record.markFirstByte(),
-    end(reported, usage: TokenUsage | null, produced) {
+    end(reported, usage: TokenUsage | null, produced, measured) {
       // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
       const outcome = reported !== "completed" && request.signal.aborted ? "cancelled" : reported;
       // The relay reports its end as it hands over its last chunk (the closing or error frame).
       if (outcome !== "cancelled") watch?.drained();
       const { status, errorCode } = outcomeStatus(outcome);
-      const base = { status, channel: forwarded.channel, upstreamModel: forwarded.attempt.upstreamModel, errorCode, stream: true };
+      // A stream that completed is one request served, unless it measured another unit.
+      const units = measured ?? (outcome === "completed" ? { unit: "request" as const } : null);
+      const base = { status, units, channel: forwarded.channel, upstreamModel: forwarded.attempt.upstreamModel, errorCode, stream: true };
       if (usage) {
         record.finish({ ...base, usage });
         return;

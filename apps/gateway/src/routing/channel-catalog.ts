@@ -1,5 +1,5 @@
 import { type ChannelConfig, channels, type Database, modelPrices } from "@tollgate/db";
-import type { ModelPrice, SecretBox } from "@tollgate/shared";
+import type { PriceUnit, SecretBox, UnitModelPrice } from "@tollgate/shared";
 import { adapterFor, type ProviderAdapter } from "@tollgate/upstream";
 import { ReloadableSnapshot } from "../reloadable-snapshot";
 
@@ -25,8 +25,10 @@ export interface RoutableChannel {
   adapter: ProviderAdapter;
 }
 
-export interface PricedModel extends ModelPrice {
+export interface PricedModel extends UnitModelPrice {
   ownedBy: string | null;
+  /** Completion tokens held when a request names no max_tokens; null: the global setting. */
+  defaultMaxTokens: number | null;
 }
 
 /** An immutable picture of every channel and price; replaced whole on any change. */
@@ -117,6 +119,10 @@ export class ChannelCatalog {
         inputPrice: row.inputPrice,
         outputPrice: row.outputPrice,
         cachedInputPrice: row.cachedInputPrice,
+        unit: row.priceUnit as PriceUnit,
+        unitPrice: row.unitPrice,
+        imagePrices: row.imagePrices,
+        defaultMaxTokens: row.defaultMaxTokens,
         ownedBy: row.ownedBy,
       });
     }

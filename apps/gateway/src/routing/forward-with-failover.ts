@@ -1,11 +1,12 @@
-import type { ProviderAdapter, UpstreamHttpRequest } from "@tollgate/upstream";
+import type { MediaHttpRequest, ProviderAdapter, UpstreamHttpRequest } from "@tollgate/upstream";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { RoutableChannel } from "./channel-catalog";
 
 /** One channel's request, built by the endpoint for this channel's adapter (once per attempt). */
 export interface UpstreamAttempt<Translation> {
-  request: UpstreamHttpRequest;
+  /** A JSON body, or a multipart form for the upload endpoints (images/edits, audio). */
+  request: UpstreamHttpRequest | MediaHttpRequest;
   upstreamModel: string;
   /** What the endpoint reads this channel's answer with (e.g. the adapter's translation input). */
   translation: Translation;

@@ -5,8 +5,11 @@ export interface RelayStreamOptions<Item> {
   frame(item: Item): Uint8Array | null;
   /** Bytes sent once the upstream ends cleanly (e.g. `data: [DONE]`), if any. */
   closing?(): Uint8Array | null;
-  /** The in-band error event sent when the upstream breaks or stalls. */
-  errorFrame(kind: "stalled" | "failed", error: unknown): Uint8Array;
+  /**
+   * The in-band error event sent when the upstream breaks or stalls; null where the format has none (a
+   * binary body): the client's stream is then errored, so that a cut answer never looks complete.
+   */
+  errorFrame(kind: "stalled" | "failed", error: unknown): Uint8Array | null;
   onFirstItem(): void;
   /** Called exactly once: the stream ended, the client went away, the upstream broke or stalled. */
   onFinish(outcome: StreamOutcome, error?: unknown): void;
@@ -91,8 +94,13 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
           const stalled = error instanceof IdleTimeout;
           if (stalled) options.abortUpstream();
           try {
-            controller.enqueue(options.errorFrame(stalled ? "stalled" : "failed", error));
-            controller.close();
+            const frame = options.errorFrame(stalled ? "stalled" : "failed", error);
+            if (frame) {
+              controller.enqueue(frame);
+              controller.close();
+            } else {
+              controller.error(error);
+            }
           } catch {
             // The client is gone as well.
           }

@@ -11,34 +11,110 @@ import { useTRPC } from "../trpc";
 
 type ModelRow = Outputs["models"]["list"][number];
 
-/** A model's row turned into inputs for its three prices; once saved, `onSaved` refreshes the list and closes it. */
+const unitLabels: Record<string, string> = {
+  token: "per 1M tokens",
+  image: "per image",
+  audio_second: "per audio second",
+  character: "per 1M characters",
+  request: "per request",
+};
+
+/** `1024x1024=0.04, 1024x1024/hd=0.08` <-> { size[/quality]: USD }; null for an empty text, a string for a malformed one. */
+function imagePricesFromText(text: string): Record<string, string> | null | string {
+  if (text.trim() === "") return null;
+  const table: Record<string, string> = {};
+  for (const pair of text.split(",")) {
+    const [key, usd, extra] = pair.split("=").map((part) => part.trim());
+    if (!key || !usd || extra !== undefined) return "Write SIZE[/QUALITY]=USD pairs separated by commas, e.g. 1024x1024=0.04, 1024x1024/hd=0.08";
+    table[key] = usd;
+  }
+  return table;
+}
+
+function imagePricesToText(table: Record<string, number> | null | undefined): string {
+  return table ? Object.entries(table).map(([key, micros]) => `${key}=${microsToInput(micros)}`).join(", ") : "";
+}
+
+/** What a model costs in a unit other than tokens, in one line (per-size image prices first). */
+function describeUnitPrice(price: NonNullable<ModelRow["price"]>): string {
+  const sizes = price.imagePrices ? Object.entries(price.imagePrices).map(([key, micros]) => `${key} ${formatUsd(micros)}`) : [];
+  const base = price.unitPrice === null ? [] : [`${sizes.length > 0 ? "other " : ""}${formatUsd(price.unitPrice)}`];
+  return `${[...sizes, ...base].join(", ")} ${unitLabels[price.unit]}`;
+}
+
+/** A model's row turned into inputs for its prices and reservation default; once saved, `onSaved` refreshes the list and closes it. */
 function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
-  const [input, setInput] = useState(microsToInput(props.row.price?.inputPrice ?? 0));
-  const [output, setOutput] = useState(microsToInput(props.row.price?.outputPrice ?? 0));
-  const [cached, setCached] = useState(microsToInput(props.row.price?.cachedInputPrice));
+  const price = props.row.price;
+  const [unit, setUnit] = useState<string>(price?.unit ?? "token");
+  const [input, setInput] = useState(microsToInput(price?.inputPrice ?? 0));
+  const [output, setOutput] = useState(microsToInput(price?.outputPrice ?? 0));
+  const [cached, setCached] = useState(microsToInput(price?.cachedInputPrice));
+  const [unitPrice, setUnitPrice] = useState(microsToInput(price?.unitPrice));
+  const [imagePrices, setImagePrices] = useState(imagePricesToText(price?.imagePrices));
+  const [maxTokens, setMaxTokens] = useState(price?.defaultMaxTokens == null ? "" : String(price.defaultMaxTokens));
   const form = useFormErrors();
   const save = useMutation(trpc.models.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
+  const [localErrors, setLocalErrors] = useState<Record<string, string[]>>({});
   const submit = (event: FormEvent) => {
     event.preventDefault();
     form.clear();
-    save.mutate({ model: props.row.model, inputPrice: input, outputPrice: output, cachedInputPrice: cached.trim() === "" ? null : cached });
+    const table = imagePricesFromText(imagePrices);
+    const tokens = maxTokens.trim() === "" ? null : /^\d+$/.test(maxTokens.trim()) ? Number(maxTokens.trim()) : Number.NaN;
+    if (typeof table === "string") {
+      setLocalErrors({ imagePrices: [table] });
+      return;
+    }
+    setLocalErrors({});
+    save.mutate({
+      model: props.row.model,
+      unit: unit as NonNullable<ModelRow["price"]>["unit"],
+      inputPrice: input,
+      outputPrice: output,
+      cachedInputPrice: cached.trim() === "" ? null : cached,
+      unitPrice: unitPrice.trim() === "" ? null : unitPrice,
+      imagePrices: unit === "image" ? table : null,
+      defaultMaxTokens: tokens,
+    });
   };
-  const cell = (name: string, label: string, value: string, set: (value: string) => void, placeholder?: string) => {
-    const error = form.errors.fields[name];
+  const errorOf = (name: string) => localErrors[name] ?? form.errors.fields[name];
+  const field = (name: string, label: string, value: string, set: (value: string) => void, options: { placeholder?: string; width?: string } = {}) => {
+    const error = errorOf(name);
     return (
-      <td>
-        <input name={name} aria-label={label} inputMode="decimal" className={`${inputClass(Boolean(error))} w-28`} value={value} placeholder={placeholder} onChange={(event) => set(event.target.value)} />
-        {error ? <p className="mt-1 max-w-40 text-xs text-red-600">{error.join(" ")}</p> : null}
-      </td>
+      <>
+        <input
+          name={name}
+          aria-label={label}
+          inputMode={name === "imagePrices" ? "text" : "decimal"}
+          className={`${inputClass(Boolean(error))} ${options.width ?? "w-28"}`}
+          value={value}
+          placeholder={options.placeholder}
+          onChange={(event) => set(event.target.value)}
+        />
+        {error ? <p className="mt-1 max-w-60 text-xs text-red-600">{error.join(" ")}</p> : null}
+      </>
     );
   };
+  const cell = (name: string, label: string, value: string, set: (value: string) => void, placeholder?: string) => <td>{field(name, label, value, set, { placeholder })}</td>;
   return (
     <tr className="bg-indigo-50/40">
       <td className="font-mono text-sm font-medium">{props.row.model}</td>
       {cell("inputPrice", "Input price", input, setInput)}
       {cell("outputPrice", "Output price", output, setOutput)}
       {cell("cachedInputPrice", "Cached input price", cached, setCached, "= input")}
+      <td className="space-y-1">
+        <select aria-label="Price unit" className="input w-44" value={unit} onChange={(event) => setUnit(event.target.value)}>
+          {Object.entries(unitLabels).map(([value, label]) => (
+            <option key={value} value={value}>
+              {value === "token" ? "tokens (the prices on the left)" : label}
+            </option>
+          ))}
+        </select>
+        {errorOf("unit") ? <p className="text-xs text-red-600">{errorOf("unit")!.join(" ")}</p> : null}
+        {unit === "token" ? null : <div>{field("unitPrice", "Unit price", unitPrice, setUnitPrice, { placeholder: unit === "image" ? "other sizes" : "USD" })}</div>}
+        {unit === "image" ? <div>{field("imagePrices", "Image prices", imagePrices, setImagePrices, { placeholder: "1024x1024=0.04, 1024x1024/hd=0.08", width: "w-60" })}</div> : null}
+      </td>
+      {cell("defaultMaxTokens", "Default max tokens", maxTokens, setMaxTokens, "global default")}
       <td />
       <td>
         <form onSubmit={submit} className="flex justify-end gap-1">
@@ -65,7 +141,7 @@ export function ModelsPage() {
   };
   return (
     <div>
-      <PageHeader title="Models & prices" description="Every model a channel serves. Prices are USD per 1M tokens; a model without a price costs nothing." />
+      <PageHeader title="Models & prices" description="Every model a channel serves. Prices are USD per 1M tokens, or per image, audio second, 1M characters or request for a model billed by another unit; a model without a price costs nothing." />
       <ResourceTable
         source={list}
         testId="models-table"
@@ -78,6 +154,8 @@ export function ModelsPage() {
           { header: "Input / 1M", cell: (row) => (row.price ? formatUsd(row.price.inputPrice) : <Badge color="amber">unpriced</Badge>) },
           { header: "Output / 1M", cell: (row) => (row.price ? formatUsd(row.price.outputPrice) : "—") },
           { header: "Cached input / 1M", cell: (row) => (row.price ? (row.price.cachedInputPrice === null ? "= input" : formatUsd(row.price.cachedInputPrice)) : "—") },
+          { header: "Other unit", cell: (row) => (row.price && row.price.unit !== "token" ? describeUnitPrice(row.price) : "—") },
+          { header: "Default max tokens", cell: (row) => (row.price?.defaultMaxTokens == null ? "—" : row.price.defaultMaxTokens.toLocaleString("en-US")) },
           { header: "Served by", cell: (row) => <ServedBy channels={row.channels} /> },
         ]}
         actions={(row) => <RowButton onClick={() => setEditing(row.model)}>Edit price</RowButton>}

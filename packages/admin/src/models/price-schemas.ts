@@ -1,16 +1,62 @@
+import { priceUnits } from "@tollgate/shared";
 import { z } from "zod";
 import { nameSchema, usdSchema } from "../values/value-schemas";
 
+/** An image price's key: a size ("1024x1024", "auto") and optionally its quality ("1024x1024/hd"). */
+const IMAGE_PRICE_KEY = /^[a-z0-9]+(x[0-9]+)?(\/[a-z0-9_-]+)?$/i;
+
+/** Per-image prices in USD by "size/quality" or "size", read into micro-USD. */
+const imagePricesSchema = z
+  .record(z.string(), usdSchema, { error: 'Must map sizes ("1024x1024" or "1024x1024/hd") to USD amounts' })
+  .superRefine((table, context) => {
+    const keys = Object.keys(table);
+    if (keys.length === 0) context.addIssue({ code: "custom", message: "Must list at least one size" });
+    if (keys.length > 50) context.addIssue({ code: "custom", message: "Must list at most 50 sizes" });
+    for (const key of keys) {
+      if (!IMAGE_PRICE_KEY.test(key)) context.addIssue({ code: "custom", message: `"${key}" is not a size or size/quality (e.g. 1024x1024/hd)` });
+    }
+  });
+
+const MAX_TOKENS_BOUND = 10_000_000;
+
 /**
- * A model's whole price, in USD per 1M tokens. A cached-input price left out or null means "same as the
- * input price": setting a price always states all of it, so an omitted one is reset, not kept.
+ * A model's whole price. `unit` says what it is billed by (packages/shared unit-price.ts): per 1M tokens
+ * (`inputPrice`, `outputPrice`, `cachedInputPrice`: USD per 1M tokens, the first two required), or per
+ * image (`imagePrices` by size/quality, `unitPrice` for any other size), per audio second, per 1M
+ * characters or per request (`unitPrice`). A cached-input price left out or null means "same as the input
+ * price": setting a price always states all of it, so an omitted one is reset, not kept.
+ * `defaultMaxTokens`: completion tokens held against quota for a request that names no max_tokens (null:
+ * the global setting).
  */
-export const setPriceSchema = z.object({
-  model: nameSchema,
-  inputPrice: usdSchema,
-  outputPrice: usdSchema,
-  cachedInputPrice: usdSchema.nullable().default(null),
-});
+export const setPriceSchema = z
+  .object({
+    model: nameSchema,
+    unit: z.enum(priceUnits, { error: `Must be one of ${priceUnits.join(", ")}` }).default("token"),
+    inputPrice: usdSchema.optional(),
+    outputPrice: usdSchema.optional(),
+    cachedInputPrice: usdSchema.nullable().default(null),
+    unitPrice: usdSchema.nullable().default(null),
+    imagePrices: imagePricesSchema.nullable().default(null),
+    defaultMaxTokens: z
+      .number({ error: "Must be a positive integer" })
+      .int("Must be a positive integer")
+      .min(1, "Must be a positive integer")
+      .max(MAX_TOKENS_BOUND, `Must be at most ${MAX_TOKENS_BOUND}`)
+      .nullable()
+      .default(null),
+  })
+  .superRefine((price, context) => {
+    const issue = (path: string, message: string) => context.addIssue({ code: "custom", path: [path], message });
+    if (price.unit === "token") {
+      if (price.inputPrice === undefined) issue("inputPrice", "Is required");
+      if (price.outputPrice === undefined) issue("outputPrice", "Is required");
+      if (price.unitPrice !== null) issue("unitPrice", "Is only for a unit other than token");
+    } else if (price.unitPrice === null && (price.unit !== "image" || price.imagePrices === null)) {
+      issue("unitPrice", price.unit === "image" ? "Is required (or per-size image prices)" : "Is required");
+    }
+    if (price.imagePrices !== null && price.unit !== "image") issue("imagePrices", "Is only for the image unit");
+  })
+  .transform(({ inputPrice, outputPrice, ...price }) => ({ ...price, inputPrice: inputPrice ?? 0, outputPrice: outputPrice ?? 0 }));
 
 export const modelNameSchema = z.object({ model: nameSchema });
 

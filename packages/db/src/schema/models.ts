@@ -1,4 +1,4 @@
-import { bigint, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * Prices per public model id. Prices are micro-USD per 1M tokens, which is the same number as
@@ -10,6 +10,17 @@ export const modelPrices = pgTable("model_prices", {
   outputPrice: bigint("output_price", { mode: "number" }).notNull().default(0),
   /** Price of cached prompt tokens; null means the input price. */
   cachedInputPrice: bigint("cached_input_price", { mode: "number" }),
+  /**
+   * What the model is billed by: "token" (the three prices above), "image", "audio_second", "character"
+   * (per 1M characters of input) or "request" (see packages/shared unit-price.ts).
+   */
+  priceUnit: text("price_unit").notNull().default("token"),
+  /** Micro-USD per image (the default size), per audio second, per 1M characters or per request; null for tokens. */
+  unitPrice: bigint("unit_price", { mode: "number" }),
+  /** Per-image prices in micro-USD by "size/quality" or by "size" (e.g. {"1024x1024/hd": 80000}); unitPrice otherwise. */
+  imagePrices: jsonb("image_prices").$type<Record<string, number>>(),
+  /** Completion tokens held against quota when a request names no max_tokens; null: the global setting. */
+  defaultMaxTokens: integer("default_max_tokens"),
   ownedBy: text("owned_by"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -1,4 +1,4 @@
-import { bigint, bigserial, boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, doublePrecision, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /** One row per /v1 call that reached accounting; written behind in batches by the gateways. */
 export const requestLogs = pgTable(
@@ -22,6 +22,10 @@ export const requestLogs = pgTable(
     cachedTokens: integer("cached_tokens").notNull().default(0),
     /** True when counts come from the local tokenizer because the upstream sent no usage. */
     usageEstimated: boolean("usage_estimated").notNull().default(false),
+    /** The unit the cost was computed in: "token", "image", "audio_second", "character" or "request". */
+    billedUnit: text("billed_unit").notNull().default("token"),
+    /** Images, audio seconds, characters or requests billed; null when billed by tokens. */
+    billedQuantity: doublePrecision("billed_quantity"),
     /** Micro-USD charged. */
     cost: bigint("cost", { mode: "number" }).notNull().default(0),
     /** HTTP status returned to the client (499 when the client went away). */

@@ -1,5 +1,6 @@
 import { buildNativeMessagesRequest, type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
+import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errors } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
@@ -42,7 +43,7 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
   endpoint: "messages",
   identifiers: "anthropic",
 
-  parse({ body: json, model }, _services, request) {
+  async parse({ body: json, model }, services, request) {
     const body = json.value;
     let openAIBody: Record<string, unknown>;
     try {
@@ -60,7 +61,8 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
         version: request.headers.get("anthropic-version"),
         beta: request.headers.get("anthropic-beta"),
       },
-      worstCaseCompletionTokens: typeof body.max_tokens === "number" ? body.max_tokens : 4096,
+      // max_tokens is required by the Messages API; the model's default covers a body sent without it.
+      worstCaseCompletionTokens: typeof body.max_tokens === "number" ? body.max_tokens : await defaultMaxTokensFor(services, model),
       stream,
     };
   },

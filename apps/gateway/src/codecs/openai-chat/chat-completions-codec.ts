@@ -1,5 +1,6 @@
 import type { ChatTranslationInput } from "@tollgate/upstream";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
+import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import { producedText } from "./produced-text";
@@ -42,13 +43,11 @@ function openAICompletionsCodec(endpoint: string, path: ChatRequest["path"]): Co
       const maxTokens =
         positiveInteger(body.max_completion_tokens, "max_completion_tokens") ?? positiveInteger(body.max_tokens, "max_tokens");
       const stream = body.stream === true;
-      const settingsResult = services.settings.get();
-      const settings = settingsResult instanceof Promise ? await settingsResult : settingsResult;
       const choices = typeof body.n === "number" && body.n > 1 ? body.n : 1;
       const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
       return {
         request: { body, text: json.text, model, stream, clientWantsUsage: stream && streamOptions?.include_usage === true, path },
-        worstCaseCompletionTokens: (maxTokens ?? settings.reservationDefaultMaxTokens) * choices,
+        worstCaseCompletionTokens: (maxTokens ?? (await defaultMaxTokensFor(services, model))) * choices,
         stream,
       };
     },
