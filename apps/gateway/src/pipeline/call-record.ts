@@ -114,6 +114,11 @@ export class CallRecord {
     if (cost) metrics.cost.labels(model).inc(cost);
   }
 
+  /** What the call costs in micro-USD with this usage and these units, at its price (what finish() would bill). */
+  costOf(usage: TokenUsage, units: MeteredUnits | null): number {
+    return computeUnitCost(usage, units, this.price).cost;
+  }
+
   markFirstByte(): void {
     this.firstByteAt ??= performance.now();
   }

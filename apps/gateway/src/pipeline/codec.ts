@@ -42,6 +42,11 @@ export interface WholeAnswer {
 export interface StreamSink {
   readonly idleTimeoutMs: number;
   firstByte(): void;
+  /**
+   * What a completed stream with this usage costs, in micro-USD, at the call's price: the figure finish()
+   * bills, known as the usage chunk passes (so that the chunk can carry it as `usage.cost`).
+   */
+  costOf(usage: TokenUsage): number;
   end(outcome: StreamOutcome, usage: TokenUsage | null, produced: () => string, units?: MeteredUnits): void;
 }
 

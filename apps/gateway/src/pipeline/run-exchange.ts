@@ -99,6 +99,7 @@ function streamSink<Parsed, Translation>(
   return {
     idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
     firstByte: () => record.markFirstByte(),
+    costOf: (usage) => record.costOf(usage, { unit: "request" }),
     end(reported, usage: TokenUsage | null, produced, measured) {
       // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
       const outcome = reported !== "completed" && request.signal.aborted ? "cancelled" : reported;

@@ -1,4 +1,4 @@
-import type { TokenUsage } from "@tollgate/shared";
+import { MICROS_PER_USD, type TokenUsage } from "@tollgate/shared";
 import { type ChatStreamPart, type ChatTranslationInput, extractUsage } from "@tollgate/upstream";
 import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
@@ -23,12 +23,25 @@ function openAIErrorFrame(kind: "stalled" | "failed", error: unknown, translated
 }
 
 /**
- * A chunk with a usage object the client did not ask for (`stream_options.include_usage`): "" when it is the
- * usage-only chunk (dropped), its content without the usage when a vendor put usage on a content chunk;
- * undefined when the chunk goes out as it is.
+ * A chunk that carries a usage object, as the client gets it: "" when it is the usage-only chunk the client
+ * did not ask for (`stream_options.include_usage`: dropped), its content without the usage when a vendor put
+ * usage on a content chunk; when the client asked for usage, the chunk with the call's exact cost for the
+ * `billed` usage added to its usage as `cost` (USD, as OpenRouter reports it). Undefined when the chunk goes
+ * out as it came.
  */
-function withoutUnaskedUsage(chunk: Record<string, unknown>, forwardUsageChunk: boolean): string | undefined {
-  if (forwardUsageChunk || !chunk.usage) return undefined;
+function renderUsageChunk(
+  chunk: Record<string, unknown>,
+  clientWantsUsage: boolean,
+  billed: TokenUsage | null,
+  sink: StreamSink,
+): string | undefined {
+  const reported = chunk.usage;
+  if (!reported) return undefined;
+  if (clientWantsUsage) {
+    if (!billed || typeof reported !== "object") return undefined;
+    const usage = { ...(reported as Record<string, unknown>), cost: sink.costOf(billed) / MICROS_PER_USD };
+    return `data: ${JSON.stringify({ ...chunk, usage })}\n\n`;
+  }
   const choices = chunk.choices;
   if (!Array.isArray(choices) || choices.length === 0) return "";
   const { usage: _usage, ...rest } = chunk;
@@ -75,7 +88,7 @@ export function relayOpenAIStream(
       },
       onForwardedText: (text) => forwardedTexts.push(text),
       renderUsageEvent: (event, chunk) => {
-        const text = withoutUnaskedUsage(chunk, clientWantsUsage);
+        const text = renderUsageChunk(chunk, clientWantsUsage, extractUsage(chunk.usage), sink);
         return text === undefined ? renderEvent(event) : text;
       },
     });
@@ -87,18 +100,35 @@ export function relayOpenAIStream(
     });
   }
   const parts = parseEventStream(body).pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation));
+  // The usage chunk a client asked for is held until the adapter's usage part (the figure billed) follows
+  // it, so that the chunk's cost is the one billed.
+  let heldUsageChunk: Record<string, unknown> | null = null;
+  const renderChunk = (chunk: Record<string, unknown>, billed: TokenUsage | null) =>
+    renderUsageChunk(chunk, clientWantsUsage, billed, sink) ?? `data: ${JSON.stringify(chunk)}\n\n`;
   return relayStream<ChatStreamPart>(parts, {
     ...relayOptions,
     frame(part) {
       if (part.type === "usage") {
         usage = part.usage;
-        return null;
+        if (!heldUsageChunk) return null;
+        const held = heldUsageChunk;
+        heldUsageChunk = null;
+        return encoder.encode(renderChunk(held, usage));
       }
       collectChunkText(part.chunk, produced);
-      const text = withoutUnaskedUsage(part.chunk, clientWantsUsage) ?? `data: ${JSON.stringify(part.chunk)}\n\n`;
+      if (clientWantsUsage && part.chunk.usage) {
+        heldUsageChunk = part.chunk;
+        return null;
+      }
+      const text = renderChunk(part.chunk, null);
       return text ? encoder.encode(text) : null;
     },
-    closing: () => doneFrame,
+    closing: () => {
+      if (!heldUsageChunk) return doneFrame;
+      const held = heldUsageChunk;
+      heldUsageChunk = null;
+      return encoder.encode(`${renderChunk(held, extractUsage(held.usage))}data: [DONE]\n\n`);
+    },
     errorFrame: (kind, error) => openAIErrorFrame(kind, error, true),
   });
 }
