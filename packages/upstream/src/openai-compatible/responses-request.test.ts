@@ -10,6 +10,18 @@ describe("the Responses API on openai-compatible channels", () => {
     expect(speaksResponsesApi(channel({}))).toBe(false);
   });
 
+  test("a channel without a preset on a known vendor's base URL takes that vendor's default", () => {
+    const at = (baseUrl: string, config: Record<string, unknown> = {}) => speaksResponsesApi({ baseUrl, apiKey: "sk-upstream", config });
+    expect(at("https://api.openai.com/v1")).toBe(true);
+    expect(at("https://api.openai.com/v1/")).toBe(true);
+    expect(at("https://openrouter.ai/api/v1")).toBe(true);
+    expect(at("https://api.deepseek.com/v1")).toBe(false);
+    expect(at("http://localhost:8000/v1")).toBe(false);
+    expect(at("https://api.openai.com/v1", { responsesApi: false })).toBe(false);
+    // An explicit preset wins over the address.
+    expect(at("https://api.openai.com/v1", { preset: "vllm" })).toBe(false);
+  });
+
   test("the channel's responsesApi setting overrides its preset", () => {
     expect(speaksResponsesApi(channel({ preset: "vllm", responsesApi: true }))).toBe(true);
     expect(speaksResponsesApi(channel({ preset: "openai", responsesApi: false }))).toBe(false);
