@@ -170,6 +170,19 @@ describe("channel add: types, presets and per-channel settings", () => {
     expect(misplaced.exitCode).toBe(2);
   });
 
+  test("--structured-output tool|native is kept in an Anthropic channel's config; other values and types are refused", async () => {
+    const created = await harness.runJson("channel", "add", "--name", "cl", "--type", "anthropic", "--base-url", "https://api.anthropic.com", "--key", "sk-ant-test-1", "--models", "claude-sonnet", "--structured-output", "native");
+    const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, created.id as number));
+    expect(row!.config).toEqual({ structuredOutput: "native" });
+    const refused = await harness.run("channel", "add", "--name", "x", "--type", "anthropic", "--base-url", "https://api.anthropic.com", "--key", "k-12345678", "--models", "m", "--structured-output", "schema");
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("--structured-output");
+    expect(refused.stderr).toContain('"tool" or "native"');
+    const misplaced = await harness.run("channel", "add", "--name", "x", "--preset", "openai", "--key", "k-12345678", "--models", "m", "--structured-output", "tool");
+    expect(misplaced.exitCode).toBe(2);
+    expect(misplaced.stderr).toContain("anthropic only");
+  });
+
   test("a preset fills the base URL and is kept in the channel config", async () => {
     const created = await harness.runJson("channel", "add", "--name", "ds", "--preset", "deepseek", "--key", "sk-deepseek-test", "--models", "deepseek-chat", "--idle-timeout-ms", "30000");
     const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, created.id as number));

@@ -27,6 +27,7 @@ const channelFlags = {
   firstByteTimeoutMs: "--first-byte-timeout-ms",
   idleTimeoutMs: "--idle-timeout-ms",
   responsesApi: "--responses-api",
+  structuredOutput: "--structured-output",
 };
 
 /** `--responses-api yes|no`. */
@@ -55,6 +56,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "first-byte-timeout-ms": "string",
       "idle-timeout-ms": "string",
       "responses-api": "string",
+      "structured-output": "string",
       json: "boolean",
     },
   });
@@ -75,6 +77,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       firstByteTimeoutMs: integerFromText(flags["first-byte-timeout-ms"]),
       idleTimeoutMs: integerFromText(flags["idle-timeout-ms"]),
       responsesApi: yesNoFromText(flags["responses-api"], "responses-api"),
+      structuredOutput: flags["structured-output"],
     },
     channelFlags,
   );

@@ -71,6 +71,11 @@ export const createChannelSchema = channelFields
     idleTimeoutMs: positiveIntSchema.optional(),
     /** The upstream speaks OpenAI's Responses API (/v1/responses is relayed, not translated); unset: the preset's or API version's default. */
     responsesApi: z.boolean({ error: 'Must be "yes" or "no"' }).optional(),
+    /**
+     * How an Anthropic channel carries response_format / text.format json_schema: "tool" (a forced tool,
+     * every Claude model; the default) or "native" (Anthropic's output_config.format, the models that have it).
+     */
+    structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).optional(),
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
@@ -84,11 +89,14 @@ export const createChannelSchema = channelFields
     if (value.responsesApi !== undefined && type !== "openai-compatible" && type !== "azure-openai") {
       context.addIssue({ code: "custom", path: ["responsesApi"], message: "Applies to types openai-compatible and azure-openai only" });
     }
+    if (value.structuredOutput !== undefined && type !== "anthropic") {
+      context.addIssue({ code: "custom", path: ["structuredOutput"], message: "Applies to type anthropic only" });
+    }
     if (value.baseUrl === undefined && value.preset === undefined) {
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
     }
   })
-  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, baseUrl, type, ...fields }) => ({
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, baseUrl, type, ...fields }) => ({
     ...fields,
     type: type ?? "openai-compatible",
     baseUrl: baseUrl ?? openAICompatiblePresets[preset as string]!.baseUrl,
@@ -98,6 +106,7 @@ export const createChannelSchema = channelFields
       ...(firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs }),
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
       ...(responsesApi === undefined ? {} : { responsesApi }),
+      ...(structuredOutput === undefined ? {} : { structuredOutput }),
     },
   }));
 
