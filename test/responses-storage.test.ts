@@ -109,12 +109,37 @@ describe("stored responses", () => {
     expect(fetched.usage).toEqual(created.usage);
     const items = await owner.responses.inputItems.list(created.id);
     expect(items.data).toHaveLength(1);
-    expect(items.data[0]).toMatchObject({ type: "message", role: "user", content: "Store me" });
+    expect(items.data[0]).toMatchObject({ type: "message", role: "user", content: [{ type: "input_text", text: "Store me" }] });
     const foreign = await other.responses.retrieve(created.id).catch((error) => error);
     expect(foreign).toBeInstanceOf(OpenAI.NotFoundError);
     expect(foreign.error.message).toBe(`Response with id '${created.id}' not found.`);
     const row = await storedRow(created.id);
     expect(row).toMatchObject({ tokenId: ownerTokenId, native: false, model: stackModels.chatOnly });
+  });
+
+  test("input_items lists a conversation newest first by default, in pages, with OpenAI's cursors", async () => {
+    stack.chatOnly.enqueue({ kind: "ok", content: "First answer." });
+    const first = await owner.responses.create({ model: stackModels.chatOnly, input: "First question" });
+    stack.chatOnly.enqueue({ kind: "ok", content: "Second answer." });
+    const second = await owner.responses.create({ model: stackModels.chatOnly, input: "Second question", previous_response_id: first.id });
+    const all = await owner.responses.inputItems.list(second.id);
+    const texts = all.data.map((item) => ((item as { content: Array<{ text: string }> }).content[0]!.text));
+    expect(texts).toEqual(["Second question", "First answer.", "First question"]);
+    expect(all.data.map((item) => (item as { role: string }).role)).toEqual(["user", "assistant", "user"]);
+    expect((all.data[1] as { content: Array<{ type: string }> }).content[0]!.type).toBe("output_text");
+    const ascending = await owner.responses.inputItems.list(second.id, { order: "asc", limit: 2 });
+    expect(ascending.data.map((item) => item.id)).toEqual([all.data[2]!.id, all.data[1]!.id]);
+    expect(ascending.has_more).toBe(true);
+    const next = await owner.responses.inputItems.list(second.id, { order: "asc", limit: 2, after: ascending.data[1]!.id });
+    expect(next.data.map((item) => item.id)).toEqual([all.data[0]!.id]);
+    expect(next.has_more).toBe(false);
+    // The client's auto-pagination walks every page.
+    const walked: string[] = [];
+    for await (const item of owner.responses.inputItems.list(second.id, { limit: 1 })) walked.push(item.id!);
+    expect(walked).toEqual(all.data.map((item) => item.id!));
+    const badLimit = await owner.responses.inputItems.list(second.id, { limit: 0 }).catch((error) => error);
+    expect(badLimit).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(badLimit.error).toMatchObject({ param: "limit" });
   });
 
   test("previous_response_id of another token, or unknown, is a 404 in OpenAI's shape", async () => {

@@ -77,7 +77,8 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       firstByteTimeoutMs: integerFromText(flags["first-byte-timeout-ms"]),
       idleTimeoutMs: integerFromText(flags["idle-timeout-ms"]),
       responsesApi: yesNoFromText(flags["responses-api"], "responses-api"),
-      structuredOutput: flags["structured-output"],
+      // Checked by the schema: anything but tool or native is refused with the flag's name.
+      structuredOutput: flags["structured-output"] as "tool" | "native" | undefined,
     },
     channelFlags,
   );

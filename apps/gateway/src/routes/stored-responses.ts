@@ -44,14 +44,62 @@ export async function handleRetrieveResponse(call: StoredResponseCall): Promise<
   return Response.json((await findOwn(call)).response);
 }
 
-/** GET /v1/responses/{id}/input_items: the items the model read (earlier turns included), oldest first. */
+/**
+ * An input item as OpenAI lists it: an id of its own (stable: from its place in the conversation), and a
+ * message's string content as the one text part it stands for (input_text, or output_text for the
+ * assistant's turns replayed from earlier responses).
+ */
+export function listedInputItem(item: unknown, index: number): Record<string, unknown> {
+  const record = item && typeof item === "object" ? (item as Record<string, unknown>) : { type: "message", role: "user", content: String(item) };
+  const listed: Record<string, unknown> = typeof record.id === "string" ? { ...record } : { id: `item_${index}`, ...record };
+  const isMessage = listed.type === "message" || (listed.type === undefined && typeof listed.role === "string");
+  if (isMessage) {
+    listed.type = "message";
+    if (typeof listed.content === "string") {
+      listed.content = [{ type: listed.role === "assistant" ? "output_text" : "input_text", text: listed.content }];
+    }
+  }
+  return listed;
+}
+
+/** limit (1-100, default 20), order (asc|desc, default desc), after/before (item ids), as OpenAI's list calls take them. */
+function listParameters(url: URL) {
+  const limitText = url.searchParams.get("limit");
+  const limit = limitText === null ? 20 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw errors.invalidParameter("limit", "limit must be an integer from 1 to 100.");
+  }
+  const order = url.searchParams.get("order") ?? "desc";
+  if (order !== "asc" && order !== "desc") throw errors.invalidParameter("order", "order must be 'asc' or 'desc'.");
+  return { limit, order, after: url.searchParams.get("after"), before: url.searchParams.get("before") };
+}
+
+/**
+ * GET /v1/responses/{id}/input_items: the items the model read (earlier turns included), newest first by
+ * default, paged as OpenAI pages lists (`has_more`, `first_id`, `last_id`, cursors `after` and `before`).
+ */
 export async function handleListInputItems(call: StoredResponseCall): Promise<Response> {
+  const { limit, order, after, before } = listParameters(new URL(call.request.url));
   const stored = await findOwn(call);
-  const data = (stored.inputItems as unknown[]).map((item, index) =>
-    item && typeof item === "object" && "id" in item ? item : { id: `item_${index}`, ...(item as object) },
-  );
-  const ids = data.map((item) => (item as { id: string }).id);
-  return Response.json({ object: "list", data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: false });
+  const items = (stored.inputItems as unknown[]).map(listedInputItem);
+  if (order === "desc") items.reverse();
+  let start = 0;
+  let end = items.length;
+  if (after !== null) {
+    const index = items.findIndex((item) => item.id === after);
+    if (index === -1) throw errors.invalidParameter("after", `No input item with id '${clipClientValue(after)}' in this response.`);
+    start = index + 1;
+  }
+  if (before !== null) {
+    const index = items.findIndex((item) => item.id === before);
+    if (index === -1) throw errors.invalidParameter("before", `No input item with id '${clipClientValue(before)}' in this response.`);
+    end = index;
+  }
+  // With only `before`, the page is the items just before it (the previous page), in the list's order.
+  const window = items.slice(start, Math.max(start, end));
+  const data = after === null && before !== null ? window.slice(-limit) : window.slice(0, limit);
+  const hasMore = window.length > data.length;
+  return Response.json({ object: "list", data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore });
 }
 
 /** DELETE /v1/responses/{id}: the gateway's stored copy, for the token that created it only. */

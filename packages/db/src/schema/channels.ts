@@ -18,6 +18,8 @@ export interface ChannelConfig {
   apiVersion?: string;
   /** openai-compatible and azure-openai: the upstream serves the Responses API (unset: the preset's or version's default). */
   responsesApi?: boolean;
+  /** anthropic: response_format json_schema as a forced tool ("tool", the default) or as Anthropic's output_config.format ("native"). */
+  structuredOutput?: "tool" | "native";
 }
 
 /** An upstream: one base URL and key serving a set of models. */
