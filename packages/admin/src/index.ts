@@ -11,6 +11,7 @@ export * from "./tokens/roll-token";
 export * from "./tokens/token-entitlements";
 export * from "./channels/channel-schemas";
 export * from "./channels/channel-operations";
+export * from "./channels/fetch-channel-models";
 export * from "./users/user-schemas";
 export * from "./users/user-operations";
 export * from "./models/price-schemas";

@@ -1,6 +1,8 @@
 import {
   createUser,
   createUserSchema,
+  deductUserBalance,
+  deductUserSchema,
   deleteUser,
   getUserWithBalanceLogs,
   idInputSchema,
@@ -29,6 +31,9 @@ export const usersRouter = router({
   delete: adminProcedure.input(idInputSchema).mutation(({ ctx, input }) => deleteUser(ctx.db, ctx.user, input.id)),
 
   topUp: adminProcedure.input(topUpUserSchema).mutation(async ({ ctx, input }) => (await topUpUser(ctx.db, ctx.user, input)).user),
+
+  /** Subtracts from the balance with a required note; not below zero unless allowNegative (packages/admin). */
+  deduct: adminProcedure.input(deductUserSchema).mutation(async ({ ctx, input }) => (await deductUserBalance(ctx.db, ctx.user, input)).user),
 
   /** Sets a new password and signs the user out everywhere (but this session, when it is one's own). */
   resetPassword: adminProcedure.input(setPasswordSchema).mutation(async ({ ctx, input }) => {

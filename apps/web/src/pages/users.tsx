@@ -12,7 +12,7 @@ import { CreateUserForm, type UserFieldKind, UserFieldForm } from "./user-forms"
 
 type Dialog = { kind: "create" } | { kind: UserFieldKind | "history"; user: UserView };
 
-const titles: Record<UserFieldKind, string> = { topUp: "Top up balance", group: "Set group", password: "Reset password" };
+const titles: Record<UserFieldKind, string> = { topUp: "Top up balance", deduct: "Subtract from balance", group: "Set group", password: "Reset password" };
 
 export function UsersPage(props: { currentUserId: number }) {
   const trpc = useTRPC();
@@ -66,6 +66,7 @@ export function UsersPage(props: { currentUserId: number }) {
         actions={(user) => (
           <>
             <RowButton onClick={() => setDialog({ kind: "topUp", user })}>Top up</RowButton>
+            <RowButton onClick={() => setDialog({ kind: "deduct", user })}>Subtract</RowButton>
             <RowButton onClick={() => setDialog({ kind: "group", user })}>Group</RowButton>
             <RowButton onClick={() => setDialog({ kind: "history", user })}>History</RowButton>
             <RowButton onClick={() => setDialog({ kind: "password", user })}>Password</RowButton>
