@@ -3,6 +3,7 @@ export * from "./admin-error";
 export * from "./describe-unexpected-error";
 export * from "./mask-key";
 export * from "./values/value-schemas";
+export * from "./values/page-query";
 export * from "./values/expiry";
 export * from "./values/ip-allow-list";
 export * from "./tokens/token-schemas";

@@ -6,7 +6,8 @@ import {
   deleteUser,
   getUserWithBalanceLogs,
   idInputSchema,
-  listUsers,
+  pageQuerySchema,
+  searchUsers,
   setPasswordSchema,
   setUserPassword,
   topUpUser,
@@ -19,7 +20,8 @@ import { adminProcedure, router } from "../trpc";
 
 /** Users, their balances and passwords (packages/admin users). */
 export const usersRouter = router({
-  list: adminProcedure.query(({ ctx }) => listUsers(ctx.db)),
+  /** A page of users, by id, searched by name or group. */
+  list: adminProcedure.input(pageQuerySchema.default({ offset: 0, limit: 50 })).query(({ ctx, input }) => searchUsers(ctx.db, input)),
 
   /** A user with their latest balance changes. */
   byId: adminProcedure.input(idInputSchema).query(({ ctx, input }) => getUserWithBalanceLogs(ctx.db, input.id)),

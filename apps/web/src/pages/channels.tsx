@@ -61,6 +61,7 @@ export function ChannelsPage() {
   const trpc = useTRPC();
   const list = useResourceList({
     query: trpc.channels.list.queryOptions(),
+    rowsOf: (channels) => channels,
     update: trpc.channels.update.mutationOptions(),
     remove: trpc.channels.delete.mutationOptions(),
     alsoRefreshes: [trpc.models.available.queryKey()],

@@ -35,9 +35,9 @@ export function LogsPage(props: { isAdmin: boolean }) {
   const [status, setStatus] = useState<StatusFilter>("all");
   const [userId, setUserId] = useState("");
   const [channelId, setChannelId] = useState("");
-  const tokens = useQuery(trpc.tokens.list.queryOptions());
+  const tokens = useQuery(trpc.tokens.list.queryOptions({ offset: 0, limit: 200 }));
   const models = useQuery(trpc.models.available.queryOptions());
-  const users = useQuery({ ...trpc.users.list.queryOptions(), enabled: props.isAdmin });
+  const users = useQuery({ ...trpc.users.list.queryOptions({ offset: 0, limit: 200 }), enabled: props.isAdmin });
   const channels = useQuery({ ...trpc.channels.list.queryOptions(), enabled: props.isAdmin });
 
   const input = {
@@ -92,7 +92,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
           }}
           options={[...Object.entries(ranges).map(([value, { label }]) => ({ value, label })), { value: "all", label: "All time" }]}
         />
-        <FilterSelect label="Token" value={tokenId} onChange={setTokenId} options={[{ value: "", label: "All tokens" }, ...(tokens.data ?? []).map((token) => ({ value: String(token.id), label: token.name }))]} />
+        <FilterSelect label="Token" value={tokenId} onChange={setTokenId} options={[{ value: "", label: "All tokens" }, ...(tokens.data?.items ?? []).map((token) => ({ value: String(token.id), label: token.name }))]} />
         <FilterSelect label="Model" value={model} onChange={setModel} options={[{ value: "", label: "All models" }, ...(models.data ?? []).map((name) => ({ value: name, label: name }))]} />
         <FilterSelect
           label="Status"
@@ -106,7 +106,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
         />
         {props.isAdmin ? (
           <>
-            <FilterSelect label="User" value={userId} onChange={setUserId} options={[{ value: "", label: "All users" }, ...(users.data ?? []).map((user) => ({ value: String(user.id), label: user.name }))]} />
+            <FilterSelect label="User" value={userId} onChange={setUserId} options={[{ value: "", label: "All users" }, ...(users.data?.items ?? []).map((user) => ({ value: String(user.id), label: user.name }))]} />
             <FilterSelect
               label="Channel"
               value={channelId}

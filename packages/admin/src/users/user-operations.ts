@@ -1,8 +1,9 @@
 import { balanceLogs, type Database, isUniqueViolation, sessions, users } from "@tollgate/db";
-import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, ne, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Actor } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
+import { containsPattern, type Page, type PageQuery } from "../values/page-query";
 import type { CreateUserInput, DeductUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
 
 /** Every column but the password hash; `hasPassword` says whether the user can sign in to the console. */
@@ -58,6 +59,17 @@ export async function findUser(db: Database, reference: string): Promise<UserVie
 
 export function listUsers(db: Database): Promise<UserView[]> {
   return db.select(userColumns).from(users).orderBy(asc(users.id));
+}
+
+/** One page of users, by id, whose name or group contains `query`, with how many match in all. */
+export async function searchUsers(db: Database, options: PageQuery): Promise<Page<UserView>> {
+  const pattern = options.query ? containsPattern(options.query) : null;
+  const where = pattern ? or(ilike(users.name, pattern), ilike(users.group, pattern)) : undefined;
+  const [items, [counted]] = await Promise.all([
+    db.select(userColumns).from(users).where(where).orderBy(asc(users.id)).limit(options.limit).offset(options.offset),
+    db.select({ total: count() }).from(users).where(where),
+  ]);
+  return { items, total: Number(counted?.total ?? 0), offset: options.offset, limit: options.limit };
 }
 
 const actors = alias(users, "actors");
