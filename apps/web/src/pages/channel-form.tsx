@@ -119,7 +119,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
       />
       <div className="space-y-2" data-testid="fetch-models">
         <div className="flex flex-wrap items-center gap-2">
-          <button type="button" className="button" onClick={askUpstream} disabled={fetchModels.isPending}>
+          {/* aria-disabled, not disabled: a disabled button drops the keyboard focus out of the dialog. */}
+          <button type="button" className="button" onClick={() => fetchModels.isPending || askUpstream()} aria-disabled={fetchModels.isPending}>
             {fetchModels.isPending ? "Asking the upstream…" : "Fetch models from upstream"}
           </button>
           {fetched ? (

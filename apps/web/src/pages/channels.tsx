@@ -120,6 +120,11 @@ export function ChannelsPage() {
                 <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={channel.baseUrl}>
                   {channel.baseUrl}
                 </div>
+                {channel.preset ? (
+                  <div className="text-xs font-normal text-slate-500" data-testid="channel-preset">
+                    preset {channel.preset}
+                  </div>
+                ) : null}
               </>
             ),
           },
