@@ -50,7 +50,8 @@ export function Pager(props: { offset: number; limit: number; total: number | un
       <span data-testid={`${props.testId}-range`}>
         {offset + 1}–{last} of {total}
       </span>
-      <span className="flex gap-2">
+      {/* One page: nothing to move to. */}
+      <span className={total <= limit && offset === 0 ? "hidden" : "flex gap-2"}>
         <button type="button" className="button" disabled={offset === 0} onClick={() => props.onOffset(Math.max(0, offset - limit))}>
           Previous
         </button>

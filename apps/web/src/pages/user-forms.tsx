@@ -93,7 +93,10 @@ export function UserFieldForm(props: { user: UserView; kind: UserFieldKind; onCa
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
       {money ? (
-        <p className="text-sm text-slate-600">Current balance: {props.user.balanceUnlimited ? "unlimited (not enforced)" : formatUsd(props.user.balance)}</p>
+        <p className="text-sm text-slate-600">
+          Current balance: {formatUsd(props.user.balance)}
+          {props.user.balanceUnlimited ? " (not enforced: spending is unlimited)" : ""}
+        </p>
       ) : null}
       <TextField
         label={label}
