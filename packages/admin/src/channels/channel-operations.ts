@@ -109,7 +109,8 @@ export async function updateChannel(db: Database, secretBox: SecretBox, input: U
     .set({
       ...fields,
       modelMapping,
-      config,
+      // Written only when it changed, so that a status toggle never rewrites the config it read.
+      ...(config === current.config ? {} : { config }),
       ...(apiKey === undefined ? {} : { apiKeyEncrypted: await secretBox.encrypt(apiKey) }),
       ...(fields.status === undefined ? {} : { statusReason: null }),
       updatedAt: new Date(),
