@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 
 /** Where a searchable list is: the text searched for and the first row of the page shown. */
 export interface PageState {
@@ -22,10 +22,11 @@ export function usePageState(): { state: PageState; text: string; setText: (text
     const timer = setTimeout(() => setState({ query: trimmed, offset: 0 }), 250);
     return () => clearTimeout(timer);
   }, [text, state.query]);
-  return { state, text, setText, setOffset: (offset) => setState((current) => ({ ...current, offset })) };
+  const setOffset = useCallback((offset: number) => setState((current) => ({ ...current, offset })), []);
+  return { state, text, setText, setOffset };
 }
 
-/** A search box above a list, and Previous / Next with "21–40 of 57" below it; wraps on a phone. */
+/** The search box above a searchable list (the search runs on the server). */
 export function SearchBox(props: { label: string; placeholder: string; value: string; onChange: (text: string) => void }) {
   return (
     <div className="mb-3 max-w-md">
@@ -41,8 +42,13 @@ export function SearchBox(props: { label: string; placeholder: string; value: st
   );
 }
 
+/** Below a searchable list: "21–40 of 57" and Previous / Next (hidden when all fits one page); wraps on a phone. */
 export function Pager(props: { offset: number; limit: number; total: number | undefined; onOffset: (offset: number) => void; testId: string }) {
-  const { offset, limit, total } = props;
+  const { offset, limit, total, onOffset } = props;
+  // The last rows of the last page were deleted: go back to the last page left.
+  useEffect(() => {
+    if (total !== undefined && offset > 0 && offset >= total) onOffset(Math.max(0, Math.floor((total - 1) / limit) * limit));
+  }, [total, offset, limit, onOffset]);
   if (total === undefined || total === 0) return null;
   const last = Math.min(offset + limit, total);
   return (
