@@ -130,7 +130,7 @@ describe("accounting", () => {
 });
 
 describe("hourly rollup", () => {
-  test("the write-behind keeps usage_hourly in step with the request log", async () => {
+  test("the write-behind keeps usage_hourly in step with the request log, latency included", async () => {
     const { usageHourly } = await import("@tollgate/db");
     const token = await seed.token({ userId });
     upstream.enqueue({ kind: "ok", promptTokens: 10, completionTokens: 20 });
@@ -148,6 +148,9 @@ describe("hourly rollup", () => {
       completionTokens: 21,
       cost: logs.reduce((sum, log) => sum + log.cost, 0),
       model: "gpt-4o-mini",
+      // Latency as a sum and a count, so that the channels page can show an average.
+      latencyMsSum: logs.reduce((sum, log) => sum + log.latencyMs, 0),
+      latencyCount: 3,
     });
   });
 });

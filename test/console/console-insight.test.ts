@@ -55,18 +55,21 @@ describe("onboarding", () => {
 });
 
 describe("channels for admins", () => {
-  test("presets list the openai-compatible vendors; health counts each channel's requests and errors over the last 24 hours", async () => {
+  test("presets list the openai-compatible vendors; health counts each channel's requests, errors and average latency over the last 24 hours", async () => {
     const presets = await admin.caller.channels.presets();
     expect(presets.find((preset) => preset.id === "deepseek")).toMatchObject({ label: "DeepSeek", baseUrl: "https://api.deepseek.com/v1" });
     const now = Date.now();
     const hour = (ago: number) => new Date(now - (now % 3_600_000) - ago * 3_600_000);
     await harness.database.handle.db.insert(usageHourly).values([
-      { hour: hour(0), userId: alice.id, tokenId: 1, model: "m1", channelId: 41, requests: 8, errors: 2 },
+      { hour: hour(0), userId: alice.id, tokenId: 1, model: "m1", channelId: 41, requests: 8, errors: 2, latencyMsSum: 4_000, latencyCount: 8 },
+      // Written before the rollup kept latency: its requests count, its latency is unknown (not zero).
       { hour: hour(3), userId: alice.id, tokenId: 1, model: "m2", channelId: 41, requests: 2, errors: 0 },
+      { hour: hour(0), userId: alice.id, tokenId: 1, model: "m1", channelId: 42, requests: 1, errors: 0 },
       { hour: hour(30), userId: alice.id, tokenId: 1, model: "m1", channelId: 41, requests: 100, errors: 100 },
       { hour: hour(0), userId: alice.id, tokenId: 1, model: "m1", channelId: 0, requests: 4, errors: 4 },
     ]);
-    expect((await admin.caller.channels.health()).filter((row) => row.channelId === 41)).toEqual([{ channelId: 41, requests: 10, errors: 2 }]);
+    expect((await admin.caller.channels.health()).filter((row) => row.channelId === 41)).toEqual([{ channelId: 41, requests: 10, errors: 2, averageLatencyMs: 500 }]);
+    expect((await admin.caller.channels.health()).find((row) => row.channelId === 42)?.averageLatencyMs).toBeNull();
     expect((await admin.caller.channels.health()).some((row) => row.channelId === 0)).toBe(false);
     for (const call of [() => alice.caller.channels.presets(), () => alice.caller.channels.health()]) expect((await rejection(call())).code).toBe("FORBIDDEN");
   });
@@ -76,15 +79,16 @@ describe("dashboard breakdowns", () => {
   test("admins get usage by user and by channel (no channel reached included); a user gets neither", async () => {
     const range = { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 60_000) };
     const summary = await admin.caller.dashboard.summary(range);
-    expect(summary.byUser.map((row) => [row.userName, row.requests])).toEqual([["alice", 14]]);
+    expect(summary.byUser.map((row) => [row.userName, row.requests])).toEqual([["alice", 15]]);
     expect(summary.byChannel.map((row) => [row.channelId, row.requests, row.errors]).sort()).toEqual([
       [0, 4, 4],
       [41, 10, 2],
+      [42, 1, 0],
     ]);
     const own = await alice.caller.dashboard.summary(range);
     expect(own.byUser).toEqual([]);
     expect(own.byChannel).toEqual([]);
-    expect(own.totals.requests).toBe(14);
+    expect(own.totals.requests).toBe(15);
   });
 });
 

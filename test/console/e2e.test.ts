@@ -156,7 +156,23 @@ describe("console in a browser", () => {
     await channelDialog.getByLabel("Name").fill("fake upstream");
     await channelDialog.getByLabel("Base URL").fill(upstream.url);
     await channelDialog.getByLabel("API key").fill("sk-upstream-e2e-key-0001");
-    await channelDialog.getByLabel("Models").fill("gpt-4o-mini");
+    // Fetch models from upstream: an unreachable one is reported in the form (without the key); the fake one
+    // lists its models, and a click on one adds it to the channel's models.
+    await channelDialog.getByLabel("Base URL").fill("http://127.0.0.1:1/v1");
+    await channelDialog.getByRole("button", { name: "Fetch models from upstream" }).click();
+    const fetchError = channelDialog.getByTestId("fetch-models-error");
+    await fetchError.getByText("Could not reach the upstream", { exact: false }).waitFor();
+    expect(await fetchError.textContent()).not.toContain("sk-upstream-e2e-key-0001");
+    await channelDialog.getByLabel("Base URL").fill(upstream.url);
+    await channelDialog.getByRole("button", { name: "Fetch models from upstream" }).click();
+    const fetchedModels = channelDialog.getByTestId("fetched-models");
+    const fetchedModel = fetchedModels.getByRole("button", { name: "gpt-4o-mini", exact: true });
+    await fetchedModel.click();
+    expect(await channelDialog.getByLabel("Models").inputValue()).toBe("gpt-4o-mini");
+    expect(await fetchedModel.getAttribute("aria-pressed")).toBe("true");
+    expect(await fetchedModels.getByRole("button").allTextContents()).toEqual(["gpt-4o", "gpt-4o-mini", "text-embedding-3-small"]);
+    expect(upstream.requests.at(-1)).toMatchObject({ method: "GET", path: "/v1/models" });
+    await shoot("02a-channel-fetch-models");
     await channelDialog.getByRole("button", { name: "Add channel" }).click();
     const channelRow = page.locator('tr[data-channel-name="fake upstream"]');
     await channelRow.waitFor();
@@ -164,6 +180,17 @@ describe("console in a browser", () => {
     await channelRow.getByRole("button", { name: "Test" }).click();
     await channelRow.getByText(/OK · \d+ ms/).waitFor();
     await shoot("02-channels");
+    // The preset picker also when editing: the saved channel has none; vLLM's is chosen and kept.
+    await channelRow.getByRole("button", { name: "Edit" }).click();
+    const editChannel = page.getByRole("dialog");
+    expect(await editChannel.getByLabel("Preset").inputValue()).toBe("");
+    await editChannel.getByLabel("Preset").selectOption({ label: "vLLM (self-hosted)" });
+    expect(await editChannel.getByLabel("Base URL").inputValue()).toBe("http://localhost:8000/v1");
+    await editChannel.getByLabel("Base URL").fill(upstream.url);
+    await shoot("02b-channel-edit-preset");
+    await editChannel.getByRole("button", { name: "Save" }).click();
+    await editChannel.waitFor({ state: "detached" });
+    await channelRow.getByTestId("channel-preset").getByText("preset vllm").waitFor();
 
     // Served without a price: flagged on the dashboard; the checklist has ticked the channel and its test.
     await navigate("Dashboard", "Dashboard");
@@ -271,11 +298,12 @@ describe("console in a browser", () => {
     await shoot("07b-log-detail");
     await page.keyboard.press("Escape");
     await detail.waitFor({ state: "detached" });
-    // The loaded rows as CSV, money as exact decimal USD.
-    const [logsCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+    // The whole range as CSV, streamed by the server (not the rows loaded), money as exact decimal USD.
+    const [logsCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+    expect(logsCsv.suggestedFilename()).toMatch(/^tollgate-logs-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
     const logsText = await Bun.file((await logsCsv.path())!).text();
     const [csvHeader, csvRow] = logsText.split("\r\n");
-    expect(csvHeader).toStartWith("time,request_id,user,token,model,");
+    expect(csvHeader).toStartWith("time,request_id,endpoint,user,token,model,upstream_model,channel,status,");
     expect(csvRow).toContain(",root,e2e laptop,gpt-4o-mini,");
     expect(csvRow).toContain(",fake upstream,200,");
     expect(logsText).not.toContain(secret);
@@ -289,10 +317,12 @@ describe("console in a browser", () => {
     await page.locator('[data-step="first-call"]').waitFor({ state: "detached" });
     await page.locator('[data-testid="usage-chart"] .recharts-area').first().waitFor();
     await shoot("08-dashboard");
-    const [usageCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+    const [usageCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+    expect(usageCsv.suggestedFilename()).toMatch(/^tollgate-usage-.*\.csv$/);
     const usageLines = (await Bun.file((await usageCsv.path())!).text()).trim().split("\r\n");
-    expect(usageLines[0]).toBe("bucket_start,requests,errors,prompt_tokens,completion_tokens,cost_usd");
-    expect(usageLines.filter((line) => line.split(",")[1] === "1")).toHaveLength(1);
+    expect(usageLines[0]).toBe("hour,user,token,model,channel,requests,errors,prompt_tokens,completion_tokens,cached_tokens,cost_usd,latency_ms_sum,latency_count");
+    expect(usageLines).toHaveLength(2);
+    expect(usageLines[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z,root,e2e laptop,gpt-4o-mini,fake upstream,1,0,\d+,\d+,\d+,\d+\.\d{6},\d+,1$/);
 
     // The channel's recent traffic from the rollup, and Test all with a result per channel. The row shows
     // the last test to the minute: the earlier test is dated back, so that the new one cannot look the same.
@@ -300,7 +330,8 @@ describe("console in a browser", () => {
     await navigate("Channels", "Channels");
     await page.reload(); // the list may still be the one cached from the earlier visit
     await channelRow.getByTestId("channel-traffic").getByText("1 req").waitFor();
-    expect(await channelRow.getByTestId("channel-traffic").textContent()).toBe("1 req0% errors");
+    // Error share and average latency from the rollup.
+    expect(await channelRow.getByTestId("channel-traffic").textContent()).toMatch(/^1 req0% errorsavg \d+ ms$/);
     const lastTestText = () => channelRow.getByTestId("channel-last-test").textContent();
     await waitFor(async () => (await lastTestText())?.includes("2001"), "the channel's earlier test, dated back");
     await page.getByRole("button", { name: "Test all" }).click();
@@ -390,6 +421,27 @@ describe("console in a browser", () => {
     await shoot("13-user-balance-history");
     await page.keyboard.press("Escape");
 
+    // Subtracting: the note is required, and going below zero only when explicitly allowed.
+    await aliceRow.getByRole("button", { name: "Subtract" }).click();
+    const subtract = page.getByRole("dialog");
+    await subtract.getByLabel("Amount to subtract (USD)").fill("2");
+    await subtract.getByRole("button", { name: "Save" }).click();
+    await subtract.getByText("Must say why the balance is lowered").waitFor();
+    expect(await subtract.getByLabel("Note").getAttribute("aria-invalid")).toBe("true");
+    await subtract.getByLabel("Note").fill("chargeback");
+    await subtract.getByRole("button", { name: "Save" }).click();
+    await subtract.getByText("Would take the balance below zero", { exact: false }).waitFor();
+    await shoot("13b-user-subtract-refused");
+    await subtract.getByLabel("Allow the balance to go below zero").check();
+    await subtract.getByRole("button", { name: "Save" }).click();
+    await subtract.waitFor({ state: "detached" });
+    await aliceRow.getByRole("button", { name: "History" }).click();
+    const lowered = page.getByTestId("balance-history").locator("[data-balance-log]").first();
+    await lowered.getByText("chargeback").waitFor();
+    expect(await lowered.textContent()).toContain("2.00");
+    await shoot("13c-user-balance-history-subtracted");
+    await page.keyboard.press("Escape");
+
     const rootRow = page.locator('tr[data-user-name="root"]');
     expect(await rootRow.getByRole("button", { name: "Make user" }).count()).toBe(0);
     await aliceRow.getByRole("button", { name: "Make admin" }).click();
@@ -398,6 +450,34 @@ describe("console in a browser", () => {
     await aliceRow.getByRole("button", { name: "Make user" }).click();
     await aliceRow.getByRole("button", { name: "Make admin" }).waitFor();
     await shoot("14-users-roles");
+  });
+
+  test("tokens and users are searched and paged by the server: two pages of tokens, a search narrowing each list", async () => {
+    const responseHeaders = new Headers();
+    await consoleApp.createCaller({ responseHeaders }).auth.login({ name: "root", password: "root-password" });
+    const admin = consoleApp.createCaller({ headers: { cookie: responseHeaders.get("set-cookie")!.split(";")[0]! } });
+    for (let index = 0; index < 21; index++) await admin.tokens.create({ name: `bulk-${String(index).padStart(2, "0")}` });
+    const total = (await admin.tokens.list()).total;
+    expect(total).toBe(23);
+
+    await navigate("Tokens", "Tokens");
+    const range = page.getByTestId("tokens-pager-range");
+    await range.getByText(`1–20 of ${total}`).waitFor();
+    expect(await page.locator("[data-testid=tokens-table] tbody tr").count()).toBe(20);
+    await page.getByTestId("tokens-pager").getByRole("button", { name: "Next" }).click();
+    await range.getByText(`21–${total} of ${total}`).waitFor();
+    await page.locator('tr[data-token-name="e2e laptop"]').waitFor();
+    await shoot("15-tokens-page-2");
+    await page.getByLabel("Search tokens").fill("bulk-1");
+    await range.getByText("1–10 of 10").waitFor();
+    expect(await page.locator("[data-testid=tokens-table] tbody tr").count()).toBe(10);
+    await shoot("16-tokens-search");
+
+    await navigate("Users", "Users");
+    await page.getByLabel("Search users").fill("ali");
+    await page.getByTestId("users-pager-range").getByText("1–1 of 1").waitFor();
+    expect(await page.locator("[data-testid=users-table] tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-user-name")))).toEqual(["alice"]);
+    await shoot("17-users-search");
   });
 
   test("on a 390 px phone every page fits: the sidebar is a drawer behind a menu button, lists are row cards with their actions", async () => {
@@ -415,6 +495,11 @@ describe("console in a browser", () => {
       await mobile.getByRole("navigation").waitFor({ state: "hidden" });
 
       await navigate("Tokens", "Tokens", mobile);
+      // The search box and the pager fit a phone; the oldest token is found by its name.
+      await mobile.getByTestId("tokens-pager-range").getByText("1–20 of 23").waitFor();
+      await shoot("22a-phone-tokens-pager", mobile);
+      await mobile.getByLabel("Search tokens").fill("laptop");
+      await mobile.getByTestId("tokens-pager-range").getByText("1–1 of 1").waitFor();
       const tokenCard = mobile.locator('[data-row-card][data-token-name="e2e laptop"]');
       await tokenCard.waitFor();
       for (const action of ["Edit", "Enable", "Delete"]) expect(await tokenCard.getByRole("button", { name: action }).isVisible()).toBe(true);
@@ -429,10 +514,31 @@ describe("console in a browser", () => {
       const channelCard = mobile.locator('[data-row-card][data-channel-name="fake upstream"]');
       await channelCard.waitFor();
       for (const action of ["Test", "Edit", "Disable", "Delete"]) expect(await channelCard.getByRole("button", { name: action }).isVisible()).toBe(true);
+      expect(await channelCard.getByTestId("channel-latency").textContent()).toMatch(/^avg \d+ ms$/);
       await shoot("24-phone-channels", mobile);
+      // The channel form on a phone: the preset picker when editing, and the fetched models to pick from.
+      await channelCard.getByRole("button", { name: "Edit" }).click();
+      const phoneChannelForm = mobile.getByRole("dialog");
+      // The saved preset shows once the preset list has loaded.
+      await phoneChannelForm.getByLabel("Preset").locator('option[value="vllm"]').waitFor({ state: "attached" });
+      expect(await phoneChannelForm.getByLabel("Preset").inputValue()).toBe("vllm");
+      await phoneChannelForm.getByRole("button", { name: "Fetch models from upstream" }).click();
+      await phoneChannelForm.getByTestId("fetched-models").getByRole("button", { name: "text-embedding-3-small" }).waitFor();
+      await shoot("24a-phone-channel-fetch-models", mobile);
+      await mobile.keyboard.press("Escape");
+      await phoneChannelForm.waitFor({ state: "detached" });
       await navigate("Logs", "Logs", mobile);
       await mobile.locator('[data-row-card][data-log-model="gpt-4o-mini"]').first().waitFor();
+      expect(await mobile.getByRole("link", { name: "Export CSV" }).isVisible()).toBe(true);
       await shoot("25-phone-logs", mobile);
+      await navigate("Users", "Users", mobile);
+      await mobile.getByLabel("Search users").fill("alice");
+      const aliceCard = mobile.locator('[data-row-card][data-user-name="alice"]');
+      await mobile.getByTestId("users-pager-range").getByText("1–1 of 1").waitFor();
+      await aliceCard.getByRole("button", { name: "Subtract" }).click();
+      await mobile.getByRole("dialog").getByLabel("Note").waitFor();
+      await shoot("27a-phone-user-subtract", mobile);
+      await mobile.keyboard.press("Escape");
       for (const [label, heading, name] of [
         ["Models & prices", "Models & prices", "26-phone-models"],
         ["Users", "Users", "27-phone-users"],

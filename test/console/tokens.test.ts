@@ -70,7 +70,7 @@ describe("tokens procedures", () => {
     expect((await rejection(bob.caller.tokens.delete({ id: token.id }))).code).toBe("NOT_FOUND");
     expect((await rejection(bob.caller.tokens.list({ userId: alice.id }))).code).toBe("FORBIDDEN");
     expect((await rejection(bob.caller.tokens.create({ name: "for alice", userId: alice.id }))).code).toBe("FORBIDDEN");
-    expect((await bob.caller.tokens.list()).map((item) => item.id)).not.toContain(token.id);
+    expect((await bob.caller.tokens.list()).items.map((item) => item.id)).not.toContain(token.id);
     expect((await alice.caller.tokens.byId({ id: token.id })).status).toBe("enabled");
   });
 
@@ -79,7 +79,7 @@ describe("tokens procedures", () => {
     const { token } = await admin.caller.tokens.create({ name: "issued", userId: bob.id });
     expect(token.userId).toBe(bob.id);
     const all = await admin.caller.tokens.list();
-    expect(new Set(all.map((item) => item.userName))).toEqual(new Set(["alice", "bob"]));
+    expect(new Set(all.items.map((item) => item.userName))).toEqual(new Set(["alice", "bob"]));
     expect((await rejection(admin.caller.tokens.create({ name: "ghost", userId: 999_999 }))).fieldErrors).toEqual({ userId: ['Unknown user "999999"'] });
   });
 
@@ -151,6 +151,6 @@ describe("tokens procedures", () => {
       }),
     );
     expect(response!.status).toBe(403);
-    expect((await alice.caller.tokens.list()).map((token) => token.name)).not.toContain("csrf");
+    expect((await alice.caller.tokens.list()).items.map((token) => token.name)).not.toContain("csrf");
   });
 });

@@ -66,7 +66,30 @@ function errorType(status: number): string {
   return "api_error";
 }
 
-export async function startFakeAnthropicUpstream(options: { requireApiKey?: string } = {}): Promise<FakeAnthropicUpstream> {
+/** The models GET /v1/models lists by default, newest first, as Anthropic orders them. */
+export const fakeAnthropicModels = ["claude-opus-4-1-20250805", "claude-sonnet-4-20250514", "claude-3-5-haiku-20241022"];
+
+/**
+ * GET /v1/models (https://docs.anthropic.com/en/api/models-list): `{data: [{type, id, display_name,
+ * created_at}], has_more, first_id, last_id}`, `limit` (default 20, at most 1000; `modelsPerPage` caps it
+ * lower, to exercise paging) and `after_id`.
+ */
+function modelsPage(url: URL, models: readonly string[], modelsPerPage: number): Response {
+  const limit = Math.min(Number(url.searchParams.get("limit") ?? 20) || 20, 1000, modelsPerPage);
+  const afterId = url.searchParams.get("after_id");
+  const start = afterId === null ? 0 : models.indexOf(afterId) + 1;
+  const data = models.slice(start, start + limit).map((id, index) => ({
+    type: "model",
+    id,
+    display_name: id.replace(/-\d{8}$/, "").replaceAll("-", " "),
+    created_at: new Date(Date.UTC(2025, 7, 5) - (start + index) * 86_400_000).toISOString(),
+  }));
+  return Response.json({ data, has_more: start + limit < models.length, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+}
+
+export async function startFakeAnthropicUpstream(
+  options: { requireApiKey?: string; models?: readonly string[]; modelsPerPage?: number } = {},
+): Promise<FakeAnthropicUpstream> {
   const queue: FakeAnthropicBehaviour[] = [];
   const requests: FakeAnthropicUpstream["requests"] = [];
   const server = Bun.serve({
@@ -92,6 +115,19 @@ export async function startFakeAnthropicUpstream(options: { requireApiKey?: stri
           return Response.json({ type: "error", error: { type: "invalid_request_error", message: "messages: Field required" } }, { status: 400 });
         }
         return Response.json({ input_tokens: fakeInputTokens(body) });
+      }
+      if (url.pathname === "/v1/models" && request.method === "GET") {
+        if (options.requireApiKey && request.headers.get("x-api-key") !== options.requireApiKey) {
+          return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
+        }
+        if (!request.headers.get("anthropic-version")) {
+          return Response.json({ type: "error", error: { type: "invalid_request_error", message: "anthropic-version: header is required" } }, { status: 400 });
+        }
+        const failure = queue[0]?.kind === "error" ? (queue.shift() as FakeAnthropicBehaviour & { kind: "error" }) : null;
+        if (failure) {
+          return Response.json({ type: "error", error: { type: failure.type ?? errorType(failure.status), message: failure.message ?? "Upstream error" } }, { status: failure.status });
+        }
+        return modelsPage(url, options.models ?? fakeAnthropicModels, options.modelsPerPage ?? 1000);
       }
       if (url.pathname !== "/v1/messages" || request.method !== "POST") {
         return Response.json({ type: "error", error: { type: "not_found_error", message: "Not found" } }, { status: 404 });

@@ -47,7 +47,38 @@ function vectorOf(text: string): number[] {
   return vector;
 }
 
-export async function startFakeGeminiUpstream(options: { requireApiKey?: string } = {}): Promise<FakeGeminiUpstream> {
+/** What models.list answers by default: chat models, and an embedding model that does not generate content. */
+export const fakeGeminiModels = [
+  { name: "models/gemini-2.5-flash", supportedGenerationMethods: ["generateContent", "countTokens", "createCachedContent", "batchGenerateContent"] },
+  { name: "models/gemini-2.5-pro", supportedGenerationMethods: ["generateContent", "countTokens"] },
+  { name: "models/gemini-embedding-001", supportedGenerationMethods: ["embedContent", "countTextTokens", "countTokens"] },
+  { name: "models/gemini-2.0-flash", supportedGenerationMethods: ["generateContent", "countTokens"] },
+];
+
+/**
+ * models.list (https://ai.google.dev/api/models#method:-models.list): GET /v1beta/models, `{models: [Model],
+ * nextPageToken}` with `pageSize` (default 50, at most 1000; `modelsPerPage` caps it lower, to exercise
+ * paging) and `pageToken`; each Model with its name "models/...", version, displayName, token limits and
+ * supportedGenerationMethods.
+ */
+function modelsPage(url: URL, models: readonly { name: string; supportedGenerationMethods: string[] }[], modelsPerPage: number): Response {
+  const pageSize = Math.min(Number(url.searchParams.get("pageSize") ?? 50) || 50, 1000, modelsPerPage);
+  const start = Number(url.searchParams.get("pageToken") ?? 0) || 0;
+  const page = models.slice(start, start + pageSize).map((model) => ({
+    name: model.name,
+    version: "001",
+    displayName: model.name.slice("models/".length),
+    description: "A fake model",
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 65_536,
+    supportedGenerationMethods: model.supportedGenerationMethods,
+  }));
+  return Response.json({ models: page, ...(start + pageSize < models.length ? { nextPageToken: String(start + pageSize) } : {}) });
+}
+
+export async function startFakeGeminiUpstream(
+  options: { requireApiKey?: string; models?: readonly { name: string; supportedGenerationMethods: string[] }[]; modelsPerPage?: number } = {},
+): Promise<FakeGeminiUpstream> {
   const queue: FakeGeminiBehaviour[] = [];
   const requests: FakeGeminiUpstream["requests"] = [];
   const server = Bun.serve({
@@ -61,8 +92,11 @@ export async function startFakeGeminiUpstream(options: { requireApiKey?: string 
       const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(url.pathname);
       const error = (status: number, message: string, statusText = googleStatus(status), details?: unknown[]) =>
         Response.json({ error: { code: status, message, status: statusText, ...(details ? { details } : {}) } }, { status });
-      if (!match) return error(404, `Requested entity was not found.`);
-      if (options.requireApiKey && request.headers.get("x-goog-api-key") !== options.requireApiKey) {
+      const listing = url.pathname === "/v1beta/models" && request.method === "GET";
+      if (!match && !listing) return error(404, `Requested entity was not found.`);
+      // Google takes the key from x-goog-api-key or from ?key=.
+      const key = request.headers.get("x-goog-api-key") ?? url.searchParams.get("key");
+      if (options.requireApiKey && key !== options.requireApiKey) {
         // As Google answers a wrong key: 400 INVALID_ARGUMENT with an ErrorInfo whose reason is API_KEY_INVALID.
         return error(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT", [
           {
@@ -72,6 +106,11 @@ export async function startFakeGeminiUpstream(options: { requireApiKey?: string 
             metadata: { service: "generativelanguage.googleapis.com" },
           },
         ]);
+      }
+      if (listing || !match) {
+        const failure = queue[0]?.kind === "error" ? (queue.shift() as FakeGeminiBehaviour & { kind: "error" }) : null;
+        if (failure) return error(failure.status, failure.message ?? "Upstream failure", failure.googleStatus);
+        return modelsPage(url, options.models ?? fakeGeminiModels, options.modelsPerPage ?? 1000);
       }
       const [, model, method] = match;
       if (method === "embedContent") return Response.json({ embedding: { values: vectorOf(body?.content?.parts?.[0]?.text ?? "") } });

@@ -1,7 +1,7 @@
-import { type ChannelView, createChannel, createChannelSchema, deleteChannel, listChannels, updateChannel } from "@tollgate/admin";
+import { type ChannelView, createChannel, createChannelSchema, deleteChannel, fetchChannelModels, fetchChannelModelsSchema, listChannels, updateChannel } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
-import { integerFromText, listFromText, modelMappingFromText, parseInput } from "./flag-values";
+import { integerFromText, listFromText, modelMappingFromText, parseInput, recordIdFromText } from "./flag-values";
 import { formatFields, formatJson, formatList, formatTable } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
 import { statusCommand, statusOf } from "./status-command";
@@ -118,7 +118,31 @@ async function listChannelsCommand(argv: readonly string[], context: CommandCont
   );
 }
 
+/**
+ * `channel models ID`, or `channel models --type T --base-url URL --key KEY [--preset P] [--api-version V]`
+ * for a channel not yet added: the models the upstream lists, one per line (or a JSON array).
+ */
+async function channelModelsCommand(argv: readonly string[], context: CommandContext): Promise<string> {
+  // The ID is optional: a first argument that is not a flag.
+  const named = argv[0] !== undefined && !argv[0].startsWith("--");
+  const { flags } = parseCommandArguments(named ? argv.slice(1) : argv, {
+    command: "channel models",
+    flags: { type: "string", "base-url": "string", key: "string", preset: "string", "api-version": "string", json: "boolean" },
+  });
+  const id = named ? recordIdFromText(argv[0] as string, "channel") : undefined;
+  const input = parseInput(
+    fetchChannelModelsSchema,
+    { id, type: flags.type, baseUrl: flags["base-url"], apiKey: flags.key, preset: flags.preset, apiVersion: flags["api-version"] },
+    { ...channelFlags, id: "ID", preset: "--preset" },
+  );
+  const result = await fetchChannelModels(context.db, context.secretBox, input);
+  if (!result.ok) throw new CommandError(result.error, { exitCode: 1 });
+  if (flags.json) return formatJson(result.models);
+  return result.models.join("\n");
+}
+
 export const channelCommands: Record<string, CommandHandler> = {
+  models: channelModelsCommand,
   add: addChannel,
   list: listChannelsCommand,
   enable: statusCommand("channel enable", async (id, { db, secretBox }) => statusOf(await updateChannel(db, secretBox, { id, status: "enabled" }))),

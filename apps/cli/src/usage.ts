@@ -12,6 +12,9 @@ const sections = {
       by a balance (cap it per token with --quota).
   user list
   user topup NAME_OR_ID --amount USD [--reason TEXT]
+  user deduct NAME_OR_ID --amount USD --reason TEXT [--allow-negative]
+      Subtracts from the balance (recorded in its history with the reason); refused when the balance
+      would go below zero, unless --allow-negative.
 `,
   channel: `Channels:
   channel add --name NAME --base-url URL (--key KEY | --key-env VAR) --models a,b
@@ -31,6 +34,9 @@ const sections = {
       groups default to "default". The key is stored encrypted and never printed in full;
       --key-env VAR reads it from that environment variable, so it is not on the command line.
   channel list
+  channel models ID | channel models --type TYPE --base-url URL (--key KEY | --key-env VAR) [--preset VENDOR]
+      Lists the models the upstream serves (its model list call), for a saved channel or for values not
+      yet saved; Azure OpenAI channels cannot list their deployments with an API key.
   channel enable ID | channel disable ID | channel delete ID
 `,
   model: `Models:

@@ -1,4 +1,4 @@
-import { cliOperator, createUser, createUserSchema, findUser, listUsers, topUpUser, topUpUserSchema, type UserView } from "@tollgate/admin";
+import { cliOperator, createUser, createUserSchema, deductUserBalance, deductUserSchema, findUser, listUsers, topUpUser, topUpUserSchema, type UserView } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { parseInput } from "./flag-values";
@@ -86,7 +86,32 @@ async function topUpUserCommand(argv: readonly string[], { db }: CommandContext)
   ]);
 }
 
+/** `user deduct NAME_OR_ID --amount USD --reason TEXT [--allow-negative]`: the reason is required. */
+async function deductUserCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
+  const { flags, positionals } = parseCommandArguments(argv, {
+    command: "user deduct",
+    flags: { amount: "string", reason: "string", "allow-negative": "boolean", json: "boolean" },
+    positionals: ["NAME_OR_ID"],
+  });
+  const { amount, reason, allowNegative } = parseInput(deductUserSchema.omit({ id: true }), {
+    amount: flags.amount,
+    reason: flags.reason,
+    allowNegative: flags["allow-negative"] === true,
+  });
+  const user = await findUser(db, positionals[0] as string);
+  const { user: updated, balanceLogId } = await deductUserBalance(db, cliOperator, { id: user.id, amount, reason, allowNegative });
+  if (flags.json) {
+    return formatJson({ id: updated.id, name: updated.name, amount: usdForJson(-amount), balance: usdForJson(updated.balance), balanceLogId });
+  }
+  return formatFields([
+    ["deducted", `${updated.name} (id ${updated.id})`],
+    ["amount", formatUsd(amount)],
+    ["balance", formatUsd(updated.balance)],
+  ]);
+}
+
 export const userCommands: Record<string, CommandHandler> = {
+  deduct: deductUserCommand,
   create: createUserCommand,
   list: listUsersCommand,
   topup: topUpUserCommand,

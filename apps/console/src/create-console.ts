@@ -7,6 +7,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createLoginRateLimiter, type LoginLimits } from "./auth/login-rate-limiter";
 import { DEFAULT_SESSION_TTL_MS } from "./auth/sessions";
 import { type AppRouter, appRouter } from "./routers/app-router";
+import { createExportHandler } from "./export/export-csv";
 import { createStaticHandler } from "./static-files";
 import { type ConsoleContext, type ConsoleLog, createCallerFactory, sessionSecretFrom } from "./trpc";
 
@@ -51,7 +52,7 @@ export interface CallerOptions {
 }
 
 export interface Console {
-  /** Answers /trpc/* and the SPA; null for anything else (/v1/*, other methods), for the host to 404. */
+  /** Answers /trpc/*, the CSV exports (/export/*.csv) and the SPA; null for anything else (/v1/*, other methods), for the host to 404. */
   handle(request: Request): Promise<Response | null>;
   appRouter: AppRouter;
   createCaller(options?: CallerOptions): ReturnType<AppRouter["createCaller"]>;
@@ -102,6 +103,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
   };
 
   const callerFactory = createCallerFactory(appRouter);
+  const serveExport = createExportHandler({ db, sessionTtlMs, log, secureFor: isSecure, sessionSecret: sessionSecretFrom });
 
   return {
     appRouter,
@@ -128,6 +130,8 @@ export function createConsole(deps: ConsoleDependencies): Console {
           responseMeta: () => ({ headers: { "cache-control": "no-store" } }),
         });
       }
+      const exported = await serveExport(request, url);
+      if (exported) return exported;
       if (request.method !== "GET" && request.method !== "HEAD") return null;
       if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return null;
       return serveStatic(request, url);

@@ -12,3 +12,4 @@ export { scrubSecret } from "./shared/scrub-secret";
 export type { MappedUpstreamError } from "./shared/upstream-error";
 export { upstreamModelFor } from "./upstream-model";
 export { buildMediaRequest, type MediaBody, type MediaHttpRequest, type MediaOperation, servesMediaOperation } from "./media-request";
+export { AZURE_CANNOT_LIST_MODELS, listUpstreamModels, type ModelListChannel, type ModelListResult } from "./list-upstream-models";

@@ -3,6 +3,8 @@ import {
   createChannel,
   createChannelSchema,
   deleteChannel,
+  fetchChannelModels,
+  fetchChannelModelsSchema,
   getChannel,
   idInputSchema,
   listChannelPresets,
@@ -30,6 +32,12 @@ export const channelsRouter = router({
 
   /** Requests and errors per channel over the last 24 hours, from the hourly rollup. */
   health: adminProcedure.query(({ ctx }) => channelHealth(ctx.db)),
+
+  /**
+   * The models the upstream serves, by its own list call, for a saved channel (`id`) or a form's unsaved
+   * values (the key typed in the form). Administrators only: it spends the channel's key.
+   */
+  fetchModels: adminProcedure.input(fetchChannelModelsSchema).mutation(({ ctx, input }) => fetchChannelModels(ctx.db, ctx.secretBox, input)),
 
   /** Sends a tiny real request through the channel (the gateway's prober) and stores the outcome on it. */
   test: adminProcedure.input(idInputSchema).mutation(({ ctx, input }) => testChannel(ctx.db, input.id, ctx.testChannel)),

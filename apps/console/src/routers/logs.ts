@@ -1,51 +1,25 @@
-import { isAdministrator, recordIdSchema } from "@tollgate/admin";
+import { isAdministrator } from "@tollgate/admin";
 import { channels, requestLogs, users } from "@tollgate/db";
-import { TRPCError } from "@trpc/server";
-import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
+import { logConditions, logFiltersSchema } from "../export/log-filters";
 import { authedProcedure, router } from "../trpc";
 
 /** created_at with its microseconds, so that a page boundary never skips or repeats a row. */
 const createdAtText = sql<string>`to_char(${requestLogs.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 const CURSOR_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(\d{1,18})$/;
 
-const listInput = z.object({
+const listInput = logFiltersSchema.extend({
   /** Opaque: the nextCursor of the previous page. */
   cursor: z.string().regex(CURSOR_PATTERN, "Invalid cursor").nullish(),
   limit: z.number().int().min(1).max(200).default(50),
-  from: z.date().optional(),
-  to: z.date().optional(),
-  tokenId: recordIdSchema.optional(),
-  model: z.string().trim().min(1).max(200).optional(),
-  /** "success" (< 400), "error" (>= 400), or one HTTP status. */
-  status: z.union([z.enum(["success", "error"]), z.number().int().min(100).max(599)]).optional(),
-  /** Admins only. */
-  userId: recordIdSchema.optional(),
-  /** Admins only. */
-  channelId: z.number().int().min(0).optional(),
 });
 
 export const logsRouter = router({
   /** Request log, newest first, keyset-paginated on (created_at, id). Users see only their own calls. */
   list: authedProcedure.input(listInput).query(async ({ ctx, input }) => {
     const admin = isAdministrator(ctx.user);
-    if (!admin && input.userId !== undefined && input.userId !== ctx.user.id) {
-      throw new TRPCError({ code: "FORBIDDEN", message: "You can only read your own logs" });
-    }
-    if (!admin && input.channelId !== undefined) {
-      throw new TRPCError({ code: "FORBIDDEN", message: "Only an administrator can filter by channel" });
-    }
-    const conditions: (SQL | undefined)[] = [
-      admin ? (input.userId === undefined ? undefined : eq(requestLogs.userId, input.userId)) : eq(requestLogs.userId, ctx.user.id),
-      input.from ? gte(requestLogs.createdAt, input.from) : undefined,
-      input.to ? lt(requestLogs.createdAt, input.to) : undefined,
-      input.tokenId === undefined ? undefined : eq(requestLogs.tokenId, input.tokenId),
-      input.model === undefined ? undefined : eq(requestLogs.model, input.model),
-      input.channelId === undefined ? undefined : eq(requestLogs.channelId, input.channelId),
-      input.status === "success" ? lt(requestLogs.status, 400) : undefined,
-      input.status === "error" ? gte(requestLogs.status, 400) : undefined,
-      typeof input.status === "number" ? eq(requestLogs.status, input.status) : undefined,
-    ];
+    const conditions = logConditions(ctx.user, input);
     const cursor = input.cursor ? CURSOR_PATTERN.exec(input.cursor) : null;
     if (cursor) {
       conditions.push(sql`(${requestLogs.createdAt}, ${requestLogs.id}) < (${cursor[1]}::timestamptz, ${cursor[2]}::bigint)`);

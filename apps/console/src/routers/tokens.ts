@@ -4,8 +4,8 @@ import {
   deleteToken,
   getToken,
   idInputSchema,
-  listTokens,
   listTokensSchema,
+  searchTokens,
   rollToken,
   rollTokenSchema,
   updateToken,
@@ -15,9 +15,8 @@ import { authedProcedure, router } from "../trpc";
 
 /** A signed-in user manages their own tokens, an administrator everyone's (the rules: packages/admin tokens). */
 export const tokensRouter = router({
-  list: authedProcedure
-    .input(listTokensSchema.optional())
-    .query(({ ctx, input }) => listTokens(ctx.db, ctx.user, { userId: input?.userId, newestFirst: true })),
+  /** A page of tokens, newest first, searched by name, key prefix (and owner, for administrators). */
+  list: authedProcedure.input(listTokensSchema.default({ offset: 0, limit: 50 })).query(({ ctx, input }) => searchTokens(ctx.db, ctx.user, input)),
 
   byId: authedProcedure.input(idInputSchema).query(({ ctx, input }) => getToken(ctx.db, ctx.user, input.id)),
 

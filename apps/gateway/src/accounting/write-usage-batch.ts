@@ -60,7 +60,7 @@ export function rollUp(logs: readonly RequestLogRow[]): RollupRow[] {
     const key = `${hour}|${log.userId}|${log.tokenId}|${log.model}|${channelId}`;
     let row = groups.get(key);
     if (!row) {
-      row = { hour: new Date(hour), userId: log.userId, tokenId: log.tokenId, model: log.model, channelId, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0 };
+      row = { hour: new Date(hour), userId: log.userId, tokenId: log.tokenId, model: log.model, channelId, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, latencyMsSum: 0, latencyCount: 0 };
       groups.set(key, row);
     }
     row.requests! += 1;
@@ -69,6 +69,10 @@ export function rollUp(logs: readonly RequestLogRow[]): RollupRow[] {
     row.completionTokens! += log.completionTokens ?? 0;
     row.cachedTokens! += log.cachedTokens ?? 0;
     row.cost! += log.cost ?? 0;
+    if (typeof log.latencyMs === "number" && Number.isFinite(log.latencyMs) && log.latencyMs >= 0) {
+      row.latencyMsSum! += Math.round(log.latencyMs);
+      row.latencyCount! += 1;
+    }
   }
   return [...groups.values()];
 }
@@ -127,6 +131,8 @@ function upsertRollups(transaction: Transaction, rollups: RollupRow[]) {
         completionTokens: sql`${usageHourly.completionTokens} + excluded.completion_tokens`,
         cachedTokens: sql`${usageHourly.cachedTokens} + excluded.cached_tokens`,
         cost: sql`${usageHourly.cost} + excluded.cost`,
+        latencyMsSum: sql`${usageHourly.latencyMsSum} + excluded.latency_ms_sum`,
+        latencyCount: sql`${usageHourly.latencyCount} + excluded.latency_count`,
       },
     });
 }

@@ -18,6 +18,7 @@ const rows: Row[] = [
 function list(overrides: Partial<ResourceList<Row>> = {}): ResourceList<Row> {
   return {
     rows,
+    data: undefined,
     isPending: false,
     error: null,
     actionError: null,

@@ -3,6 +3,6 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 
 export type Outputs = inferRouterOutputs<AppRouter>;
 export type Inputs = inferRouterInputs<AppRouter>;
-export type TokenView = Outputs["tokens"]["list"][number];
+export type TokenView = Outputs["tokens"]["list"]["items"][number];
 export type ChannelView = Outputs["channels"]["list"][number];
-export type UserView = Outputs["users"]["list"][number];
+export type UserView = Outputs["users"]["list"]["items"][number];

@@ -21,9 +21,11 @@ export interface ErrorMessage {
  * The procedures behind a list page. The type parameters are inferred from them: what each procedure returns
  * and throws (the hook only reads an error's message).
  */
-export interface ResourceListOptions<Row, Key extends QueryKey, QueryError, UpdateOutput, UpdateError, RemoveOutput, RemoveError> {
-  /** The list procedure's query, e.g. trpc.tokens.list.queryOptions(). */
-  query: UseQueryOptions<Row[], QueryError, Row[], Key>;
+export interface ResourceListOptions<Data, Row, Key extends QueryKey, QueryError, UpdateOutput, UpdateError, RemoveOutput, RemoveError> {
+  /** The list procedure's query, e.g. trpc.tokens.list.queryOptions({ query, offset, limit }). */
+  query: UseQueryOptions<Data, QueryError, Data, Key>;
+  /** The rows of the answer: the answer itself for a plain list, its `items` for a page of a searchable one. */
+  rowsOf: (data: Data) => Row[];
   /** The update procedure, called with { id, status } by the Enable / Disable button. */
   update?: UseMutationOptions<UpdateOutput, UpdateError, StatusChange>;
   /** The delete procedure, called with { id } once the user confirms. */
@@ -33,9 +35,11 @@ export interface ResourceListOptions<Row, Key extends QueryKey, QueryError, Upda
 }
 
 /** What a list page and its table need from a resource list; ResourceTable renders `rows`, `isPending` and the errors. */
-export interface ResourceList<Row> {
+export interface ResourceList<Row, Data = unknown> {
   /** The rows as loaded; undefined until the first answer (or when it failed). */
   rows: Row[] | undefined;
+  /** The whole answer (a page's total, for a pager). */
+  data: Data | undefined;
   isPending: boolean;
   /** Why the list could not be loaded. */
   error: ErrorMessage | null;
@@ -61,6 +65,7 @@ export interface ResourceList<Row> {
  * delete one after a confirmation, and refetch the list (and the queries it feeds) after each change.
  */
 export function useResourceList<
+  Data,
   Row extends object,
   Key extends QueryKey,
   QueryError extends ErrorMessage,
@@ -68,7 +73,7 @@ export function useResourceList<
   UpdateError extends ErrorMessage,
   RemoveOutput,
   RemoveError extends ErrorMessage,
->(options: ResourceListOptions<Row, Key, QueryError, UpdateOutput, UpdateError, RemoveOutput, RemoveError>): ResourceList<Row> {
+>(options: ResourceListOptions<Data, Row, Key, QueryError, UpdateOutput, UpdateError, RemoveOutput, RemoveError>): ResourceList<Row, Data> {
   const queryClient = useQueryClient();
   const list = useQuery(options.query);
   const [deleting, setDeleting] = useState<(Row & { id: number }) | null>(null);
@@ -85,7 +90,8 @@ export function useResourceList<
     },
   });
   return {
-    rows: list.data,
+    rows: list.data === undefined ? undefined : options.rowsOf(list.data),
+    data: list.data,
     isPending: list.isPending,
     error: list.error,
     actionError: update.error,

@@ -35,8 +35,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const [groups, setGroups] = useState((editing?.groups ?? ["default"]).join(", "));
   const [priority, setPriority] = useState(String(editing?.priority ?? 0));
   const [weight, setWeight] = useState(String(editing?.weight ?? 1));
-  const [preset, setPreset] = useState("");
-  const presets = useQuery({ ...trpc.channels.presets.queryOptions(), enabled: !editing, staleTime: Number.POSITIVE_INFINITY });
+  const [preset, setPreset] = useState(editing?.preset ?? "");
+  const presets = useQuery({ ...trpc.channels.presets.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
   const chosenPreset = presets.data?.find((item) => item.id === preset);
   /** A preset fills the base URL (and an empty name); the server also stores the vendor's quirks with it. */
   const choosePreset = (id: string) => {
@@ -48,6 +48,20 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     if (!name.trim()) setName(next.label);
   };
   const form = useFormErrors();
+  // "Fetch models": the upstream's own list, for the values in the form (the stored key when none is typed).
+  const fetchModels = useMutation(trpc.channels.fetchModels.mutationOptions());
+  const currentModels = splitLines(models);
+  const fetched = fetchModels.data?.ok ? fetchModels.data.models : null;
+  const askUpstream = () =>
+    fetchModels.mutate({
+      ...(editing ? { id: editing.id } : {}),
+      type,
+      baseUrl: baseUrl.trim() || undefined,
+      apiKey: apiKey || undefined,
+      ...(type === "openai-compatible" && preset ? { preset } : {}),
+    });
+  const toggleModel = (model: string) =>
+    setModels((currentModels.includes(model) ? currentModels.filter((item) => item !== model) : [...currentModels, model]).join("\n"));
   const create = useMutation(trpc.channels.create.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
   const update = useMutation(trpc.channels.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
 
@@ -58,14 +72,14 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     if (typeof modelMapping === "string") return form.setField("modelMapping", modelMapping);
     const numbers = { priority: Number(priority), weight: Number(weight) };
     const fields = { name, type, baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
-    if (editing) update.mutate({ id: editing.id, ...fields, apiKey });
+    if (editing) update.mutate({ id: editing.id, ...fields, apiKey, ...(type === "openai-compatible" ? { preset: preset || null } : {}) });
     else create.mutate({ ...fields, apiKey, ...(preset && type === "openai-compatible" ? { preset } : {}) });
   };
   const errors = form.errors.fields;
 
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
-      {editing ? null : (
+      {type !== "openai-compatible" && editing ? null : (
         <Field label="Preset" error={errors.preset} hint={chosenPreset?.notes ?? "A known OpenAI-compatible vendor fills the base URL; or fill the fields yourself."}>
           {(id, invalid, describedBy) => (
             <select id={id} {...describedBy} name="preset" className={inputClass(invalid)} value={preset} onChange={(event) => choosePreset(event.target.value)}>
@@ -103,6 +117,47 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         placeholder={editing ? "unchanged" : "sk-..."}
         onChange={setApiKey}
       />
+      <div className="space-y-2" data-testid="fetch-models">
+        <div className="flex flex-wrap items-center gap-2">
+          {/* aria-disabled, not disabled: a disabled button drops the keyboard focus out of the dialog. */}
+          <button type="button" className="button" onClick={() => fetchModels.isPending || askUpstream()} aria-disabled={fetchModels.isPending}>
+            {fetchModels.isPending ? "Asking the upstream…" : "Fetch models from upstream"}
+          </button>
+          {fetched ? (
+            <>
+              <span className="text-xs text-slate-500">{fetched.length} models listed; click one to add or remove it.</span>
+              <button type="button" className="button-small" onClick={() => setModels([...new Set([...currentModels, ...fetched])].join("\n"))}>
+                Add all
+              </button>
+            </>
+          ) : null}
+        </div>
+        {fetchModels.data && !fetchModels.data.ok ? (
+          <p className="break-words rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-700" role="alert" data-testid="fetch-models-error">
+            {fetchModels.data.error}
+          </p>
+        ) : null}
+        {fetchModels.error ? (
+          <p className="break-words text-sm text-red-600" role="alert" data-testid="fetch-models-error">
+            {Object.values((fetchModels.error.data as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors ?? {}).flat().join(" ") || fetchModels.error.message}
+          </p>
+        ) : null}
+        {fetched && fetched.length > 0 ? (
+          <div className="flex max-h-40 flex-wrap gap-1 overflow-y-auto rounded-md border border-slate-200 p-2" data-testid="fetched-models">
+            {fetched.map((model) => (
+              <button
+                key={model}
+                type="button"
+                aria-pressed={currentModels.includes(model)}
+                className={`max-w-full truncate rounded px-1.5 py-0.5 font-mono text-xs ${currentModels.includes(model) ? "bg-indigo-600 text-white" : "bg-slate-100 text-slate-700"}`}
+                onClick={() => toggleModel(model)}
+              >
+                {model}
+              </button>
+            ))}
+          </div>
+        ) : null}
+      </div>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label="Models" error={errors.models} hint="Public model ids, one per line.">
           {(id, invalid, describedBy) => <textarea id={id} {...describedBy} name="models" rows={4} className={`${inputClass(invalid)} font-mono`} value={models} onChange={(event) => setModels(event.target.value)} />}

@@ -41,15 +41,18 @@ function ChannelModels(props: { channel: ChannelView }) {
   );
 }
 
-/** Requests and the error share over the last 24 hours, from the rollup. */
-function RecentTraffic(props: { health: { requests: number; errors: number } | undefined }) {
+/** Requests, the error share and the average latency over the last 24 hours, from the rollup. */
+function RecentTraffic(props: { health: { requests: number; errors: number; averageLatencyMs: number | null } | undefined }) {
   if (!props.health || props.health.requests === 0) return <span className="text-slate-400">no traffic</span>;
-  const { requests, errors } = props.health;
+  const { requests, errors, averageLatencyMs } = props.health;
   const rate = (errors / requests) * 100;
   return (
-    <div data-testid="channel-traffic">
+    <div data-testid="channel-traffic" className="whitespace-nowrap">
       <div>{formatNumber(requests)} req</div>
       <div className={`text-xs ${rate >= 10 ? "text-red-600" : "text-slate-500"}`}>{rate < 0.1 && errors > 0 ? "<0.1" : rate.toFixed(rate < 10 && errors > 0 ? 1 : 0)}% errors</div>
+      <div className="text-xs text-slate-500" data-testid="channel-latency" title="Mean latency over the last 24 hours">
+        {averageLatencyMs === null ? "latency n/a" : `avg ${formatMs(averageLatencyMs)}`}
+      </div>
     </div>
   );
 }
@@ -58,6 +61,7 @@ export function ChannelsPage() {
   const trpc = useTRPC();
   const list = useResourceList({
     query: trpc.channels.list.queryOptions(),
+    rowsOf: (channels) => channels,
     update: trpc.channels.update.mutationOptions(),
     remove: trpc.channels.delete.mutationOptions(),
     alsoRefreshes: [trpc.models.available.queryKey()],
@@ -116,6 +120,11 @@ export function ChannelsPage() {
                 <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={channel.baseUrl}>
                   {channel.baseUrl}
                 </div>
+                {channel.preset ? (
+                  <div className="text-xs font-normal text-slate-500" data-testid="channel-preset">
+                    preset {channel.preset}
+                  </div>
+                ) : null}
               </>
             ),
           },

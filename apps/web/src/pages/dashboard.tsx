@@ -6,8 +6,8 @@ import { presetSpan, type RangeChoice, RangePicker } from "../components/range-p
 import { ResourceTable } from "../components/resource-table";
 import { PageHeader, QueryState } from "../components/ui";
 import { formatCompact, formatNumber } from "../lib/format";
-import { downloadCsv, toCsv } from "../lib/csv";
-import { formatUsd, microsToInput } from "../lib/money";
+import { exportUrl } from "../lib/export-url";
+import { formatUsd } from "../lib/money";
 import { type Metric, metricLabels } from "../lib/usage-metrics";
 import { useTRPC } from "../trpc";
 
@@ -84,15 +84,8 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
     cost: point.cost,
   }));
 
-  // The rollup for the chosen range, one row per bucket, money as exact decimal USD.
-  const exportCsv = () =>
-    downloadCsv(
-      `tollgate-usage-${bucket}.csv`,
-      toCsv(
-        ["bucket_start", "requests", "errors", "prompt_tokens", "completion_tokens", "cost_usd"],
-        (data?.series ?? []).map((point) => [point.time.toISOString(), point.requests, point.errors, point.promptTokens, point.completionTokens, microsToInput(point.cost)]),
-      ),
-    );
+  // The rollup's hourly rows of the chosen range (per user, token, model and channel), streamed by the server.
+  const csvHref = exportUrl("usage", span);
 
   return (
     <div className="space-y-5">
@@ -133,9 +126,9 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
                 {metricLabels[key]}
               </button>
             ))}
-            <button type="button" className="button-small" onClick={exportCsv} disabled={!data}>
+            <a className="button-small" href={csvHref} download>
               Export CSV
-            </button>
+            </a>
           </div>
         </div>
         <div className="h-64" data-testid="usage-chart">

@@ -3,8 +3,8 @@ import { useState } from "react";
 import { ResourceTable, RowButton } from "../components/resource-table";
 import { Badge, PageHeader } from "../components/ui";
 import { formatMs, formatNumber, formatTime } from "../lib/format";
-import { downloadCsv, toCsv } from "../lib/csv";
-import { formatUsdExact, microsToInput } from "../lib/money";
+import { exportUrl } from "../lib/export-url";
+import { formatUsdExact } from "../lib/money";
 import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
 import { useTRPC } from "../trpc";
 import { LogDetail, type LogRow } from "./log-detail";
@@ -35,9 +35,9 @@ export function LogsPage(props: { isAdmin: boolean }) {
   const [status, setStatus] = useState<StatusFilter>("all");
   const [userId, setUserId] = useState("");
   const [channelId, setChannelId] = useState("");
-  const tokens = useQuery(trpc.tokens.list.queryOptions());
+  const tokens = useQuery(trpc.tokens.list.queryOptions({ offset: 0, limit: 200 }));
   const models = useQuery(trpc.models.available.queryOptions());
-  const users = useQuery({ ...trpc.users.list.queryOptions(), enabled: props.isAdmin });
+  const users = useQuery({ ...trpc.users.list.queryOptions({ offset: 0, limit: 200 }), enabled: props.isAdmin });
   const channels = useQuery({ ...trpc.channels.list.queryOptions(), enabled: props.isAdmin });
 
   const input = {
@@ -53,33 +53,14 @@ export function LogsPage(props: { isAdmin: boolean }) {
   const rows = logs.data?.pages.flatMap((page) => page.items) ?? [];
   const [detail, setDetail] = useState<LogRow | null>(null);
   const channelName = (id: number) => channels.data?.find((channel) => channel.id === id)?.name ?? `#${id}`;
-  // The rows loaded so far (Load older fetches more), with money as exact decimal USD.
-  const exportCsv = () =>
-    downloadCsv(
-      "tollgate-logs.csv",
-      toCsv(
-        ["time", "request_id", "user", "token", "model", "upstream_model", "channel", "status", "error_code", "prompt_tokens", "cached_tokens", "completion_tokens", "cost_usd", "latency_ms", "first_token_ms", "stream", "client_ip"],
-        rows.map((row) => [
-          row.createdAt.toISOString(),
-          row.requestId,
-          row.userName ?? row.userId,
-          row.tokenName,
-          row.model,
-          row.upstreamModel,
-          row.channelName ?? row.channelId,
-          row.status,
-          row.errorCode,
-          row.promptTokens,
-          row.cachedTokens,
-          row.completionTokens,
-          microsToInput(row.cost),
-          row.latencyMs,
-          row.firstTokenMs,
-          row.stream,
-          row.clientIp,
-        ]),
-      ),
-    );
+  // The whole range with these filters, streamed by the server (not only the rows loaded here).
+  const csvHref = exportUrl("logs", range === "all" ? { from: new Date(0), to: new Date(Date.now() + 60_000) } : span, {
+    tokenId: input.tokenId,
+    model: input.model,
+    status: input.status,
+    userId: input.userId,
+    channelId: input.channelId,
+  });
   const refresh = () => {
     if (range !== "all") setSpan(rangeWindow(range));
     void logs.refetch();
@@ -92,9 +73,9 @@ export function LogsPage(props: { isAdmin: boolean }) {
         description="Every call to /v1, newest first."
         actions={
           <>
-            <button type="button" className="button" onClick={exportCsv} disabled={rows.length === 0}>
+            <a className="button" href={csvHref} download>
               Export CSV
-            </button>
+            </a>
             <button type="button" className="button" onClick={refresh} disabled={logs.isFetching}>
               {logs.isFetching ? "Refreshing…" : "Refresh"}
             </button>
@@ -111,7 +92,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
           }}
           options={[...Object.entries(ranges).map(([value, { label }]) => ({ value, label })), { value: "all", label: "All time" }]}
         />
-        <FilterSelect label="Token" value={tokenId} onChange={setTokenId} options={[{ value: "", label: "All tokens" }, ...(tokens.data ?? []).map((token) => ({ value: String(token.id), label: token.name }))]} />
+        <FilterSelect label="Token" value={tokenId} onChange={setTokenId} options={[{ value: "", label: "All tokens" }, ...(tokens.data?.items ?? []).map((token) => ({ value: String(token.id), label: token.name }))]} />
         <FilterSelect label="Model" value={model} onChange={setModel} options={[{ value: "", label: "All models" }, ...(models.data ?? []).map((name) => ({ value: name, label: name }))]} />
         <FilterSelect
           label="Status"
@@ -125,7 +106,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
         />
         {props.isAdmin ? (
           <>
-            <FilterSelect label="User" value={userId} onChange={setUserId} options={[{ value: "", label: "All users" }, ...(users.data ?? []).map((user) => ({ value: String(user.id), label: user.name }))]} />
+            <FilterSelect label="User" value={userId} onChange={setUserId} options={[{ value: "", label: "All users" }, ...(users.data?.items ?? []).map((user) => ({ value: String(user.id), label: user.name }))]} />
             <FilterSelect
               label="Channel"
               value={channelId}

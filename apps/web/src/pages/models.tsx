@@ -133,7 +133,7 @@ function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () =
 
 export function ModelsPage() {
   const trpc = useTRPC();
-  const list = useResourceList({ query: trpc.models.list.queryOptions() });
+  const list = useResourceList({ query: trpc.models.list.queryOptions(), rowsOf: (models) => models });
   const [editing, setEditing] = useState<string | null>(null);
   const saved = async () => {
     await list.refresh();

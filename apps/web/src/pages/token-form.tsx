@@ -24,7 +24,7 @@ export function TokenForm(props: {
   const trpc = useTRPC();
   const editing = props.token;
   const models = useQuery(trpc.models.available.queryOptions());
-  const users = useQuery({ ...trpc.users.list.queryOptions(), enabled: props.isAdmin && !editing });
+  const users = useQuery({ ...trpc.users.list.queryOptions({ offset: 0, limit: 200 }), enabled: props.isAdmin && !editing });
   const [name, setName] = useState(editing?.name ?? "");
   const [userId, setUserId] = useState<string>("");
   const [group, setGroup] = useState(editing?.group ?? "");
@@ -100,7 +100,7 @@ export function TokenForm(props: {
           {(id, invalid, describedBy) => (
             <select id={id} {...describedBy} name="userId" className={inputClass(invalid)} value={userId} onChange={(event) => setUserId(event.target.value)}>
               <option value="">Me</option>
-              {(users.data ?? []).map((user) => (
+              {(users.data?.items ?? []).map((user) => (
                 <option key={user.id} value={user.id}>
                   {user.name}
                 </option>

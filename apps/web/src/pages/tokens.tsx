@@ -1,5 +1,7 @@
+import { keepPreviousData } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
+import { PAGE_SIZE, Pager, SearchBox, usePageState } from "../components/search-pager";
 import { SecretDialog } from "../components/secret-dialog";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
@@ -41,8 +43,10 @@ function List(props: { items: string[]; empty: string }) {
 
 export function TokensPage(props: { isAdmin: boolean }) {
   const trpc = useTRPC();
+  const paging = usePageState();
   const list = useResourceList({
-    query: trpc.tokens.list.queryOptions(),
+    query: { ...trpc.tokens.list.queryOptions({ query: paging.state.query || undefined, offset: paging.state.offset, limit: PAGE_SIZE }), placeholderData: keepPreviousData },
+    rowsOf: (page) => page.items,
     update: trpc.tokens.update.mutationOptions(),
     remove: trpc.tokens.delete.mutationOptions(),
   });
@@ -64,12 +68,13 @@ export function TokensPage(props: { isAdmin: boolean }) {
           </button>
         }
       />
+      <SearchBox label="Search tokens" placeholder={props.isAdmin ? "Search by name, key prefix or owner" : "Search by name or key prefix"} value={paging.text} onChange={paging.setText} />
       <ResourceTable
         source={list}
         testId="tokens-table"
         rowKey={(token) => token.id}
         rowAttributes={(token) => ({ "data-token-name": token.name })}
-        empty="No tokens yet. Add one to call the API."
+        empty={paging.state.query ? "No token matches the search." : "No tokens yet. Add one to call the API."}
         columns={[
           {
             header: "Name",
@@ -102,6 +107,7 @@ export function TokensPage(props: { isAdmin: boolean }) {
           </>
         )}
       />
+      <Pager offset={paging.state.offset} limit={PAGE_SIZE} total={list.data?.total} onOffset={paging.setOffset} testId="tokens-pager" />
       {editing ? (
         <Modal title={editing === "new" ? "Add token" : `Edit token "${editing.name}"`} onClose={() => setEditing(null)} wide>
           <TokenForm

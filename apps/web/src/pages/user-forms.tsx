@@ -65,31 +65,38 @@ export function CreateUserForm(props: { onCancel: () => void; onSaved: () => Pro
   );
 }
 
-export type UserFieldKind = "topUp" | "group" | "password";
+export type UserFieldKind = "topUp" | "deduct" | "group" | "password";
 
 /** The one-field dialogs of a user's row: top up the balance, set the group, reset the password. */
 export function UserFieldForm(props: { user: UserView; kind: UserFieldKind; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
   const [value, setValue] = useState(props.kind === "group" ? props.user.group : "");
-  const [reason, setReason] = useState("top-up");
+  const [reason, setReason] = useState(props.kind === "topUp" ? "top-up" : "");
+  const [allowNegative, setAllowNegative] = useState(false);
   const form = useFormErrors();
   const options = { onSuccess: props.onSaved, onError: form.fromError };
   const topUp = useMutation(trpc.users.topUp.mutationOptions(options));
+  const deduct = useMutation(trpc.users.deduct.mutationOptions(options));
   const update = useMutation(trpc.users.update.mutationOptions(options));
   const reset = useMutation(trpc.users.resetPassword.mutationOptions(options));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     form.clear();
     if (props.kind === "topUp") topUp.mutate({ id: props.user.id, amount: value, reason });
+    else if (props.kind === "deduct") deduct.mutate({ id: props.user.id, amount: value, reason, allowNegative });
     else if (props.kind === "group") update.mutate({ id: props.user.id, group: value });
     else reset.mutate({ id: props.user.id, password: value });
   };
-  const field = { topUp: "amount", group: "group", password: "password" }[props.kind];
-  const label = { topUp: "Amount (USD)", group: "Group", password: "New password" }[props.kind];
+  const field = { topUp: "amount", deduct: "amount", group: "group", password: "password" }[props.kind];
+  const label = { topUp: "Amount (USD)", deduct: "Amount to subtract (USD)", group: "Group", password: "New password" }[props.kind];
+  const money = props.kind === "topUp" || props.kind === "deduct";
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
-      {props.kind === "topUp" ? (
-        <p className="text-sm text-slate-600">Current balance: {props.user.balanceUnlimited ? "unlimited (not enforced)" : formatUsd(props.user.balance)}</p>
+      {money ? (
+        <p className="text-sm text-slate-600">
+          Current balance: {formatUsd(props.user.balance)}
+          {props.user.balanceUnlimited ? " (not enforced: spending is unlimited)" : ""}
+        </p>
       ) : null}
       <TextField
         label={label}
@@ -102,7 +109,16 @@ export function UserFieldForm(props: { user: UserView; kind: UserFieldKind; onCa
         onChange={setValue}
       />
       {props.kind === "topUp" ? <TextField label="Reason" name="reason" errors={form.errors.fields} value={reason} onChange={setReason} /> : null}
-      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Save" busy={topUp.isPending || update.isPending || reset.isPending} />
+      {props.kind === "deduct" ? (
+        <>
+          <TextField label="Note" name="reason" errors={form.errors.fields} hint="Required: why the balance is lowered (kept in its history)." value={reason} onChange={setReason} />
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" name="allowNegative" checked={allowNegative} onChange={(event) => setAllowNegative(event.target.checked)} />
+            Allow the balance to go below zero
+          </label>
+        </>
+      ) : null}
+      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Save" busy={topUp.isPending || deduct.isPending || update.isPending || reset.isPending} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from "react";
-import { useMutation } from "@tanstack/react-query";
+import { keepPreviousData, useMutation } from "@tanstack/react-query";
 import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
+import { PAGE_SIZE, Pager, SearchBox, usePageState } from "../components/search-pager";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { formatUsd } from "../lib/money";
@@ -12,12 +13,14 @@ import { CreateUserForm, type UserFieldKind, UserFieldForm } from "./user-forms"
 
 type Dialog = { kind: "create" } | { kind: UserFieldKind | "history"; user: UserView };
 
-const titles: Record<UserFieldKind, string> = { topUp: "Top up balance", group: "Set group", password: "Reset password" };
+const titles: Record<UserFieldKind, string> = { topUp: "Top up balance", deduct: "Subtract from balance", group: "Set group", password: "Reset password" };
 
 export function UsersPage(props: { currentUserId: number }) {
   const trpc = useTRPC();
+  const paging = usePageState();
   const list = useResourceList({
-    query: trpc.users.list.queryOptions(),
+    query: { ...trpc.users.list.queryOptions({ query: paging.state.query || undefined, offset: paging.state.offset, limit: PAGE_SIZE }), placeholderData: keepPreviousData },
+    rowsOf: (page) => page.items,
     update: trpc.users.update.mutationOptions(),
     remove: trpc.users.delete.mutationOptions(),
   });
@@ -40,12 +43,13 @@ export function UsersPage(props: { currentUserId: number }) {
           </button>
         }
       />
+      <SearchBox label="Search users" placeholder="Search by name or group" value={paging.text} onChange={paging.setText} />
       <ResourceTable
         source={list}
         testId="users-table"
         rowKey={(user) => user.id}
         rowAttributes={(user) => ({ "data-user-name": user.name })}
-        empty="No users."
+        empty={paging.state.query ? "No user matches the search." : "No users."}
         columns={[
           {
             header: "Name",
@@ -66,6 +70,7 @@ export function UsersPage(props: { currentUserId: number }) {
         actions={(user) => (
           <>
             <RowButton onClick={() => setDialog({ kind: "topUp", user })}>Top up</RowButton>
+            <RowButton onClick={() => setDialog({ kind: "deduct", user })}>Subtract</RowButton>
             <RowButton onClick={() => setDialog({ kind: "group", user })}>Group</RowButton>
             <RowButton onClick={() => setDialog({ kind: "history", user })}>History</RowButton>
             <RowButton onClick={() => setDialog({ kind: "password", user })}>Password</RowButton>
@@ -81,6 +86,7 @@ export function UsersPage(props: { currentUserId: number }) {
           </>
         )}
       />
+      <Pager offset={paging.state.offset} limit={PAGE_SIZE} total={list.data?.total} onOffset={paging.setOffset} testId="users-pager" />
       {dialog?.kind === "create" ? (
         <Modal title="Add user" onClose={close} wide>
           <CreateUserForm onCancel={close} onSaved={saved} />

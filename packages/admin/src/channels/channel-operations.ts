@@ -23,15 +23,18 @@ const channelColumns = {
   lastTestAt: channels.lastTestAt,
   lastTestLatencyMs: channels.lastTestLatencyMs,
   lastTestError: channels.lastTestError,
+  config: channels.config,
   createdAt: channels.createdAt,
   updatedAt: channels.updatedAt,
 };
 
 type ChannelRow = { [K in keyof typeof channelColumns]: (typeof channels.$inferSelect)[K] };
 
-export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted"> & {
+export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   /** The key's last 4 characters (see maskKey); null when it cannot be decrypted with this TOLLGATE_SECRET. */
   keyMasked: string | null;
+  /** The openai-compatible preset whose quirks apply (config.preset); the rest of the config is not shown (it may hold headers). */
+  preset: string | null;
 };
 
 /** Sends one tiny real request through a channel (the gateway's prober), for the console's Test button. */
@@ -42,14 +45,15 @@ function unknownChannel(id: number): AdminError {
 }
 
 async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelView> {
-  const { apiKeyEncrypted, ...view } = row;
+  const { apiKeyEncrypted, config, ...view } = row;
+  const preset = typeof config.preset === "string" ? config.preset : null;
   let keyMasked: string | null = null;
   try {
     keyMasked = maskKey(await secretBox.decrypt(apiKeyEncrypted));
   } catch {
     // Encrypted with another TOLLGATE_SECRET: the channel is still listed, without its key.
   }
-  return { ...view, keyMasked };
+  return { ...view, keyMasked, preset };
 }
 
 async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
@@ -80,8 +84,22 @@ export async function createChannel(db: Database, secretBox: SecretBox, input: C
 
 /** Changes the fields the input names; setting the status by hand clears the gateway's reason for an automatic disable. */
 export async function updateChannel(db: Database, secretBox: SecretBox, input: UpdateChannelInput): Promise<ChannelView> {
-  const { id, apiKey, ...fields } = input;
+  const { id, apiKey, preset, ...fields } = input;
   const current = await loadChannel(db, id);
+  if (preset && (fields.type ?? current.type) !== "openai-compatible") {
+    throw new AdminError("invalid_input", "Applies to type openai-compatible only", { field: "preset" });
+  }
+  // A preset chosen (or cleared with null) changes config.preset only; the other settings stay.
+  let config = current.config;
+  if (preset !== undefined) {
+    const { preset: _previous, ...rest } = current.config;
+    config = preset === null ? rest : { ...rest, preset };
+  }
+  // A channel moved off openai-compatible keeps no preset: its quirks would not apply.
+  if (fields.type !== undefined && fields.type !== "openai-compatible" && "preset" in config) {
+    const { preset: _dropped, ...rest } = config;
+    config = rest;
+  }
   // A mapping must stay within the models, whichever of the two changed.
   const models = fields.models ?? current.models;
   const mapping = fields.modelMapping ?? current.modelMapping;
@@ -91,6 +109,8 @@ export async function updateChannel(db: Database, secretBox: SecretBox, input: U
     .set({
       ...fields,
       modelMapping,
+      // Written only when it changed, so that a status toggle never rewrites the config it read.
+      ...(config === current.config ? {} : { config }),
       ...(apiKey === undefined ? {} : { apiKeyEncrypted: await secretBox.encrypt(apiKey) }),
       ...(fields.status === undefined ? {} : { statusReason: null }),
       updatedAt: new Date(),
@@ -119,17 +139,30 @@ export function listChannelPresets(): { id: string; label: string; baseUrl: stri
   return Object.entries(openAICompatiblePresets).map(([id, preset]) => ({ id, label: preset.label, baseUrl: preset.baseUrl, notes: preset.notes ?? null }));
 }
 
+export interface ChannelHealth {
+  channelId: number;
+  requests: number;
+  /** Requests answered with a status of 400 or more. */
+  errors: number;
+  /** Mean latency in ms over the requests whose latency the rollup holds; null when none does (rows older than migration 0011). */
+  averageLatencyMs: number | null;
+}
+
 /**
- * Each channel's traffic over the last `hours` hours from the hourly rollup: requests and the share answered
- * with an error (status 400 or more). Channels without traffic are left out.
+ * Each channel's traffic over the last `hours` hours from the hourly rollup: requests, the share answered
+ * with an error (status 400 or more) and the average latency. The rollup keeps sums, so there is an average
+ * but no percentile. Channels without traffic are left out.
  */
-export async function channelHealth(db: Database, hours = 24): Promise<{ channelId: number; requests: number; errors: number }[]> {
+export async function channelHealth(db: Database, hours = 24): Promise<ChannelHealth[]> {
   const since = new Date(Date.now() - hours * 3_600_000);
   return db
     .select({
       channelId: usageHourly.channelId,
       requests: sql<number>`coalesce(sum(${usageHourly.requests}), 0)::bigint`.mapWith(Number),
       errors: sql<number>`coalesce(sum(${usageHourly.errors}), 0)::bigint`.mapWith(Number),
+      averageLatencyMs: sql<number | null>`round(sum(${usageHourly.latencyMsSum})::numeric / nullif(sum(${usageHourly.latencyCount}), 0))::bigint`.mapWith((value) =>
+        value === null ? null : Number(value),
+      ),
     })
     .from(usageHourly)
     .where(and(gte(usageHourly.hour, since), ne(usageHourly.channelId, 0)))

@@ -116,8 +116,16 @@ export const updateChannelSchema = channelFields
     id: recordIdSchema,
     /** Omitted or empty: keep the stored key. */
     apiKey: optionalApiKeySchema,
+    /** An openai-compatible preset whose quirks apply from now on; null or "" clears it; omitted keeps it. */
+    preset: z
+      .string({ error: PRESETS })
+      .trim()
+      .nullable()
+      .transform((preset) => preset || null)
+      .refine((preset) => preset === null || Object.hasOwn(openAICompatiblePresets, preset), PRESETS)
+      .optional(),
   })
   .superRefine(checkMapping);
 
 export type CreateChannelInput = z.output<typeof createChannelSchema>;
-export type UpdateChannelInput = Omit<z.output<typeof updateChannelSchema>, "apiKey"> & { apiKey?: string };
+export type UpdateChannelInput = Omit<z.output<typeof updateChannelSchema>, "apiKey" | "preset"> & { apiKey?: string; preset?: string | null };

@@ -1,8 +1,9 @@
 import { type Database, tokenPublicColumns, tokens, users } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
-import { and, asc, desc, eq, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, or, type SQL } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
+import { containsPattern, type Page, type PageQuery } from "../values/page-query";
 import { grantedLimitsOf, mergeGrantedLimits, ownerEditErrors } from "./token-entitlements";
 import type { CreateTokenInput, UpdateTokenInput } from "./token-schemas";
 
@@ -43,6 +44,27 @@ export async function listTokens(db: Database, actor: Actor, options: { userId?:
     .innerJoin(users, eq(users.id, tokens.userId))
     .where(and(ownedBy(actor), options.userId === undefined ? undefined : eq(tokens.userId, options.userId)))
     .orderBy(options.newestFirst ? desc(tokens.id) : asc(tokens.id));
+}
+
+/**
+ * One page of the actor's tokens (an administrator's: everyone's, or one owner's), newest first, whose name,
+ * key prefix or owner's name contains `query`, with how many match in all.
+ */
+export async function searchTokens(db: Database, actor: Actor, options: PageQuery & { userId?: number }): Promise<Page<TokenView>> {
+  if (options.userId !== undefined && !isAdministrator(actor) && options.userId !== actor.id) {
+    throw new AdminError("forbidden", "You can only list your own tokens");
+  }
+  const pattern = options.query ? containsPattern(options.query) : null;
+  const where = and(
+    ownedBy(actor),
+    options.userId === undefined ? undefined : eq(tokens.userId, options.userId),
+    pattern ? or(ilike(tokens.name, pattern), ilike(tokens.keyPrefix, pattern), isAdministrator(actor) ? ilike(users.name, pattern) : undefined) : undefined,
+  );
+  const [items, [counted]] = await Promise.all([
+    db.select(tokenColumns).from(tokens).innerJoin(users, eq(users.id, tokens.userId)).where(where).orderBy(desc(tokens.id)).limit(options.limit).offset(options.offset),
+    db.select({ total: count() }).from(tokens).innerJoin(users, eq(users.id, tokens.userId)).where(where),
+  ]);
+  return { items, total: Number(counted?.total ?? 0), offset: options.offset, limit: options.limit };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageQuerySchema } from "../values/page-query";
 import { expirySchema } from "../values/expiry";
 import { ipAllowListSchema } from "../values/ip-allow-list";
 import { groupSchema, modelListSchema, nameSchema, positiveIntSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
@@ -33,7 +34,8 @@ export const updateTokenSchema = tokenFields.partial().extend({
   status: z.enum(["enabled", "disabled"]).optional(),
 });
 
-export const listTokensSchema = z.object({ userId: recordIdSchema.optional() });
+/** One owner's tokens (administrators only for others), searched by name, key prefix or owner, a page at a time. */
+export const listTokensSchema = pageQuerySchema.extend({ userId: recordIdSchema.optional() });
 
 export type CreateTokenInput = z.output<typeof createTokenSchema>;
 export type UpdateTokenInput = z.output<typeof updateTokenSchema>;

@@ -1,9 +1,10 @@
 import { balanceLogs, type Database, isUniqueViolation, sessions, users } from "@tollgate/db";
-import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, ne, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Actor } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
-import type { CreateUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
+import { containsPattern, type Page, type PageQuery } from "../values/page-query";
+import type { CreateUserInput, DeductUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
 
 /** Every column but the password hash; `hasPassword` says whether the user can sign in to the console. */
 const userColumns = {
@@ -58,6 +59,17 @@ export async function findUser(db: Database, reference: string): Promise<UserVie
 
 export function listUsers(db: Database): Promise<UserView[]> {
   return db.select(userColumns).from(users).orderBy(asc(users.id));
+}
+
+/** One page of users, by id, whose name or group contains `query`, with how many match in all. */
+export async function searchUsers(db: Database, options: PageQuery): Promise<Page<UserView>> {
+  const pattern = options.query ? containsPattern(options.query) : null;
+  const where = pattern ? or(ilike(users.name, pattern), ilike(users.group, pattern)) : undefined;
+  const [items, [counted]] = await Promise.all([
+    db.select(userColumns).from(users).where(where).orderBy(asc(users.id)).limit(options.limit).offset(options.offset),
+    db.select({ total: count() }).from(users).where(where),
+  ]);
+  return { items, total: Number(counted?.total ?? 0), offset: options.offset, limit: options.limit };
 }
 
 const actors = alias(users, "actors");
@@ -160,6 +172,34 @@ export async function topUpUser(db: Database, actor: Actor, input: TopUpUserInpu
     const [log] = await transaction
       .insert(balanceLogs)
       .values({ userId: input.id, amount: input.amount, reason: input.reason, actorId: actor.id })
+      .returning({ id: balanceLogs.id });
+    if (!log) throw new Error("the balance log row was not returned");
+    return log.id;
+  });
+  return { user: await getUser(db, input.id), balanceLogId };
+}
+
+/**
+ * Subtracts from a user's balance and records it (negative) in balance_logs with the acting administrator
+ * and the note, in one transaction. Refused when the balance would end below zero, unless `allowNegative`;
+ * the check and the update are one statement, so a concurrent spend cannot slip between them.
+ */
+export async function deductUserBalance(db: Database, actor: Actor, input: DeductUserInput): Promise<{ user: UserView; balanceLogId: number }> {
+  const balanceLogId = await db.transaction(async (transaction) => {
+    const [updated] = await transaction
+      .update(users)
+      .set({ balance: sql`${users.balance} - ${input.amount}`, updatedAt: new Date() })
+      .where(and(eq(users.id, input.id), input.allowNegative ? undefined : sql`${users.balance} >= ${input.amount}`))
+      .returning({ id: users.id });
+    if (!updated) {
+      const [current] = await transaction.select({ balance: users.balance }).from(users).where(eq(users.id, input.id)).limit(1);
+      if (!current) throw unknownUser(input.id);
+      const balance = (current.balance / 1_000_000).toFixed(6).replace(/\.?0+$/, "");
+      throw new AdminError("invalid_input", `Would take the balance below zero (it is ${balance} USD); allow a negative balance to do so`, { field: "amount" });
+    }
+    const [log] = await transaction
+      .insert(balanceLogs)
+      .values({ userId: input.id, amount: -input.amount, reason: input.reason, actorId: actor.id })
       .returning({ id: balanceLogs.id });
     if (!log) throw new Error("the balance log row was not returned");
     return log.id;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { groupSchema, passwordSchema, positiveUsdSchema, recordIdSchema, usdLimitSchema, userNameSchema } from "../values/value-schemas";
+import { groupSchema, passwordSchema, positiveUsdSchema, recordIdSchema, requiredOr, usdLimitSchema, userNameSchema } from "../values/value-schemas";
 
 const roleSchema = z.enum(["admin", "user"], { error: 'Must be "admin" or "user"' });
 
@@ -42,6 +42,22 @@ export const topUpUserSchema = z.object({
     .transform((reason) => reason || "top-up"),
 });
 
+/**
+ * Takes money off a user's balance (a correction, a refund reversed). The note is required: a subtraction
+ * without a reason cannot be audited later. The balance may not go below zero unless `allowNegative` says
+ * so explicitly (an overdraft an administrator means to grant); spending already can take it below zero.
+ */
+export const deductUserSchema = z.object({
+  id: recordIdSchema,
+  amount: positiveUsdSchema,
+  reason: z
+    .string({ error: requiredOr("Must say why the balance is lowered") })
+    .trim()
+    .min(1, "Must say why the balance is lowered")
+    .max(200, "Must be at most 200 characters"),
+  allowNegative: z.boolean({ error: "Must be true or false" }).default(false),
+});
+
 export const setPasswordSchema = z.object({ id: recordIdSchema, password: passwordSchema });
 
 /** The first administrator, created from the console's first-run page. */
@@ -50,3 +66,4 @@ export const firstAdministratorSchema = z.object({ name: userNameSchema, passwor
 export type CreateUserInput = z.output<typeof createUserSchema>;
 export type UpdateUserInput = z.output<typeof updateUserSchema>;
 export type TopUpUserInput = z.output<typeof topUpUserSchema>;
+export type DeductUserInput = z.output<typeof deductUserSchema>;

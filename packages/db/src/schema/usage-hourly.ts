@@ -20,6 +20,14 @@ export const usageHourly = pgTable(
     cachedTokens: bigint("cached_tokens", { mode: "number" }).notNull().default(0),
     /** Micro-USD. */
     cost: bigint("cost", { mode: "number" }).notNull().default(0),
+    /**
+     * Sum of the requests' latency (request_logs.latency_ms) and how many requests it covers, so that an
+     * average is latency_ms_sum / latency_count. latency_count is its own column (not `requests`) because
+     * rows written before migration 0011 carry requests without latency. Sums give averages, not
+     * percentiles: a p95 would need a histogram or the log rows.
+     */
+    latencyMsSum: bigint("latency_ms_sum", { mode: "number" }).notNull().default(0),
+    latencyCount: integer("latency_count").notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.hour, table.userId, table.tokenId, table.model, table.channelId] })],
 );

@@ -1,0 +1,276 @@
+import { isAdministrator } from "@tollgate/admin";
+import { channels, type Database, requestLogs, tokens, usageHourly, users } from "@tollgate/db";
+import { microsToUsd } from "@tollgate/shared";
+import { TRPCError } from "@trpc/server";
+import { and, asc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { z } from "zod";
+import { resolveSession, type SessionUser, sessionCookie } from "../auth/sessions";
+import type { ConsoleLog } from "../trpc";
+import { type CsvCell, csvLine } from "./csv-cells";
+import { logConditions, logFiltersSchema } from "./log-filters";
+
+/** Rows read per query while the download streams: the whole range is never held in memory. */
+const ROWS_PER_PAGE = 1000;
+
+const LOG_HEADER = [
+  "time", "request_id", "endpoint", "user", "token", "model", "upstream_model", "channel", "status", "error_code",
+  "prompt_tokens", "cached_tokens", "completion_tokens", "usage_estimated", "billed_unit", "billed_quantity", "cost_usd",
+  "latency_ms", "first_token_ms", "stream", "client_ip",
+];
+
+const USAGE_HEADER = [
+  "hour", "user", "token", "model", "channel", "requests", "errors", "prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd",
+  "latency_ms_sum", "latency_count",
+];
+
+const number = z.coerce.number().int();
+const instant = z.iso.datetime({ offset: true }).transform((text) => new Date(text));
+
+/** The range every export needs, from the query string: ISO 8601 instants, `from` before `to`. */
+const rangeSchema = z
+  .object({ from: instant, to: instant })
+  .refine((range) => range.from.getTime() < range.to.getTime(), { message: "Must end after it starts", path: ["to"] });
+
+const logQuerySchema = rangeSchema.and(
+  z.object({
+    tokenId: number.optional(),
+    model: z.string().optional(),
+    status: z.union([z.enum(["success", "error"]), number]).optional(),
+    userId: number.optional(),
+    channelId: number.optional(),
+  }),
+);
+
+const usageQuerySchema = rangeSchema.and(z.object({ userId: number.optional() }));
+
+function fileDate(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+function csvResponse(fileName: string, header: string[], pages: () => Promise<CsvCell[][] | null>, log: ConsoleLog): Response {
+  const encoder = new TextEncoder();
+  let headerSent = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(csvLine(header)));
+        return;
+      }
+      try {
+        const rows = await pages();
+        if (rows === null) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(encoder.encode(rows.map(csvLine).join("")));
+      } catch (error) {
+        log("error", "CSV export failed while streaming", { file: fileName, error: error instanceof Error ? error.message.split("\n")[0] : String(error) });
+        controller.error(error);
+      }
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${fileName}"`,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
+
+function problem(status: number, message: string): Response {
+  return Response.json({ error: { message } }, { status, headers: { "cache-control": "no-store" } });
+}
+
+function queryObject(url: URL): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) if (value !== "") entries[name] = value;
+  return entries;
+}
+
+/** Request-log rows of the range, oldest first, page by page on (created_at, id); users get their own. */
+function logPages(db: Database, user: SessionUser, conditions: (SQL | undefined)[]): () => Promise<CsvCell[][] | null> {
+  const admin = isAdministrator(user);
+  let cursor: { at: string; id: number } | null = null;
+  let done = false;
+  return async () => {
+    if (done) return null;
+    const keyset = cursor ? sql`(${requestLogs.createdAt}, ${requestLogs.id}) > (${cursor.at}::timestamptz, ${cursor.id}::bigint)` : undefined;
+    const rows = await db
+      .select({
+        id: requestLogs.id,
+        cursorAt: sql<string>`to_char(${requestLogs.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+        createdAt: requestLogs.createdAt,
+        requestId: requestLogs.requestId,
+        endpoint: requestLogs.endpoint,
+        userId: requestLogs.userId,
+        userName: users.name,
+        tokenName: requestLogs.tokenName,
+        model: requestLogs.model,
+        upstreamModel: requestLogs.upstreamModel,
+        channelId: requestLogs.channelId,
+        channelName: channels.name,
+        status: requestLogs.status,
+        errorCode: requestLogs.errorCode,
+        promptTokens: requestLogs.promptTokens,
+        cachedTokens: requestLogs.cachedTokens,
+        completionTokens: requestLogs.completionTokens,
+        usageEstimated: requestLogs.usageEstimated,
+        billedUnit: requestLogs.billedUnit,
+        billedQuantity: requestLogs.billedQuantity,
+        cost: requestLogs.cost,
+        latencyMs: requestLogs.latencyMs,
+        firstTokenMs: requestLogs.firstTokenMs,
+        stream: requestLogs.stream,
+        clientIp: requestLogs.clientIp,
+      })
+      .from(requestLogs)
+      .leftJoin(users, eq(users.id, requestLogs.userId))
+      .leftJoin(channels, eq(channels.id, requestLogs.channelId))
+      .where(and(...conditions, keyset))
+      .orderBy(asc(requestLogs.createdAt), asc(requestLogs.id))
+      .limit(ROWS_PER_PAGE);
+    const last = rows.at(-1);
+    if (!last) return null;
+    if (rows.length < ROWS_PER_PAGE) done = true;
+    cursor = { at: last.cursorAt, id: last.id };
+    return rows.map((row) => [
+      row.createdAt,
+      row.requestId,
+      row.endpoint,
+      row.userName ?? row.userId,
+      row.tokenName,
+      row.model,
+      // Channels are the operator's business, as in the logs page.
+      admin ? row.upstreamModel : null,
+      admin ? (row.channelName ?? row.channelId) : null,
+      row.status,
+      row.errorCode,
+      row.promptTokens,
+      row.cachedTokens,
+      row.completionTokens,
+      row.usageEstimated,
+      row.billedUnit,
+      row.billedQuantity,
+      { decimal: microsToUsd(row.cost) },
+      row.latencyMs,
+      row.firstTokenMs,
+      row.stream,
+      row.clientIp,
+    ]);
+  };
+}
+
+/** usage_hourly rows of the range, page by page on its primary key; users get their own, without channels. */
+function usagePages(db: Database, admin: boolean, where: SQL | undefined): () => Promise<CsvCell[][] | null> {
+  let cursor: { hour: Date; userId: number; tokenId: number; model: string; channelId: number } | null = null;
+  let done = false;
+  return async () => {
+    if (done) return null;
+    const keyset = cursor
+      ? sql`(${usageHourly.hour}, ${usageHourly.userId}, ${usageHourly.tokenId}, ${usageHourly.model}, ${usageHourly.channelId}) > (${cursor.hour.toISOString()}::timestamptz, ${cursor.userId}::bigint, ${cursor.tokenId}::bigint, ${cursor.model}, ${cursor.channelId}::bigint)`
+      : undefined;
+    const rows = await db
+      .select({
+        hour: usageHourly.hour,
+        userId: usageHourly.userId,
+        userName: users.name,
+        tokenId: usageHourly.tokenId,
+        tokenName: tokens.name,
+        model: usageHourly.model,
+        channelId: usageHourly.channelId,
+        channelName: channels.name,
+        requests: usageHourly.requests,
+        errors: usageHourly.errors,
+        promptTokens: usageHourly.promptTokens,
+        completionTokens: usageHourly.completionTokens,
+        cachedTokens: usageHourly.cachedTokens,
+        cost: usageHourly.cost,
+        latencyMsSum: usageHourly.latencyMsSum,
+        latencyCount: usageHourly.latencyCount,
+      })
+      .from(usageHourly)
+      .leftJoin(users, eq(users.id, usageHourly.userId))
+      .leftJoin(tokens, eq(tokens.id, usageHourly.tokenId))
+      .leftJoin(channels, eq(channels.id, usageHourly.channelId))
+      .where(and(where, keyset))
+      .orderBy(asc(usageHourly.hour), asc(usageHourly.userId), asc(usageHourly.tokenId), asc(usageHourly.model), asc(usageHourly.channelId))
+      .limit(ROWS_PER_PAGE);
+    const last = rows.at(-1);
+    if (!last) return null;
+    if (rows.length < ROWS_PER_PAGE) done = true;
+    cursor = { hour: last.hour, userId: last.userId, tokenId: last.tokenId, model: last.model, channelId: last.channelId };
+    return rows.map((row) => [
+      row.hour,
+      row.userName ?? row.userId,
+      row.tokenName ?? row.tokenId,
+      row.model,
+      admin ? (row.channelId === 0 ? "" : (row.channelName ?? row.channelId)) : null,
+      row.requests,
+      row.errors,
+      row.promptTokens,
+      row.completionTokens,
+      row.cachedTokens,
+      { decimal: microsToUsd(row.cost) },
+      row.latencyMsSum,
+      row.latencyCount,
+    ]);
+  };
+}
+
+export interface ExportDependencies {
+  db: Database;
+  sessionTtlMs: number;
+  log: ConsoleLog;
+  secureFor: (url: URL, headers: Headers) => boolean;
+  sessionSecret: (headers: Headers) => string | null;
+}
+
+/**
+ * GET /export/logs.csv and /export/usage.csv: a whole range of the request log or of the hourly rollup as a
+ * CSV download, streamed page by page from the database. Signed in by the session cookie, as tRPC is; an
+ * administrator exports everyone's rows (or one user's), a user only their own. Query: from and to (ISO
+ * 8601, required), and for the logs the logs page's filters (tokenId, model, status, userId, channelId).
+ * Null for any other path.
+ */
+export function createExportHandler(deps: ExportDependencies) {
+  return async (request: Request, url: URL): Promise<Response | null> => {
+    const kind = url.pathname === "/export/logs.csv" ? "logs" : url.pathname === "/export/usage.csv" ? "usage" : null;
+    if (!kind) return null;
+    if (request.method !== "GET") return problem(405, "Use GET");
+    const secret = deps.sessionSecret(request.headers);
+    const resolved = secret ? await resolveSession(deps.db, secret, deps.sessionTtlMs) : null;
+    if (!resolved || !secret) return problem(401, "Sign in to continue");
+    const user = resolved.user;
+    const admin = isAdministrator(user);
+    let response: Response;
+    if (kind === "logs") {
+      const parsed = logQuerySchema.safeParse(queryObject(url));
+      if (!parsed.success) return problem(400, `Invalid export query: ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
+      const filters = logFiltersSchema.safeParse(parsed.data);
+      if (!filters.success) return problem(400, "Invalid export query");
+      let conditions: (SQL | undefined)[];
+      try {
+        conditions = logConditions(user, filters.data);
+      } catch (error) {
+        if (error instanceof TRPCError && error.code === "FORBIDDEN") return problem(403, error.message);
+        throw error;
+      }
+      const name = `tollgate-logs-${fileDate(parsed.data.from)}-to-${fileDate(parsed.data.to)}.csv`;
+      response = csvResponse(name, LOG_HEADER, logPages(deps.db, user, conditions), deps.log);
+    } else {
+      const parsed = usageQuerySchema.safeParse(queryObject(url));
+      if (!parsed.success) return problem(400, `Invalid export query: ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
+      const { from, to, userId } = parsed.data;
+      if (!admin && userId !== undefined && userId !== user.id) return problem(403, "You can only export your own usage");
+      const owner = admin ? userId : user.id;
+      const where = and(gte(usageHourly.hour, from), lt(usageHourly.hour, to), owner === undefined ? undefined : eq(usageHourly.userId, owner));
+      const name = `tollgate-usage-${fileDate(from)}-to-${fileDate(to)}.csv`;
+      response = csvResponse(name, USAGE_HEADER, usagePages(deps.db, admin, where), deps.log);
+    }
+    if (resolved.renewed) response.headers.append("set-cookie", sessionCookie(secret, { maxAgeMs: deps.sessionTtlMs, secure: deps.secureFor(url, request.headers) }));
+    return response;
+  };
+}

@@ -1,0 +1,47 @@
+import { isAdministrator, recordIdSchema } from "@tollgate/admin";
+import { requestLogs } from "@tollgate/db";
+import { TRPCError } from "@trpc/server";
+import { eq, gte, lt, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { SessionUser } from "../auth/sessions";
+
+/** The filters of the request log, shared by the logs page's list and its CSV export. */
+export const logFiltersSchema = z.object({
+  from: z.date().optional(),
+  to: z.date().optional(),
+  tokenId: recordIdSchema.optional(),
+  model: z.string().trim().min(1).max(200).optional(),
+  /** "success" (< 400), "error" (>= 400), or one HTTP status. */
+  status: z.union([z.enum(["success", "error"]), z.number().int().min(100).max(599)]).optional(),
+  /** Admins only. */
+  userId: recordIdSchema.optional(),
+  /** Admins only. */
+  channelId: z.number().int().min(0).optional(),
+});
+
+export type LogFilters = z.output<typeof logFiltersSchema>;
+
+/**
+ * The WHERE conditions of those filters for this user: an administrator sees every user's calls, anyone else
+ * only their own (naming another user, or a channel, is refused with FORBIDDEN).
+ */
+export function logConditions(user: SessionUser, filters: LogFilters): (SQL | undefined)[] {
+  const admin = isAdministrator(user);
+  if (!admin && filters.userId !== undefined && filters.userId !== user.id) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "You can only read your own logs" });
+  }
+  if (!admin && filters.channelId !== undefined) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "Only an administrator can filter by channel" });
+  }
+  return [
+    admin ? (filters.userId === undefined ? undefined : eq(requestLogs.userId, filters.userId)) : eq(requestLogs.userId, user.id),
+    filters.from ? gte(requestLogs.createdAt, filters.from) : undefined,
+    filters.to ? lt(requestLogs.createdAt, filters.to) : undefined,
+    filters.tokenId === undefined ? undefined : eq(requestLogs.tokenId, filters.tokenId),
+    filters.model === undefined ? undefined : eq(requestLogs.model, filters.model),
+    filters.channelId === undefined ? undefined : eq(requestLogs.channelId, filters.channelId),
+    filters.status === "success" ? lt(requestLogs.status, 400) : undefined,
+    filters.status === "error" ? gte(requestLogs.status, 400) : undefined,
+    typeof filters.status === "number" ? eq(requestLogs.status, filters.status) : undefined,
+  ];
+}

@@ -1,0 +1,71 @@
+import { channels, channelTypes, type Database } from "@tollgate/db";
+import type { SecretBox } from "@tollgate/shared";
+import { listUpstreamModels, type ModelListResult, openAICompatiblePresets } from "@tollgate/upstream";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { AdminError } from "../admin-error";
+import { baseUrlSchema, optionalApiKeySchema, recordIdSchema } from "../values/value-schemas";
+
+const TYPES = `Must be one of: ${channelTypes.join(", ")}`;
+const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", ")}`;
+
+/**
+ * What to list the models of: a saved channel (`id` alone), or a channel form's values before they are saved
+ * (`type`, `baseUrl` or `preset`, `apiKey`). Both together: the form's values, with the saved key when the
+ * form left the key empty (editing a channel without retyping its key).
+ */
+export const fetchChannelModelsSchema = z
+  .object({
+    id: recordIdSchema.optional(),
+    type: z.string({ error: TYPES }).trim().pipe(z.enum(channelTypes, { error: TYPES })).optional(),
+    baseUrl: baseUrlSchema.optional(),
+    apiKey: optionalApiKeySchema,
+    preset: z
+      .string({ error: PRESETS })
+      .trim()
+      .transform((preset) => preset || undefined)
+      .refine((preset) => preset === undefined || Object.hasOwn(openAICompatiblePresets, preset), PRESETS)
+      .optional(),
+    apiVersion: z.string().trim().max(40).optional(),
+  })
+  .superRefine((value, context) => {
+    if (value.id !== undefined) return;
+    if (value.baseUrl === undefined && value.preset === undefined) context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
+    if (value.apiKey === undefined) context.addIssue({ code: "custom", path: ["apiKey"], message: "Is required to ask the upstream" });
+  });
+
+export type FetchChannelModelsInput = z.output<typeof fetchChannelModelsSchema>;
+
+/**
+ * Asks the upstream which models it serves (its own list call, packages/upstream listUpstreamModels). The
+ * answer is `{ ok: false, error }` when the upstream refuses or cannot be reached, with the key scrubbed; the
+ * key itself never leaves this function. Nothing is saved: the caller offers the list to the admin.
+ */
+export async function fetchChannelModels(db: Database, secretBox: SecretBox, input: FetchChannelModelsInput): Promise<ModelListResult> {
+  let saved: { type: string; baseUrl: string; apiKey: string; config: Record<string, unknown> } | null = null;
+  if (input.id !== undefined) {
+    const [row] = await db
+      .select({ type: channels.type, baseUrl: channels.baseUrl, apiKeyEncrypted: channels.apiKeyEncrypted, config: channels.config })
+      .from(channels)
+      .where(eq(channels.id, input.id))
+      .limit(1);
+    if (!row) throw new AdminError("not_found", `Unknown channel id ${input.id}`);
+    let apiKey = "";
+    if (input.apiKey === undefined) {
+      try {
+        apiKey = await secretBox.decrypt(row.apiKeyEncrypted);
+      } catch {
+        return { ok: false, error: "The stored key cannot be decrypted (was TOLLGATE_SECRET changed?)", status: null, unsupported: false };
+      }
+    }
+    saved = { type: row.type, baseUrl: row.baseUrl, apiKey, config: { ...row.config } };
+  }
+  const type = input.type ?? saved?.type ?? "openai-compatible";
+  const preset = input.preset ?? (typeof saved?.config.preset === "string" ? saved.config.preset : undefined);
+  const baseUrl = input.baseUrl ?? saved?.baseUrl ?? (preset ? openAICompatiblePresets[preset]?.baseUrl : undefined);
+  if (baseUrl === undefined) throw new AdminError("invalid_input", "Is required", { field: "baseUrl" });
+  const config: Record<string, unknown> = { ...(saved?.config ?? {}) };
+  if (preset !== undefined && type === "openai-compatible") config.preset = preset;
+  if (input.apiVersion) config.apiVersion = input.apiVersion;
+  return listUpstreamModels({ type, baseUrl, apiKey: input.apiKey ?? saved?.apiKey ?? "", config });
+}
