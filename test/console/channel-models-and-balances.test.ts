@@ -130,6 +130,27 @@ describe("preset on an existing channel", () => {
   });
 });
 
+describe("per-channel switches: Responses API and structured output", () => {
+  test("an admin sets them on create, changes and clears them on edit; other settings stay; misplaced ones are refused", async () => {
+    const vendor = await admin.caller.channels.create({ name: "vllm-box", preset: "vllm", apiKey: "sk-vllm-0001", models: ["llama"], responsesApi: true });
+    expect(vendor).toMatchObject({ preset: "vllm", responsesApi: true, structuredOutput: null });
+    expect((await admin.caller.channels.update({ id: vendor.id, responsesApi: false })).responsesApi).toBe(false);
+    const [stored] = await harness.database.handle.db.select({ config: channels.config }).from(channels).where(eq(channels.id, vendor.id));
+    expect(stored!.config).toEqual({ preset: "vllm", responsesApi: false });
+    // Omitted keeps it; null goes back to the default.
+    expect((await admin.caller.channels.update({ id: vendor.id, name: "vllm-box-2" })).responsesApi).toBe(false);
+    expect((await admin.caller.channels.update({ id: vendor.id, responsesApi: null })).responsesApi).toBeNull();
+    const claude = await admin.caller.channels.create({ name: "claude-so", type: "anthropic", baseUrl: anthropic.url, apiKey: ANTHROPIC_KEY, models: ["c"], structuredOutput: "native" });
+    expect(claude.structuredOutput).toBe("native");
+    expect((await admin.caller.channels.update({ id: claude.id, structuredOutput: null })).structuredOutput).toBeNull();
+    expect((await rejection(admin.caller.channels.update({ id: claude.id, responsesApi: true }))).fieldErrors?.responsesApi).toEqual([
+      "Applies to types openai-compatible and azure-openai only",
+    ]);
+    expect((await rejection(admin.caller.channels.update({ id: vendor.id, structuredOutput: "tool" }))).fieldErrors?.structuredOutput).toEqual(["Applies to type anthropic only"]);
+    expect((await rejection(admin.caller.channels.update({ id: claude.id, structuredOutput: "schema" as never }))).fieldErrors?.structuredOutput).toEqual(['Must be "tool" or "native"']);
+  });
+});
+
 describe("subtracting from a balance", () => {
   test("an admin subtracts with a note, recorded in the balance history in the same transaction; not below zero unless allowed", async () => {
     const bob = await admin.caller.users.create({ name: "bob", balance: "2" });

@@ -191,6 +191,20 @@ describe("console in a browser", () => {
     await editChannel.getByRole("button", { name: "Save" }).click();
     await editChannel.waitFor({ state: "detached" });
     await channelRow.getByTestId("channel-preset").getByText("preset vllm").waitFor();
+    // The per-channel Responses API switch: default at first, then set, and shown again when editing.
+    await channelRow.getByRole("button", { name: "Edit" }).click();
+    const switches = page.getByRole("dialog");
+    expect(await switches.getByLabel("Responses API").inputValue()).toBe("");
+    expect(await switches.getByLabel("Structured output").count()).toBe(0);
+    await switches.getByLabel("Responses API").selectOption({ label: "Speaks it: relay natively" });
+    await switches.getByRole("button", { name: "Save" }).click();
+    await switches.waitFor({ state: "detached" });
+    await channelRow.getByRole("button", { name: "Edit" }).click();
+    const reopened = page.getByRole("dialog");
+    await reopened.getByLabel("Responses API").waitFor();
+    expect(await reopened.getByLabel("Responses API").inputValue()).toBe("yes");
+    await reopened.getByRole("button", { name: "Cancel" }).click();
+    await reopened.waitFor({ state: "detached" });
 
     // Served without a price: flagged on the dashboard; the checklist has ticked the channel and its test.
     await navigate("Dashboard", "Dashboard");

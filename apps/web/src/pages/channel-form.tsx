@@ -36,6 +36,9 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const [priority, setPriority] = useState(String(editing?.priority ?? 0));
   const [weight, setWeight] = useState(String(editing?.weight ?? 1));
   const [preset, setPreset] = useState(editing?.preset ?? "");
+  // "" is the default (per preset or API version; the forced tool), sent as null when editing to clear a choice.
+  const [responsesApi, setResponsesApi] = useState(editing?.responsesApi === null || editing?.responsesApi === undefined ? "" : editing.responsesApi ? "yes" : "no");
+  const [structuredOutput, setStructuredOutput] = useState<string>(editing?.structuredOutput ?? "");
   const presets = useQuery({ ...trpc.channels.presets.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
   const chosenPreset = presets.data?.find((item) => item.id === preset);
   /** A preset fills the base URL (and an empty name); the server also stores the vendor's quirks with it. */
@@ -72,8 +75,27 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     if (typeof modelMapping === "string") return form.setField("modelMapping", modelMapping);
     const numbers = { priority: Number(priority), weight: Number(weight) };
     const fields = { name, type, baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
-    if (editing) update.mutate({ id: editing.id, ...fields, apiKey, ...(type === "openai-compatible" ? { preset: preset || null } : {}) });
-    else create.mutate({ ...fields, apiKey, ...(preset && type === "openai-compatible" ? { preset } : {}) });
+    const speaksResponses = type === "openai-compatible" || type === "azure-openai";
+    const responsesChoice = responsesApi === "" ? null : responsesApi === "yes";
+    const structuredChoice = structuredOutput === "tool" || structuredOutput === "native" ? structuredOutput : null;
+    if (editing) {
+      update.mutate({
+        id: editing.id,
+        ...fields,
+        apiKey,
+        ...(type === "openai-compatible" ? { preset: preset || null } : {}),
+        ...(speaksResponses ? { responsesApi: responsesChoice } : {}),
+        ...(type === "anthropic" ? { structuredOutput: structuredChoice } : {}),
+      });
+    } else {
+      create.mutate({
+        ...fields,
+        apiKey,
+        ...(preset && type === "openai-compatible" ? { preset } : {}),
+        ...(speaksResponses && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
+        ...(type === "anthropic" && structuredChoice ? { structuredOutput: structuredChoice } : {}),
+      });
+    }
   };
   const errors = form.errors.fields;
 
@@ -173,6 +195,36 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         <NumberField label="Priority" name="priority" errors={errors} hint="Higher is tried first." value={priority} onChange={setPriority} />
         <NumberField label="Weight" name="weight" errors={errors} hint="Share within a priority." value={weight} onChange={setWeight} />
       </div>
+      {type === "openai-compatible" || type === "azure-openai" ? (
+        <Field
+          label="Responses API"
+          error={errors.responsesApi}
+          hint="Whether the upstream serves /responses itself (relayed as sent) or only chat completions (/v1/responses is translated)."
+        >
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="responsesApi" className={inputClass(invalid)} value={responsesApi} onChange={(event) => setResponsesApi(event.target.value)}>
+              <option value="">Default ({type === "azure-openai" ? "by API version" : "by preset or base URL"})</option>
+              <option value="yes">Speaks it: relay natively</option>
+              <option value="no">Chat only: translate</option>
+            </select>
+          )}
+        </Field>
+      ) : null}
+      {type === "anthropic" ? (
+        <Field
+          label="Structured output"
+          error={errors.structuredOutput}
+          hint="How response_format json_schema reaches Claude: a forced tool works on every model; native output_config needs a model that has structured outputs."
+        >
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="structuredOutput" className={inputClass(invalid)} value={structuredOutput} onChange={(event) => setStructuredOutput(event.target.value)}>
+              <option value="">Default (forced tool)</option>
+              <option value="tool">Forced tool</option>
+              <option value="native">Native (output_config.format)</option>
+            </select>
+          )}
+        </Field>
+      ) : null}
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel={editing ? "Save" : "Add channel"} busy={create.isPending || update.isPending} />
     </form>
   );

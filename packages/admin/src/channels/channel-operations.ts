@@ -35,6 +35,10 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   keyMasked: string | null;
   /** The openai-compatible preset whose quirks apply (config.preset); the rest of the config is not shown (it may hold headers). */
   preset: string | null;
+  /** config.responsesApi: set by an admin, or null for the preset's or API version's default. */
+  responsesApi: boolean | null;
+  /** config.structuredOutput (anthropic): "native", "tool", or null for the default (the forced tool). */
+  structuredOutput: "tool" | "native" | null;
 };
 
 /** Sends one tiny real request through a channel (the gateway's prober), for the console's Test button. */
@@ -47,13 +51,15 @@ function unknownChannel(id: number): AdminError {
 async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelView> {
   const { apiKeyEncrypted, config, ...view } = row;
   const preset = typeof config.preset === "string" ? config.preset : null;
+  const responsesApi = typeof config.responsesApi === "boolean" ? config.responsesApi : null;
+  const structuredOutput = config.structuredOutput === "tool" || config.structuredOutput === "native" ? config.structuredOutput : null;
   let keyMasked: string | null = null;
   try {
     keyMasked = maskKey(await secretBox.decrypt(apiKeyEncrypted));
   } catch {
     // Encrypted with another TOLLGATE_SECRET: the channel is still listed, without its key.
   }
-  return { ...view, keyMasked, preset };
+  return { ...view, keyMasked, preset, responsesApi, structuredOutput };
 }
 
 async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
@@ -84,16 +90,32 @@ export async function createChannel(db: Database, secretBox: SecretBox, input: C
 
 /** Changes the fields the input names; setting the status by hand clears the gateway's reason for an automatic disable. */
 export async function updateChannel(db: Database, secretBox: SecretBox, input: UpdateChannelInput): Promise<ChannelView> {
-  const { id, apiKey, preset, ...fields } = input;
+  const { id, apiKey, preset, responsesApi, structuredOutput, ...fields } = input;
   const current = await loadChannel(db, id);
-  if (preset && (fields.type ?? current.type) !== "openai-compatible") {
+  const type = fields.type ?? current.type;
+  if (preset && type !== "openai-compatible") {
     throw new AdminError("invalid_input", "Applies to type openai-compatible only", { field: "preset" });
+  }
+  if (typeof responsesApi === "boolean" && type !== "openai-compatible" && type !== "azure-openai") {
+    throw new AdminError("invalid_input", "Applies to types openai-compatible and azure-openai only", { field: "responsesApi" });
+  }
+  if (structuredOutput && type !== "anthropic") {
+    throw new AdminError("invalid_input", "Applies to type anthropic only", { field: "structuredOutput" });
   }
   // A preset chosen (or cleared with null) changes config.preset only; the other settings stay.
   let config = current.config;
   if (preset !== undefined) {
     const { preset: _previous, ...rest } = current.config;
     config = preset === null ? rest : { ...rest, preset };
+  }
+  // The per-channel switches: a value sets it, null clears it (back to the default), undefined keeps it.
+  for (const [key, value] of [
+    ["responsesApi", responsesApi],
+    ["structuredOutput", structuredOutput],
+  ] as const) {
+    if (value === undefined) continue;
+    const { [key]: _previous, ...rest } = config;
+    config = value === null ? rest : { ...rest, [key]: value };
   }
   // A channel moved off openai-compatible keeps no preset: its quirks would not apply.
   if (fields.type !== undefined && fields.type !== "openai-compatible" && "preset" in config) {

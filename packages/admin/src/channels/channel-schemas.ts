@@ -124,6 +124,10 @@ export const updateChannelSchema = channelFields
       .transform((preset) => preset || null)
       .refine((preset) => preset === null || Object.hasOwn(openAICompatiblePresets, preset), PRESETS)
       .optional(),
+    /** Whether the upstream speaks the Responses API; null clears it (the preset's or API version's default); omitted keeps it. */
+    responsesApi: z.boolean({ error: 'Must be "yes" or "no"' }).nullable().optional(),
+    /** An Anthropic channel's structured-output mode; null clears it (the forced tool); omitted keeps it. */
+    structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).nullable().optional(),
   })
   .superRefine(checkMapping);
 
