@@ -1,16 +1,26 @@
 import { type Database, errorCauses, type requestLogs, resultRows, usageHourly } from "@tollgate/db";
 import { type SQL, sql } from "drizzle-orm";
+import type { BudgetObservation } from "./budget-observation";
+import { parseSubject } from "./budget-view";
 import { insertRequestLogs } from "./insert-request-logs";
 import { DATABASE_CLOCK_SQL, type LeaseRow, type LeaseSubject } from "./quota-leases";
 import { sanitizeLogRow } from "./sanitize-log-row";
 
 export type RequestLogRow = typeof requestLogs.$inferInsert;
 
+/** Adds a call's cost to each period or budget subject it counts in. */
+export function addSubjectDeltas(deltas: Map<LeaseSubject, number>, subjects: readonly LeaseSubject[] | undefined, cost: number): void {
+  if (!subjects) return;
+  for (const subject of subjects) deltas.set(subject, (deltas.get(subject) ?? 0) + cost);
+}
+
 /** What one batch moves into the database: log rows, spend per token and user, and the spool mark. */
 export interface UsageBatch {
   logs: RequestLogRow[];
   tokenDeltas: Map<number, number>;
   userDeltas: Map<number, number>;
+  /** Spend per period or budget subject (absent in batches written before budgets existed). */
+  subjectDeltas?: Map<LeaseSubject, number>;
   /** Tokens called with the secret a roll replaced: their previous_key_last_used_at moves to now. */
   previousKeyUses?: ReadonlySet<number>;
   /** Highest spool sequence number the batch covers; the spool's checkpoint moves to it. */
@@ -23,6 +33,13 @@ export interface WrittenUsage {
   userDeltas: Map<number, number>;
   tokenTotals: Map<number, number>;
   userBalances: Map<number, number>;
+  subjectDeltas: Map<LeaseSubject, number>;
+  /** Rows' period spend after the commit, for the caches. */
+  tokenPeriods: Map<number, PeriodTotals>;
+  userPeriods: Map<number, PeriodTotals>;
+  userTotals: Map<number, number>;
+  /** Budgets whose spend moved, as the commit left them: what spend alerts are decided from. */
+  observations: BudgetObservation[];
   /** The writing instance's lease rows as the commit left them. */
   leaseRows: Map<LeaseSubject, LeaseRow>;
   /** The spool checkpoint after the commit. */
@@ -41,6 +58,12 @@ export interface WriteUsageOptions {
   /** Yield to the event loop between INSERTs (embedded PGlite executing on the request thread). */
   yieldBetweenInserts?: boolean;
   log: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface PeriodTotals {
+  /** Epoch ms, null when the row has no period spend yet. */
+  periodStart: number | null;
+  periodUsed: number;
 }
 
 const ROLLUP_ROWS_PER_INSERT = 5000;
@@ -206,6 +229,11 @@ async function writeOnce(
     userDeltas: new Map(),
     tokenTotals: new Map(),
     userBalances: new Map(),
+    subjectDeltas: new Map(),
+    tokenPeriods: new Map(),
+    userPeriods: new Map(),
+    userTotals: new Map(),
+    observations: [],
     leaseRows: new Map(),
     spoolSeq: 0,
     deadLetters: 0,
@@ -227,29 +255,42 @@ async function writeOnce(
     if (isolating) written.deadLetters = await insertLogsIsolating(transaction, logs, options);
     else await insertLogs(transaction, logs, options);
     const { tokenDeltas, userDeltas } = batch;
+    const subjectDeltas = batch.subjectDeltas ?? new Map<LeaseSubject, number>();
     if (tokenDeltas.size > 0) {
       const result = await transaction.execute(sql`
         update tokens set used_quota = tokens.used_quota + d.amount, last_used_at = now()
         from (values ${valuesList(tokenDeltas)}) as d(id, amount)
         where tokens.id = d.id
-        returning tokens.id, tokens.used_quota`);
-      for (const row of resultRows(result)) written.tokenTotals.set(Number(row.id), Number(row.used_quota));
+        returning tokens.id, tokens.used_quota, tokens.quota_limit as "limit", tokens.budget_period, tokens.budget_time_zone, tokens.alert_thresholds`);
+      for (const row of resultRows(result)) {
+        written.tokenTotals.set(Number(row.id), Number(row.used_quota));
+        const observation = lifetimeObservation("token", row, Number(row.used_quota));
+        if (observation) written.observations.push(observation);
+      }
     }
+    await applyPeriodDeltas(transaction, "token", subjectDeltas, written.tokenPeriods, written.observations);
     if (batch.previousKeyUses && batch.previousKeyUses.size > 0) {
       const ids = sql.join([...batch.previousKeyUses].map((id) => sql`${id}::bigint`), sql`, `);
       await transaction.execute(sql`update tokens set previous_key_last_used_at = now() where id in (${ids})`);
     }
     if (userDeltas.size > 0) {
       const result = await transaction.execute(sql`
-        update users set balance = users.balance - d.amount
+        update users set balance = users.balance - d.amount, used_total = users.used_total + d.amount
         from (values ${valuesList(userDeltas)}) as d(id, amount)
         where users.id = d.id
-        returning users.id, users.balance`);
-      for (const row of resultRows(result)) written.userBalances.set(Number(row.id), Number(row.balance));
+        returning users.id, users.balance, users.used_total, users.budget_limit as "limit", users.budget_period, users.budget_time_zone, users.alert_thresholds`);
+      for (const row of resultRows(result)) {
+        written.userBalances.set(Number(row.id), Number(row.balance));
+        written.userTotals.set(Number(row.id), Number(row.used_total));
+        const observation = lifetimeObservation("user", row, Number(row.used_total));
+        if (observation) written.observations.push(observation);
+      }
     }
+    await applyPeriodDeltas(transaction, "budget", subjectDeltas, written.userPeriods, written.observations);
     const leaseDeltas = [
       ...[...tokenDeltas].map(([id, amount]) => sql`(${`token:${id}`}, ${amount}::bigint)`),
       ...[...userDeltas].map(([id, amount]) => sql`(${`user:${id}`}, ${amount}::bigint)`),
+      ...[...subjectDeltas].map(([subject, amount]) => sql`(${subject}, ${amount}::bigint)`),
     ];
     // After tokens and users: every transaction that locks these rows takes them in that order.
     if (leaseDeltas.length > 0) {
@@ -265,8 +306,103 @@ async function writeOnce(
       update usage_spool_checkpoints set last_seq = ${lastSeq}, updated_at = now() where spool_id = ${options.spoolId}`);
     written.tokenDeltas = tokenDeltas;
     written.userDeltas = userDeltas;
+    written.subjectDeltas = subjectDeltas;
     written.spoolSeq = lastSeq;
     written.applied = true;
   });
   return written;
+}
+
+type ResultRow = Record<string, unknown>;
+
+const thresholdsOf = (value: unknown): number[] | null =>
+  Array.isArray(value) ? value.map(Number) : typeof value === "string" ? parseIntegerArray(value) : null;
+
+/** `{50,80}` as a driver may return an integer[] it did not parse. */
+function parseIntegerArray(text: string): number[] {
+  const inner = text.replace(/^\{|\}$/g, "");
+  return inner === "" ? [] : inner.split(",").map(Number);
+}
+
+/** A lifetime budget's spend after the commit (none when the row has a period or no limit). */
+function lifetimeObservation(kind: "token" | "user", row: ResultRow, spent: number): BudgetObservation | null {
+  if (row.limit === null || row.limit === undefined || row.budget_period !== "none") return null;
+  return {
+    kind,
+    id: Number(row.id),
+    period: "none",
+    timeZone: String(row.budget_time_zone),
+    periodStart: 0,
+    limit: Number(row.limit),
+    spent,
+    thresholds: thresholdsOf(row.alert_thresholds),
+  };
+}
+
+/**
+ * Moves spend into the period it was admitted in: added when the row counts that period, starting the
+ * count when the row's period is older (the first spend after a reset), and left out when the row has
+ * moved on to a later period or another period setting (the spend is in the lifetime total all the same).
+ * A batch can hold two periods of one row (calls on both sides of a reset): one statement per round, oldest
+ * period first, as one UPDATE changes a row once.
+ */
+async function applyPeriodDeltas(
+  transaction: Transaction,
+  kind: "token" | "budget",
+  subjectDeltas: Map<LeaseSubject, number>,
+  totals: Map<number, PeriodTotals>,
+  observations: BudgetObservation[],
+): Promise<void> {
+  const entries = [...subjectDeltas]
+    .map(([subject, amount]) => ({ parsed: parseSubject(subject), amount }))
+    .filter((entry) => entry.parsed.kind === kind && entry.parsed.period !== undefined)
+    .sort((a, b) => a.parsed.period!.start - b.parsed.period!.start);
+  const table = kind === "token" ? sql.raw("tokens") : sql.raw("users");
+  const limit = kind === "token" ? sql.raw("quota_limit") : sql.raw("budget_limit");
+  while (entries.length > 0) {
+    const round: typeof entries = [];
+    const seen = new Set<number>();
+    for (let index = 0; index < entries.length; ) {
+      const entry = entries[index]!;
+      if (seen.has(entry.parsed.id)) {
+        index++;
+        continue;
+      }
+      seen.add(entry.parsed.id);
+      round.push(entry);
+      entries.splice(index, 1);
+    }
+    const values = sql.join(
+      round.map(
+        ({ parsed, amount }) =>
+          sql`(${parsed.id}::bigint, ${new Date(parsed.period!.start).toISOString()}::timestamptz, ${parsed.period!.period}::text, ${parsed.period!.timeZone}::text, ${amount}::bigint)`,
+      ),
+      sql`, `,
+    );
+    const result = await transaction.execute(sql`
+      update ${table} as t set
+        period_used = case when t.period_start = d.start then t.period_used + d.amount else d.amount end,
+        period_start = d.start
+      from (values ${values}) as d(id, start, period, zone, amount)
+      where t.id = d.id and t.budget_period = d.period and t.budget_time_zone = d.zone
+        and (t.period_start is null or t.period_start <= d.start)
+      returning t.id, (extract(epoch from t.period_start) * 1000)::bigint as period_start_ms, t.period_used,
+        t.${limit} as "limit", t.budget_period, t.budget_time_zone, t.alert_thresholds`);
+    for (const row of resultRows(result)) {
+      const id = Number(row.id);
+      const periodStart = Number(row.period_start_ms);
+      totals.set(id, { periodStart, periodUsed: Number(row.period_used) });
+      if (row.limit === null || row.limit === undefined) continue;
+      observations.push({
+        kind: kind === "token" ? "token" : "user",
+        id,
+        period: row.budget_period as BudgetObservation["period"],
+        timeZone: String(row.budget_time_zone),
+        periodStart,
+        limit: Number(row.limit),
+        spent: Number(row.period_used),
+        thresholds: thresholdsOf(row.alert_thresholds),
+      });
+    }
+  }
 }
