@@ -38,7 +38,7 @@ function limitQuery(subject: ParsedSubject) {
   if (!period) {
     return sql`select ${limit} as "limit", case when budget_period = 'none' then ${lifetimeUsed} else ${limit} end as used from ${table} where id = ${id} for update`;
   }
-  const start = new Date(period.start);
+  const start = sql`${new Date(period.start).toISOString()}::timestamptz`;
   return sql`
     select ${limit} as "limit",
            case when budget_period <> ${period.period} or budget_time_zone <> ${period.timeZone} then ${limit}
