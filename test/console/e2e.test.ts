@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { channels, requestLogs, usageHourly } from "@tollgate/db";
-import { sql } from "drizzle-orm";
+import { channels, requestLogs, spendAlerts, usageHourly, users } from "@tollgate/db";
+import { eq, sql } from "drizzle-orm";
 import { createChannelProber } from "@tollgate/upstream";
 import { createConsole } from "../../apps/console/src/create-console";
 import { type Browser, launchChromium, type Page } from "../../apps/console/test-support/chromium";
@@ -400,6 +400,58 @@ describe("console in a browser", () => {
     await shoot("14-users-roles");
   });
 
+  test("an admin gives a user a monthly budget in a time zone, sets the alert webhook, and sees a spend alert as a notice", async () => {
+    await navigate("Users", "Users");
+    const aliceRow = page.locator('tr[data-user-name="alice"]');
+    await aliceRow.getByRole("button", { name: "Budget" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("No budget").uncheck();
+    await dialog.getByLabel("Budget (USD)").fill("25");
+    await dialog.getByLabel("Budget period").selectOption("monthly");
+    await dialog.getByLabel("Time zone").fill("Mars/Olympus");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.getByText('Must be an IANA time zone, such as "UTC" or "Europe/Paris"').waitFor();
+    await shoot("15-user-budget-error");
+    await dialog.getByLabel("Time zone").fill("Europe/Paris");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "detached" });
+    const budgetCell = aliceRow.getByTestId("budget-cell");
+    await budgetCell.getByText("$25.00 left").waitFor();
+    expect(await budgetCell.textContent()).toContain("monthly, resets");
+    const [alice] = await database.handle.db.select().from(users).where(eq(users.name, "alice"));
+    expect(alice).toMatchObject({ budgetLimit: 25_000_000, budgetPeriod: "monthly", budgetTimeZone: "Europe/Paris" });
+
+    await navigate("Spend alerts", "Spend alerts");
+    const settings = page.getByTestId("alert-settings");
+    await settings.getByLabel("Webhook URL").fill("https://hooks.example.com/tollgate");
+    await settings.getByLabel("Signing secret").fill("e2e-signing-secret-WXYZ");
+    await settings.getByLabel("Default thresholds (%)").fill("80, 100");
+    await settings.getByRole("button", { name: "Save" }).click();
+    await settings.getByText("Saved.").waitFor();
+    await settings.getByText("Set (…WXYZ). Type a new one to replace it.").waitFor();
+    expect(await page.content()).not.toContain("e2e-signing-secret-WXYZ");
+    // An alert as the gateway's write-behind raises it (no delivery due: the test has no receiver).
+    await database.handle.db.insert(spendAlerts).values({
+      subjectKind: "user",
+      subjectId: alice!.id,
+      userId: alice!.id,
+      userName: "alice",
+      period: "monthly",
+      periodStart: new Date("2026-11-01T00:00:00Z"),
+      periodEnd: new Date("2026-12-01T00:00:00Z"),
+      threshold: 80,
+      spent: 20_000_000,
+      limit: 25_000_000,
+      nextAttemptAt: null,
+    });
+    await page.reload();
+    await page.getByTestId("alerts-table").getByText("User alice").waitFor();
+    await shoot("16-alerts");
+    await navigate("Dashboard", "Dashboard");
+    await page.getByTestId("spend-alert-notice").getByText("User alice reached 80% of its monthly budget").waitFor();
+    await shoot("17-dashboard-alert-notice");
+  });
+
   test("on a 390 px phone every page fits: the sidebar is a drawer behind a menu button, lists are row cards with their actions", async () => {
     const mobile = await browser.newPage({ viewport: phone });
     try {
@@ -437,6 +489,7 @@ describe("console in a browser", () => {
         ["Models & prices", "Models & prices", "26-phone-models"],
         ["Users", "Users", "27-phone-users"],
         ["Quick start", "Quick start", "28-phone-quick-start"],
+        ["Spend alerts", "Spend alerts", "29-phone-alerts"],
       ] as const) {
         await navigate(label, heading, mobile);
         await shoot(name, mobile);
