@@ -147,7 +147,7 @@ describe("budget periods", () => {
 });
 
 describe("budget headers", () => {
-  test("every answer of a token with a budget carries what is left and when it resets: whole, streamed, refused, and errors", async () => {
+  test("every answer of a token with a budget carries what is left and when it resets: whole, streamed, models, refused, and errors", async () => {
     clock.now = Date.parse("2026-11-26T12:00:00.000Z");
     const token = await stack.seed.token({ userId: stack.userId, quotaLimit: 5_000_000, budgetPeriod: "weekly" });
     const whole = await chat(stack.gateway, token.secret);
@@ -162,6 +162,10 @@ describe("budget headers", () => {
     expect(unknownModel.status).toBe(404);
     expect(unknownModel.headers.get("x-tollgate-budget-remaining")).toBe("4.998000");
     expect(unknownModel.headers.get("x-tollgate-budget-reset")).toBe("2026-11-30T00:00:00.000Z");
+    const models = await stack.gateway.handle(new Request("http://gateway.test/v1/models", { headers: { authorization: `Bearer ${token.secret}` } }));
+    expect(models.status).toBe(200);
+    expect(models.headers.get("x-tollgate-budget-remaining")).toBe("4.998000");
+    expect(models.headers.get("x-tollgate-budget-reset")).toBe("2026-11-30T00:00:00.000Z");
     const small = await stack.seed.token({ userId: stack.userId, quotaLimit: 500, budgetPeriod: "weekly" });
     const refused = await chat(stack.gateway, small.secret);
     expect(refused.status).toBe(429);

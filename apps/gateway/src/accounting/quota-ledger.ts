@@ -36,6 +36,8 @@ export interface CallBudgets {
   user: BudgetView | null;
 }
 
+const NO_BUDGETS: CallBudgets = Object.freeze({ token: null, user: null });
+
 const refusalKind = (subject: LeaseSubject): Refusal["refused"] =>
   subject.startsWith("token:") ? "token" : subject.startsWith("budget:") ? "budget" : "user";
 
@@ -55,8 +57,14 @@ export class QuotaLedger {
     readonly clock: () => number = Date.now,
   ) {}
 
-  /** The token's and the user's budgets now (views cached on the rows, rebuilt when a period ends). */
-  budgets(token: CachedToken, user: CachedUser, now = this.clock()): CallBudgets {
+  /**
+   * The token's and the user's budgets now (views cached on the rows, rebuilt when a period ends). Without
+   * any limit nothing is read, not even the clock; the clock only for a budget with a period.
+   */
+  budgets(token: CachedToken, user: CachedUser): CallBudgets {
+    if (token.quotaLimit === null && user.budgetLimit === null) return NO_BUDGETS;
+    const periodic = (token.quotaLimit !== null && token.budgetPeriod !== "none") || (user.budgetLimit !== null && user.budgetPeriod !== "none");
+    const now = periodic ? this.clock() : 0;
     return {
       token: budgetView("token", token.id, token.quotaLimit, token.usedQuota, token, this.windows, now),
       user: budgetView("budget", user.id, user.budgetLimit, user.usedTotal, user, this.windows, now),
