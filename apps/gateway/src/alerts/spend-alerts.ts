@@ -16,7 +16,8 @@ export interface SpendAlertOptions {
   timeoutMs: number;
 }
 
-export const defaultSpendAlertOptions: SpendAlertOptions = { sweepMs: 30_000, retryBaseMs: 1000, maxAttempts: 8, timeoutMs: 10_000 };
+/** Retries after 2 s, 4 s, ... 512 s: ten attempts over about 17 minutes. */
+export const defaultSpendAlertOptions: SpendAlertOptions = { sweepMs: 30_000, retryBaseMs: 2000, maxAttempts: 10, timeoutMs: 10_000 };
 
 /** A delivery's lock: another instance may take the alert over once it lapses (a crash mid-delivery). */
 const LOCK_SECONDS = 60;
