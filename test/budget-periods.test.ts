@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeUsageBatch } from "@tollgate/gateway/accounting/write-usage-batch";
+import type { LeaseSubject } from "@tollgate/gateway/accounting/quota-leases";
 import { quotaLeases, tokens, users } from "@tollgate/db";
 import { eq, like } from "drizzle-orm";
 import { type GatewayStack, type GatewayUnderTest, startGatewayStack } from "./helpers/gateway-fixture";
@@ -143,6 +145,52 @@ describe("budget periods", () => {
     expect(row!.periodStart?.toISOString()).toBe("2026-12-01T00:00:00.000Z");
     expect(row!.periodUsed).toBe(1000);
     expect(row!.usedTotal).toBe(3000);
+  });
+});
+
+describe("period spend written behind", () => {
+  test("one batch holding two periods of a token counts each in its own period, and a late one of a past period moves only the lifetime total", async () => {
+    const token = await stack.seed.token({ userId: stack.userId, quotaLimit: 10_000, budgetPeriod: "daily" });
+    const id = token.row.id;
+    const yesterday = `token:${id}@${DAY_END - 86_400_000}@daily@UTC` as LeaseSubject;
+    const today = `token:${id}@${DAY_END}@daily@UTC` as LeaseSubject;
+    const write = (subjects: [LeaseSubject, number][], lastSeq: number) =>
+      writeUsageBatch(
+        stack.database.handle.db,
+        () => ({
+          logs: [],
+          tokenDeltas: new Map([[id, subjects.reduce((sum, [, amount]) => sum + amount, 0)]]),
+          userDeltas: new Map(),
+          subjectDeltas: new Map(subjects),
+          lastSeq,
+        }),
+        { spoolId: `test-${crypto.randomUUID()}`, rowsPerInsert: 100, log: () => {} },
+      );
+    // Listed newest first: the writer orders them.
+    const written = await write([[today, 300], [yesterday, 100]], 1);
+    expect(written.tokenPeriods.get(id)).toEqual({ periodStart: DAY_END, periodUsed: 300 });
+    let row = await tokenRow(id);
+    expect(row.periodStart?.getTime()).toBe(DAY_END);
+    expect(row.periodUsed).toBe(300);
+    expect(row.usedQuota).toBe(400);
+    await write([[yesterday, 50]], 1);
+    row = await tokenRow(id);
+    expect(row.periodUsed).toBe(300);
+    expect(row.usedQuota).toBe(450);
+  });
+
+  test("spend counted under another period setting (changed meanwhile) is left out of the period", async () => {
+    const token = await stack.seed.token({ userId: stack.userId, quotaLimit: 10_000, budgetPeriod: "weekly" });
+    const stale = `token:${token.row.id}@${DAY_END}@daily@UTC` as LeaseSubject;
+    await writeUsageBatch(
+      stack.database.handle.db,
+      () => ({ logs: [], tokenDeltas: new Map([[token.row.id, 70]]), userDeltas: new Map(), subjectDeltas: new Map([[stale, 70]]), lastSeq: 1 }),
+      { spoolId: `test-${crypto.randomUUID()}`, rowsPerInsert: 100, log: () => {} },
+    );
+    const row = await tokenRow(token.row.id);
+    expect(row.periodStart).toBeNull();
+    expect(row.periodUsed).toBe(0);
+    expect(row.usedQuota).toBe(70);
   });
 });
 
