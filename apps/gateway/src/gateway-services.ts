@@ -313,6 +313,7 @@ export function createGatewayServices(input: {
         else {
           users.delete(message.id);
           leases.forgetRefusal(`user:${message.id}`);
+          leases.forgetRefusal(`budget:${message.id}`);
         }
         return;
       case "channels":

@@ -172,6 +172,9 @@ export class LeaseBook {
   forgetRefusal(subject: LeaseSubject): void {
     const lease = this.leases.get(subject);
     if (lease) lease.refusedUntil = 0;
+    // ...nor those of the subject's periods (`token:<id>@...`).
+    const periods = `${subject}@`;
+    for (const [other, otherLease] of this.leases) if (other.startsWith(periods)) otherLease.refusedUntil = 0;
   }
 
   /**
