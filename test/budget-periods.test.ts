@@ -195,7 +195,7 @@ describe("period spend written behind", () => {
 });
 
 describe("budget headers", () => {
-  test("every answer of a token with a budget carries what is left and when it resets: whole, streamed, models, refused, and errors", async () => {
+  test("every answer of a token with a budget carries what is left and when it resets: whole, streamed, models, responses, stored responses, refused, and errors", async () => {
     clock.now = Date.parse("2026-11-26T12:00:00.000Z");
     const token = await stack.seed.token({ userId: stack.userId, quotaLimit: 5_000_000, budgetPeriod: "weekly" });
     const whole = await chat(stack.gateway, token.secret);
@@ -214,6 +214,20 @@ describe("budget headers", () => {
     expect(models.status).toBe(200);
     expect(models.headers.get("x-tollgate-budget-remaining")).toBe("4.998000");
     expect(models.headers.get("x-tollgate-budget-reset")).toBe("2026-11-30T00:00:00.000Z");
+    const created = await stack.gateway.handle(
+      new Request("http://gateway.test/v1/responses", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token.secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "metered", input: "hi", max_output_tokens: 1000 }),
+      }),
+    );
+    expect(created.status).toBe(200);
+    expect(created.headers.get("x-tollgate-budget-remaining")).toBe("4.997000");
+    const { id } = (await created.json()) as { id: string };
+    const stored = await stack.gateway.handle(new Request(`http://gateway.test/v1/responses/${id}`, { headers: { authorization: `Bearer ${token.secret}` } }));
+    expect(stored.status).toBe(200);
+    expect(stored.headers.get("x-tollgate-budget-remaining")).toBe("4.997000");
+    expect(stored.headers.get("x-tollgate-budget-reset")).toBe("2026-11-30T00:00:00.000Z");
     const small = await stack.seed.token({ userId: stack.userId, quotaLimit: 500, budgetPeriod: "weekly" });
     const refused = await chat(stack.gateway, small.secret);
     expect(refused.status).toBe(429);

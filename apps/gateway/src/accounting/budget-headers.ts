@@ -34,3 +34,10 @@ export function addBudgetHeaders(headers: Record<string, string>, ledger: QuotaL
   headers[BUDGET_REMAINING_HEADER] = microsToUsd(remaining);
   if (view.window) headers[BUDGET_RESET_HEADER] = (view.resetText ??= new Date(view.window.end).toISOString());
 }
+
+/** The budget headers alone, for answers built outside a call record (stored responses). */
+export function budgetHeaders(ledger: QuotaLedger, token: CachedToken, user: CachedUser): Record<string, string> {
+  const headers: Record<string, string> = {};
+  addBudgetHeaders(headers, ledger, token, user);
+  return headers;
+}

@@ -1,3 +1,4 @@
+import { budgetHeaders } from "../accounting/budget-headers";
 import { authenticate, type Caller } from "../auth/authenticate";
 import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "../codecs/responses/stored-response-store";
 import { storedResponsesQuery } from "../codecs/responses/stored-responses-query";
@@ -36,22 +37,23 @@ async function findOwn(call: StoredResponseCall) {
   const { services } = call;
   const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
   if (!stored) throw responseNotFound(id);
-  return stored;
+  return { stored, headers: budgetHeaders(services.ledger, caller.token, caller.user) };
 }
 
 /** GET /v1/responses/{id}: the stored Response, for the token that created it only (404 for any other). */
 export async function handleRetrieveResponse(call: StoredResponseCall): Promise<Response> {
-  return Response.json((await findOwn(call)).response);
+  const { stored, headers } = await findOwn(call);
+  return Response.json(stored.response, { headers });
 }
 
 /** GET /v1/responses/{id}/input_items: the items the model read (earlier turns included), oldest first. */
 export async function handleListInputItems(call: StoredResponseCall): Promise<Response> {
-  const stored = await findOwn(call);
+  const { stored, headers } = await findOwn(call);
   const data = (stored.inputItems as unknown[]).map((item, index) =>
     item && typeof item === "object" && "id" in item ? item : { id: `item_${index}`, ...(item as object) },
   );
   const ids = data.map((item) => (item as { id: string }).id);
-  return Response.json({ object: "list", data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: false });
+  return Response.json({ object: "list", data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: false }, { headers });
 }
 
 /** DELETE /v1/responses/{id}: the gateway's stored copy, for the token that created it only. */
@@ -60,5 +62,5 @@ export async function handleDeleteResponse(call: StoredResponseCall): Promise<Re
   const { services } = call;
   const deleted = await storedResponsesQuery(services, () => deleteStoredResponse(services.database.db, id, caller.token.id));
   if (!deleted) throw responseNotFound(id);
-  return Response.json({ id, object: "response", deleted: true });
+  return Response.json({ id, object: "response", deleted: true }, { headers: budgetHeaders(services.ledger, caller.token, caller.user) });
 }
