@@ -400,7 +400,27 @@ describe("console in a browser", () => {
     await shoot("14-users-roles");
   });
 
-  test("an admin gives a user a monthly budget in a time zone, sets the alert webhook, and sees a spend alert as a notice", async () => {
+  test("an admin gives a token a daily quota in a time zone and a user a monthly budget, sets the alert webhook, and sees a spend alert as a notice", async () => {
+    await navigate("Tokens", "Tokens");
+    await page.getByRole("button", { name: "Add token" }).click();
+    const tokenDialog = page.getByRole("dialog");
+    await tokenDialog.getByLabel("Name").fill("daily budget");
+    await tokenDialog.getByLabel("Unlimited").uncheck();
+    await tokenDialog.getByLabel("Quota (USD)").fill("3");
+    await tokenDialog.getByLabel("Budget period").selectOption("daily");
+    await tokenDialog.getByLabel("Time zone").fill("Asia/Tokyo");
+    await tokenDialog.getByLabel("Alert at (%)").fill("90, 100");
+    await tokenDialog.getByRole("button", { name: "Create token" }).click();
+    const secretDialog = page.getByRole("dialog");
+    await secretDialog.getByTestId("token-secret").waitFor();
+    await secretDialog.getByRole("button", { name: "Copy", exact: true }).first().click();
+    await secretDialog.getByRole("button", { name: "I have stored the key" }).click();
+    await secretDialog.waitFor({ state: "detached" });
+    const tokenBudget = page.locator('tr[data-token-name="daily budget"]').getByTestId("budget-cell");
+    await tokenBudget.getByText("$3.00 left").waitFor();
+    expect(await tokenBudget.textContent()).toContain("daily, resets");
+    await shoot("15a-token-daily-budget");
+
     await navigate("Users", "Users");
     const aliceRow = page.locator('tr[data-user-name="alice"]');
     await aliceRow.getByRole("button", { name: "Budget" }).click();

@@ -165,6 +165,8 @@ export class SpendAlerts {
         );
         if (due.length === 0) break;
         await Promise.all(due.map((row) => this.deliver(row, current.spendAlertWebhookUrl, secret)));
+        // A stopping instance finishes the deliveries it locked and leaves the rest to the others.
+        if (this.stopped) return;
       }
     } while (this.again && !this.stopped);
   }
