@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { settings, tokens, users } from "@tollgate/db";
+import { settings, spendAlerts, tokens, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
 
@@ -101,5 +101,28 @@ describe("spend alert settings in the CLI", () => {
   test("a webhook URL that is not http(s) and a short secret are refused", async () => {
     await harness.expectRejected(["alerts", "settings", "--webhook-url", "ftp://example.com/x"], "--webhook-url must be an http:// or https:// URL");
     await harness.expectRejected(["alerts", "settings", "--webhook-secret", "short"], "--webhook-secret must be 16 to 256 characters");
+  });
+});
+
+describe("alerts list in the CLI", () => {
+  test("lists recent alerts newest first with their delivery state, and refuses a bad limit", async () => {
+    const [alice] = await harness.context.db.select().from(users).where(eq(users.name, "alice"));
+    await harness.context.db.insert(spendAlerts).values({
+      subjectKind: "user",
+      subjectId: alice!.id,
+      userId: alice!.id,
+      userName: "alice",
+      period: "none",
+      periodStart: new Date(0),
+      threshold: 100,
+      spent: 5_000_000,
+      limit: 5_000_000,
+      nextAttemptAt: null,
+    });
+    const listed = await harness.runJson<Array<Record<string, unknown>>>("alerts", "list");
+    expect(listed[0]).toMatchObject({ subject: "user", userName: "alice", period: "none", periodStart: null, threshold: 100, spent: "5.000000", limit: "5.000000", deliveredAt: null });
+    const table = await harness.run("alerts", "list");
+    expect(table.stdout).toMatch(/user alice\s+lifetime\s+100%\s+\$5\.000000\s+\$5\.000000\s+not sent \(no webhook\)/);
+    await harness.expectRejected(["alerts", "list", "--limit", "0"], "--limit must be a whole number from 1 to 200");
   });
 });

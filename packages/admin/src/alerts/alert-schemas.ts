@@ -46,7 +46,14 @@ export const alertSettingsSchema = z.object({
 
 export type AlertSettingsInput = z.output<typeof alertSettingsSchema>;
 
+const LIMIT_MESSAGE = "Must be a whole number from 1 to 200";
+
 export const listAlertsSchema = z.object({
   /** Most recent first; at most 200. */
-  limit: z.number().int().min(1).max(200).default(50),
+  limit: z
+    .number({ error: LIMIT_MESSAGE })
+    .int(LIMIT_MESSAGE)
+    .min(1, LIMIT_MESSAGE)
+    .max(200, LIMIT_MESSAGE)
+    .default(50),
 });
