@@ -118,7 +118,8 @@ describe("console in a browser", () => {
     await page.getByLabel("Password", { exact: true }).fill("short");
     await page.getByLabel("Repeat the password").fill("short");
     await page.getByRole("button", { name: "Create administrator" }).click();
-    await page.getByText("At least 8 characters").waitFor();
+    // The error, not the hint ("At least 8 characters."), which is on screen from the start.
+    await page.getByText("Must be at least 8 characters").waitFor();
     // The error is tied to its field for screen readers.
     const password = page.getByLabel("Password", { exact: true });
     expect(await password.getAttribute("aria-invalid")).toBe("true");
