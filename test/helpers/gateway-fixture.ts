@@ -22,6 +22,9 @@ export interface SeedTokenOptions {
   expiresAt?: Date | null;
   status?: "enabled" | "disabled";
   group?: string | null;
+  budgetPeriod?: "none" | "daily" | "weekly" | "monthly";
+  budgetTimeZone?: string;
+  alertThresholds?: number[] | null;
 }
 
 /**
@@ -35,7 +38,18 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox, gateways:
     for (const gateway of gateways) await waitFor(async () => holds(await gateway.services.catalog.get()), what);
   };
   return {
-    async user(values: { name?: string; balance?: number; balanceUnlimited?: boolean; group?: string } = {}) {
+    async user(
+      values: {
+        name?: string;
+        balance?: number;
+        balanceUnlimited?: boolean;
+        group?: string;
+        budgetLimit?: number | null;
+        budgetPeriod?: "none" | "daily" | "weekly" | "monthly";
+        budgetTimeZone?: string;
+        alertThresholds?: number[] | null;
+      } = {},
+    ) {
       const [row] = await db
         .insert(users)
         .values({
@@ -43,6 +57,10 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox, gateways:
           balance: values.balance ?? 0,
           balanceUnlimited: values.balanceUnlimited ?? true,
           group: values.group ?? "default",
+          budgetLimit: values.budgetLimit ?? null,
+          budgetPeriod: values.budgetPeriod ?? "none",
+          budgetTimeZone: values.budgetTimeZone ?? "UTC",
+          alertThresholds: values.alertThresholds ?? null,
         })
         .returning();
       return row!;
@@ -111,6 +129,9 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox, gateways:
           expiresAt: options.expiresAt ?? null,
           status: options.status ?? "enabled",
           group: options.group ?? null,
+          budgetPeriod: options.budgetPeriod ?? "none",
+          budgetTimeZone: options.budgetTimeZone ?? "UTC",
+          alertThresholds: options.alertThresholds ?? null,
         })
         .returning();
       return { row: row!, secret };

@@ -62,7 +62,8 @@ async function runWithDatabase(environment: ReturnType<typeof readCliEnvironment
 async function main(): Promise<number> {
   let result: CommandResult;
   try {
-    const resolved = keyFromEnvironment(process.argv.slice(2), (name) => readVariable(name));
+    const withKey = keyFromEnvironment(process.argv.slice(2), (name) => readVariable(name));
+    const resolved = "error" in withKey ? withKey : keyFromEnvironment(withKey.argv, (name) => readVariable(name), "--webhook-secret");
     result = "error" in resolved ? { exitCode: 2, stdout: "", stderr: `error: ${resolved.error}\n` } : await runLocally(resolved.argv);
   } catch (error) {
     result = { exitCode: 1, stdout: "", stderr: `error: ${describeUnexpectedError(error)}\n` };

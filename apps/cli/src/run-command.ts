@@ -1,4 +1,5 @@
 import { AdminError, describeUnexpectedError } from "@tollgate/admin";
+import { alertCommands } from "./alerts";
 import { channelCommands } from "./channels";
 import type { CommandContext, CommandHandler, CommandResult } from "./command-context";
 import { CommandError, USAGE_EXIT_CODE } from "./command-error";
@@ -15,6 +16,7 @@ const commands: Record<Resource, Record<string, CommandHandler>> = {
   channel: channelCommands,
   model: modelCommands,
   token: tokenCommands,
+  alerts: alertCommands,
 };
 
 const HELP_WORDS = new Set(["help", "--help", "-h"]);

@@ -158,7 +158,7 @@ describe("token list and show", () => {
     expect(bobs.every((token) => token.userId === bobId)).toBe(true);
 
     const human = await harness.run("token", "list", "--user", "alice");
-    expect(human.stdout).toMatch(/^ID\s+NAME\s+USER\s+PREFIX\s+STATUS\s+USED\s+LIMIT\s+EXPIRES$/m);
+    expect(human.stdout).toMatch(/^ID\s+NAME\s+USER\s+PREFIX\s+STATUS\s+USED\s+LIMIT\s+PERIOD\s+RESETS\s+EXPIRES$/m);
     expect(human.stdout).toContain(displayPrefix(created.key));
     expect(human.stdout).not.toContain("bob");
     await harness.expectRejected(["token", "list", "--user", "nobody"], 'unknown user "nobody"');
@@ -180,6 +180,16 @@ describe("token list and show", () => {
       quotaLimit: "10.000000",
       quotaUsed: "2.500000",
       quotaRemaining: "7.500000",
+      budget: {
+        period: "none",
+        timeZone: "UTC",
+        limit: "10.000000",
+        spent: "2.500000",
+        remaining: "7.500000",
+        periodStart: null,
+        resetsAt: null,
+        alertThresholds: null,
+      },
       models: [],
       ips: ["10.0.0.0/8"],
       group: null,
@@ -244,7 +254,7 @@ describe("token update", () => {
   test("refuses bad arguments without writing anything", async () => {
     const created = await createToken("--tpm", "100");
     const id = String(created.id);
-    await harness.expectRejected(["token", "update", id], "token update needs --rpm or --tpm");
+    await harness.expectRejected(["token", "update", id], "token update needs --rpm, --tpm, --quota, --period, --time-zone or --alert-at");
     await harness.expectRejected(["token", "update", id, "--tpm", "0"], "--tpm must be a positive integer");
     await harness.expectRejected(["token", "update", id, "--rpm", "-3"], "--rpm must be a positive integer");
     await harness.expectRejected(["token", "update", id, "--name", "x"], "unknown flag --name for token update");

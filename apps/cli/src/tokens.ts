@@ -12,6 +12,7 @@ import {
   updateToken,
   updateTokenSchema,
 } from "@tollgate/admin";
+import { budgetFields, budgetFlagLabels, budgetJson, thresholdsFromText } from "./budget-flags";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { integerFromText, listFromText, parseInput, recordIdFromText } from "./flag-values";
@@ -19,10 +20,19 @@ import { formatDate, formatFields, formatJson, formatList, formatTable, formatUs
 import { parseCommandArguments, requireFlag } from "./parse-arguments";
 import { statusCommand, statusOf } from "./status-command";
 
-const tokenFlags = { quotaLimit: "--quota", expiresAt: "--expires", allowedModels: "--models", allowedIps: "--ip", rpmLimit: "--rpm", tpmLimit: "--tpm" };
+const tokenFlags = {
+  quotaLimit: "--quota",
+  expiresAt: "--expires",
+  allowedModels: "--models",
+  allowedIps: "--ip",
+  rpmLimit: "--rpm",
+  tpmLimit: "--tpm",
+  ...budgetFlagLabels,
+};
 
+/** What is left of the quota: in the current period when it has one. */
 function remainingQuota(token: TokenView): number | null {
-  return token.quotaLimit === null ? null : Math.max(0, token.quotaLimit - token.usedQuota);
+  return token.quotaLimit === null ? null : Math.max(0, token.quotaLimit - token.budget.spent);
 }
 
 function isExpired(token: TokenView, now: Date): boolean {
@@ -42,6 +52,7 @@ function tokenJson(token: TokenView, now: Date) {
     quotaLimit: usdForJson(token.quotaLimit),
     quotaUsed: usdForJson(token.usedQuota),
     quotaRemaining: usdForJson(remainingQuota(token)),
+    budget: budgetJson(token.budget, token.alertThresholds),
     models: token.allowedModels,
     ips: token.allowedIps,
     group: token.group,
@@ -59,7 +70,7 @@ function tokenJson(token: TokenView, now: Date) {
 function displayStatus(token: TokenView, now: Date): string {
   const notes: string[] = [];
   if (isExpired(token, now)) notes.push("expired");
-  if (token.quotaLimit !== null && token.usedQuota >= token.quotaLimit) notes.push("quota used up");
+  if (token.quotaLimit !== null && token.budget.spent >= token.quotaLimit) notes.push(token.budget.period === "none" ? "quota used up" : "quota used up this period");
   return notes.length === 0 ? token.status : `${token.status} (${notes.join(", ")})`;
 }
 
@@ -73,6 +84,7 @@ function tokenFields(token: TokenView, now: Date): [string, string][] {
     ["quota limit", formatUsd(token.quotaLimit)],
     ["quota used", formatUsd(token.usedQuota)],
     ["quota remaining", formatUsd(remainingQuota(token))],
+    ...budgetFields(token.budget, token.alertThresholds),
     ["expires", formatDate(token.expiresAt, "never")],
     ["models", formatList(token.allowedModels, "all models of the group")],
     ["ips", formatList(token.allowedIps, "any")],
@@ -145,6 +157,9 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
       group: "string",
       rpm: "string",
       tpm: "string",
+      period: "string",
+      "time-zone": "string",
+      "alert-at": "string",
       json: "boolean",
     },
   });
@@ -160,6 +175,9 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
       group: flags.group,
       rpmLimit: integerFromText(flags.rpm),
       tpmLimit: integerFromText(flags.tpm),
+      budgetPeriod: flags.period,
+      budgetTimeZone: flags["time-zone"],
+      alertThresholds: thresholdsFromText(flags["alert-at"]),
     },
     tokenFlags,
   );
@@ -170,7 +188,7 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
     return formatJson({ id, key: secret, ...details });
   }
   return [
-    formatFields(tokenFields(token, now).filter(([field]) => !["last used", "quota used"].includes(field))),
+    formatFields(tokenFields(token, now).filter(([field]) => !["last used", "quota used", "spent", "spent this period"].includes(field))),
     `key: ${secret}`,
     "",
     "WARNING: this key is shown only once and cannot be recovered. Store it now;",
@@ -188,12 +206,27 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
   const now = new Date();
   const { flags, positionals } = parseCommandArguments(argv, {
     command: "token update",
-    flags: { rpm: "string", tpm: "string", json: "boolean" },
+    flags: { rpm: "string", tpm: "string", quota: "string", period: "string", "time-zone": "string", "alert-at": "string", json: "boolean" },
     positionals: ["ID"],
   });
   const id = recordIdFromText(positionals[0] as string, "token");
-  if (flags.rpm === undefined && flags.tpm === undefined) throw new CommandError("token update needs --rpm or --tpm");
-  const changes = parseInput(updateTokenSchema, { id, rpmLimit: limitOrNone(flags.rpm), tpmLimit: limitOrNone(flags.tpm) }, tokenFlags);
+  const given = [flags.rpm, flags.tpm, flags.quota, flags.period, flags["time-zone"], flags["alert-at"]];
+  if (given.every((value) => value === undefined)) {
+    throw new CommandError("token update needs --rpm, --tpm, --quota, --period, --time-zone or --alert-at");
+  }
+  const changes = parseInput(
+    updateTokenSchema,
+    {
+      id,
+      rpmLimit: limitOrNone(flags.rpm),
+      tpmLimit: limitOrNone(flags.tpm),
+      quotaLimit: flags.quota,
+      budgetPeriod: flags.period,
+      budgetTimeZone: flags["time-zone"],
+      alertThresholds: thresholdsFromText(flags["alert-at"]),
+    },
+    tokenFlags,
+  );
   const token = await updateToken(context.db, cliOperator, changes);
   if (flags.json) return formatJson(tokenJson(token, now));
   return formatFields(tokenFields(token, now));
@@ -206,15 +239,17 @@ async function listTokensCommand(argv: readonly string[], context: CommandContex
   const rows = await listTokens(context.db, cliOperator, { userId: owner?.id });
   if (flags.json) return formatJson(rows.map((token) => tokenJson(token, now)));
   return formatTable(
-    ["ID", "NAME", "USER", "PREFIX", "STATUS", "USED", "LIMIT", "EXPIRES"],
+    ["ID", "NAME", "USER", "PREFIX", "STATUS", "USED", "LIMIT", "PERIOD", "RESETS", "EXPIRES"],
     rows.map((token) => [
       String(token.id),
       token.name,
       token.userName,
       token.keyPrefix,
       displayStatus(token, now),
-      formatUsd(token.usedQuota),
+      formatUsd(token.budget.spent),
       formatUsd(token.quotaLimit),
+      token.budgetPeriod,
+      formatDate(token.budget.resetsAt, "-"),
       formatDate(token.expiresAt, "never"),
     ]),
   );

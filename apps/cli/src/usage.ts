@@ -8,8 +8,13 @@ unknown id, 1 other failures.
 const sections = {
   user: `Users:
   user create --name NAME [--group GROUP] [--balance USD|unlimited] [--admin] [--password PASSWORD]
+      [--budget USD|unlimited] [--period none|daily|weekly|monthly] [--time-zone ZONE]
+      [--alert-at 50,80,100|default|none]
       --admin requires --password (at least 8 characters); without --balance spending is not limited
-      by a balance (cap it per token with --quota).
+      by a balance (cap it per token with --quota). --budget caps what all of the user's tokens spend
+      together, in all or per --period (resets at midnight in --time-zone, an IANA name, default UTC).
+  user budget NAME_OR_ID [--budget USD|unlimited] [--period P] [--time-zone ZONE] [--alert-at ...]
+      Changes a user's budget; a new period or time zone starts the period's count afresh.
   user list
   user topup NAME_OR_ID --amount USD [--reason TEXT]
   user deduct NAME_OR_ID --amount USD --reason TEXT [--allow-negative]
@@ -53,12 +58,17 @@ const sections = {
   token: `Tokens:
   token create --user NAME_OR_ID --name NAME [--models a,b] [--quota USD|unlimited]
       [--expires ISO8601|never] [--ip 1.2.3.4,10.0.0.0/8,::1,2001:db8::/32] [--group G] [--rpm N]
-      [--tpm N]
-      Prints the key once. Quota defaults to unlimited, expiry to never. A date alone or a time
+      [--tpm N] [--period none|daily|weekly|monthly] [--time-zone ZONE] [--alert-at 50,80,100|default|none]
+      Prints the key once. Quota defaults to unlimited, expiry to never. With --period the quota is
+      per period (daily, weekly from Monday, monthly) and resets at midnight in --time-zone (an IANA
+      name such as Europe/Paris; default UTC). --alert-at: spend alerts at these percentages of the
+      quota (default: the alert settings' thresholds; none: no alerts). A date alone or a time
       without an offset is UTC. --rpm: requests per minute; --tpm: tokens (prompt + completion) per
       minute, counted when each request ends. Both default to no limit.
-  token update ID [--rpm N|none] [--tpm N|none]
-      Changes a token's per-minute limits; none removes one.
+  token update ID [--rpm N|none] [--tpm N|none] [--quota USD|unlimited] [--period P] [--time-zone ZONE]
+                  [--alert-at ...]
+      Changes a token's limits; none removes a per-minute one. A new period or time zone starts the
+      period's count afresh.
       The limits set here (and a disable) are ceilings for the token's owner: in the console they may
       narrow them and widen them back, never past what was set here, and not enable a disabled token.
   token list [--user NAME_OR_ID]
@@ -67,6 +77,16 @@ const sections = {
       Gives the token a new key (printed once), keeping its settings and usage history. The old key
       keeps working for the grace period (default 24h; 0 refuses it at once), then is refused everywhere.
   token enable ID | token disable ID | token delete ID
+`,
+  alerts: `Spend alerts:
+  alerts settings [--webhook-url URL|""] [--webhook-secret-env VAR | --webhook-secret SECRET]
+                  [--thresholds 50,80,100]
+      Where spend alerts are POSTed (JSON, signed with HMAC-SHA256 of the secret: see the README) and
+      the default thresholds, in percent of a token's quota or a user's budget (per period, or in all).
+      Without flags, prints the settings; the secret is shown as its last 4 characters only.
+      --webhook-secret-env VAR reads it from that variable, so that it is not on the command line.
+  alerts list [--limit N]
+      Recent alerts, newest first, with their delivery state.
 `,
 } as const;
 

@@ -28,6 +28,16 @@ describe("user create", () => {
       status: "enabled",
       balance: "0.000000",
       balanceUnlimited: true,
+      budget: {
+        period: "none",
+        timeZone: "UTC",
+        limit: null,
+        spent: "0.000000",
+        remaining: null,
+        periodStart: null,
+        resetsAt: null,
+        alertThresholds: null,
+      },
       createdAt: expect.any(String),
     });
     const row = await userRow("plain");
@@ -86,7 +96,7 @@ describe("user list", () => {
     const result = await harness.run("user", "list");
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+ROLE\s+GROUP\s+BALANCE\s+STATUS$/);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+ROLE\s+GROUP\s+BALANCE\s+BUDGET\s+SPENT\s+RESETS\s+STATUS$/);
     expect(lines.find((line) => line.includes("funded"))).toContain("$12.500000");
     expect(lines.find((line) => line.includes("boundless"))).toContain("unlimited");
   });

@@ -1,4 +1,18 @@
-import { cliOperator, createUser, createUserSchema, deductUserBalance, deductUserSchema, findUser, listUsers, topUpUser, topUpUserSchema, type UserView } from "@tollgate/admin";
+import {
+  cliOperator,
+  createUser,
+  createUserSchema,
+  deductUserBalance,
+  deductUserSchema,
+  findUser,
+  listUsers,
+  topUpUser,
+  topUpUserSchema,
+  updateUser,
+  updateUserSchema,
+  type UserView,
+} from "@tollgate/admin";
+import { budgetFields, budgetFlagLabels, budgetJson, thresholdsFromText } from "./budget-flags";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { parseInput } from "./flag-values";
@@ -14,6 +28,7 @@ function userJson(user: UserView) {
     status: user.status,
     balance: usdForJson(user.balance),
     balanceUnlimited: user.balanceUnlimited,
+    budget: budgetJson(user.budget, user.alertThresholds),
     createdAt: user.createdAt.toISOString(),
   };
 }
@@ -25,7 +40,18 @@ function displayBalance(user: UserView): string {
 async function createUserCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
   const { flags } = parseCommandArguments(argv, {
     command: "user create",
-    flags: { name: "string", group: "string", balance: "string", admin: "boolean", password: "string", json: "boolean" },
+    flags: {
+      name: "string",
+      group: "string",
+      balance: "string",
+      admin: "boolean",
+      password: "string",
+      budget: "string",
+      period: "string",
+      "time-zone": "string",
+      "alert-at": "string",
+      json: "boolean",
+    },
   });
   // The schema's rule, said in the flags the usage names (its own words would be "--password must be set
   // for an administrator").
@@ -37,7 +63,11 @@ async function createUserCommand(argv: readonly string[], { db }: CommandContext
     balance: flags.balance,
     password: flags.password,
     role: flags.admin ? "admin" : "user",
-  });
+    budget: flags.budget,
+    budgetPeriod: flags.period,
+    budgetTimeZone: flags["time-zone"],
+    alertThresholds: thresholdsFromText(flags["alert-at"]),
+  }, budgetFlagLabels);
   const created = await createUser(db, input);
   if (flags.json) return formatJson(userJson(created));
   return formatFields([
@@ -46,8 +76,34 @@ async function createUserCommand(argv: readonly string[], { db }: CommandContext
     ["role", created.role],
     ["group", created.group],
     ["balance", displayBalance(created)],
+    ["budget", displayBudget(created)],
+    ...(created.budgetLimit === null ? [] : budgetFields(created.budget, created.alertThresholds)),
     ["console login", created.hasPassword ? "yes" : "no (no password)"],
   ]);
+}
+
+function displayBudget(user: UserView): string {
+  if (user.budgetLimit === null) return "none";
+  return `${formatUsd(user.budgetLimit)}${user.budget.period === "none" ? " in all" : ` ${user.budget.period}`}`;
+}
+
+async function budgetUserCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
+  const { flags, positionals } = parseCommandArguments(argv, {
+    command: "user budget",
+    flags: { budget: "string", period: "string", "time-zone": "string", "alert-at": "string", json: "boolean" },
+    positionals: ["NAME_OR_ID"],
+  });
+  const given = [flags.budget, flags.period, flags["time-zone"], flags["alert-at"]];
+  if (given.every((value) => value === undefined)) throw new CommandError("user budget needs --budget, --period, --time-zone or --alert-at");
+  const changes = parseInput(
+    updateUserSchema.omit({ id: true }),
+    { budget: flags.budget, budgetPeriod: flags.period, budgetTimeZone: flags["time-zone"], alertThresholds: thresholdsFromText(flags["alert-at"]) },
+    budgetFlagLabels,
+  );
+  const user = await findUser(db, positionals[0] as string);
+  const updated = await updateUser(db, cliOperator, { id: user.id, ...changes });
+  if (flags.json) return formatJson(userJson(updated));
+  return formatFields([["user", `${updated.name} (id ${updated.id})`], ["budget", displayBudget(updated)], ...budgetFields(updated.budget, updated.alertThresholds)]);
 }
 
 async function listUsersCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
@@ -55,8 +111,18 @@ async function listUsersCommand(argv: readonly string[], { db }: CommandContext)
   const rows = await listUsers(db);
   if (flags.json) return formatJson(rows.map(userJson));
   return formatTable(
-    ["ID", "NAME", "ROLE", "GROUP", "BALANCE", "STATUS"],
-    rows.map((user) => [String(user.id), user.name, user.role, user.group, displayBalance(user), user.status]),
+    ["ID", "NAME", "ROLE", "GROUP", "BALANCE", "BUDGET", "SPENT", "RESETS", "STATUS"],
+    rows.map((user) => [
+      String(user.id),
+      user.name,
+      user.role,
+      user.group,
+      displayBalance(user),
+      displayBudget(user),
+      user.budgetLimit === null ? "-" : formatUsd(user.budget.spent),
+      user.budget.resetsAt?.toISOString() ?? "-",
+      user.status,
+    ]),
   );
 }
 
@@ -115,4 +181,5 @@ export const userCommands: Record<string, CommandHandler> = {
   create: createUserCommand,
   list: listUsersCommand,
   topup: topUpUserCommand,
+  budget: budgetUserCommand,
 };

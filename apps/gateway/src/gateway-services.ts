@@ -6,7 +6,7 @@ import {
   listenerPingPayload,
   parseInvalidation,
 } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import { BudgetWindows, type SecretBox } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
 import { replayOrphanSpools } from "./accounting/spool-replay";
@@ -32,6 +32,7 @@ import { eq, sql } from "drizzle-orm";
 import { ChannelCatalog, type RoutableChannel } from "./routing/channel-catalog";
 import { ChannelHealth, defaultChannelHealthOptions, type ChannelHealthOptions, type HealthChange } from "./routing/channel-health";
 import { SettingsCache } from "./settings-cache";
+import { defaultSpendAlertOptions, type SpendAlertOptions, SpendAlerts } from "./alerts/spend-alerts";
 import { purgeExpiredResponses } from "./codecs/responses/stored-response-store";
 
 /** How often each instance deletes expired stored responses (expired ones are never served in between). */
@@ -74,6 +75,12 @@ export interface GatewayOptions {
   listenerCheckIntervalMs: number;
   /** Time allowed to receive a whole /v1 request body. */
   bodyReadTimeoutMs: number;
+  /**
+   * Epoch ms for budget periods (which period a call is admitted in, and the reset header): the system
+   * clock, read once per call that has a period; tests inject one they control to stand at a boundary.
+   */
+  clock: () => number;
+  spendAlerts: SpendAlertOptions;
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -101,6 +108,8 @@ export const defaultGatewayOptions: GatewayOptions = {
   cacheMaxAgeMs: 60_000,
   listenerCheckIntervalMs: 10_000,
   bodyReadTimeoutMs: 30_000,
+  clock: Date.now,
+  spendAlerts: defaultSpendAlertOptions,
 };
 
 /**
@@ -126,6 +135,8 @@ export interface GatewayServices {
   /** The LISTEN connection's self-check; null on embedded PGlite (no connection that could stall). */
   listenerCheck: ListenerCheck | null;
   ledger: QuotaLedger;
+  /** Spend alerts raised from the write-behind's commits and delivered to the webhook. */
+  spendAlerts: SpendAlerts;
   rateLimiter: RateLimiter;
   /** Tokens per minute per token: checked on admission, fed each finished request's usage. */
   tokenRateLimiter: TokenRateLimiter;
@@ -174,22 +185,30 @@ export function createGatewayServices(input: {
   });
   const catalog = new ChannelCatalog(db, input.secretBox, (message, fields) => log("warn", message, fields));
   const settings = new SettingsCache(db);
+  const spendAlerts = new SpendAlerts(db, input.secretBox, () => settings.get(), log, options.spendAlerts);
   const instanceId = crypto.randomUUID();
   const leases = new LeaseBook(db, instanceId, (message, fields) => log("warn", message, fields), options.quotaLeases, circuit);
-  const ledger = new QuotaLedger(leases);
+  const ledger = new QuotaLedger(leases, new BudgetWindows(), options.clock);
   const spool = new UsageSpool({ dir: options.usageSpoolDir, spoolId: instanceId, syncMs: options.usageSpoolSyncMs, log });
   /** Caches take the totals a commit returned (this process's writes, and replays of other spools). */
-  const applyTotals = ({ tokenTotals, userBalances }: WrittenUsage) => {
+  const applyTotals = ({ tokenTotals, userBalances, tokenPeriods, userPeriods, userTotals, observations }: WrittenUsage) => {
     for (const [id, total] of tokenTotals) {
       const hash = tokenHashById.get(id);
       if (hash) tokens.update(hash, (token) => (token.usedQuota = total));
     }
+    for (const [id, period] of tokenPeriods ?? []) {
+      const hash = tokenHashById.get(id);
+      if (hash) tokens.update(hash, (token) => Object.assign(token, period));
+    }
     for (const [id, balance] of userBalances) users.update(id, (user) => (user.balance = balance));
+    for (const [id, total] of userTotals ?? []) users.update(id, (user) => (user.usedTotal = total));
+    for (const [id, period] of userPeriods ?? []) users.update(id, (user) => Object.assign(user, period));
+    if (observations && observations.length > 0) spendAlerts.observe(observations);
   };
   const onWritten = (written: WrittenUsage) => {
     const { tokenDeltas, userDeltas, leaseRows } = written;
     spool.committed(written.spoolSeq);
-    ledger.markWritten(tokenDeltas, userDeltas, leaseRows);
+    ledger.markWritten(tokenDeltas, userDeltas, written.subjectDeltas ?? new Map(), leaseRows);
     applyTotals(written);
   };
   // Settings of either writer that can cross to the worker thread (callbacks cannot). PGlite's WebAssembly
@@ -294,6 +313,7 @@ export function createGatewayServices(input: {
         else {
           users.delete(message.id);
           leases.forgetRefusal(`user:${message.id}`);
+          leases.forgetRefusal(`budget:${message.id}`);
         }
         return;
       case "channels":
@@ -325,6 +345,7 @@ export function createGatewayServices(input: {
     databaseCircuit: circuit,
     listenerCheck,
     ledger,
+    spendAlerts,
     rateLimiter,
     tokenRateLimiter,
     usage,
@@ -361,6 +382,7 @@ export function createGatewayServices(input: {
       });
       usage.start();
       leases.start();
+      spendAlerts.start();
       if (spoolDir) {
         void replaySpools();
         replayTimer = setInterval(() => void replaySpools(), 30_000);
@@ -406,6 +428,7 @@ export function createGatewayServices(input: {
       if (replayTimer) clearInterval(replayTimer);
       await replaying?.catch(() => {});
       await usage.stop();
+      await spendAlerts.stop();
       await leases.stop();
       if (unlisten) await unlisten().catch(() => {});
       await redisLimiter?.close();

@@ -7,16 +7,24 @@ export interface GatewaySettings {
   reservationDefaultMaxTokens: number;
   /** Days a stored /v1/responses answer is kept for previous_response_id, GET and DELETE. */
   responsesRetentionDays: number;
+  /** Percentages of a budget at which a spend alert is raised, unless the token or user sets its own. */
+  spendAlertThresholds: number[];
+  /** Where spend alerts are POSTed; empty: alerts are console notices only. */
+  spendAlertWebhookUrl: string;
 }
 
 const defaults: GatewaySettings = {
   reservationDefaultMaxTokens: 4096,
   responsesRetentionDays: 30,
+  spendAlertThresholds: [50, 80, 100],
+  spendAlertWebhookUrl: "",
 };
 
 const keys: Record<string, keyof GatewaySettings> = {
   reservation_default_max_tokens: "reservationDefaultMaxTokens",
   responses_retention_days: "responsesRetentionDays",
+  spend_alert_thresholds: "spendAlertThresholds",
+  spend_alert_webhook_url: "spendAlertWebhookUrl",
 };
 
 /**
@@ -46,7 +54,9 @@ export class SettingsCache {
     const loaded: GatewaySettings = { ...defaults };
     for (const row of rows) {
       const key = keys[row.key];
-      if (key && typeof row.value === typeof defaults[key]) (loaded as unknown as Record<string, unknown>)[key] = row.value;
+      if (key && typeof row.value === typeof defaults[key] && Array.isArray(row.value) === Array.isArray(defaults[key])) {
+        (loaded as unknown as Record<string, unknown>)[key] = row.value;
+      }
     }
     return loaded;
   }

@@ -13,6 +13,7 @@ const LogsPage = lazy(() => import("./pages/logs").then((module) => ({ default: 
 const QuickStartPage = lazy(() => import("./pages/quick-start").then((module) => ({ default: module.QuickStartPage })));
 const ChannelsPage = lazy(() => import("./pages/channels").then((module) => ({ default: module.ChannelsPage })));
 const ModelsPage = lazy(() => import("./pages/models").then((module) => ({ default: module.ModelsPage })));
+const AlertsPage = lazy(() => import("./pages/alerts").then((module) => ({ default: module.AlertsPage })));
 const UsersPage = lazy(() => import("./pages/users").then((module) => ({ default: module.UsersPage })));
 
 const loading = <p className="p-8 text-sm text-slate-500">Loading…</p>;
@@ -53,6 +54,7 @@ export function App() {
             <Route path="/tokens" element={<TokensPage isAdmin={isAdmin} />} />
             <Route path="/logs" element={<LogsPage isAdmin={isAdmin} />} />
             <Route path="/quick-start" element={<QuickStartPage />} />
+            <Route path="/alerts" element={<AlertsPage isAdmin={isAdmin} />} />
             {isAdmin ? <Route path="/channels" element={<ChannelsPage />} /> : null}
             {isAdmin ? <Route path="/models" element={<ModelsPage />} /> : null}
             {isAdmin ? <Route path="/users" element={<UsersPage currentUserId={me.data.id} />} /> : null}

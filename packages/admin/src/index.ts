@@ -18,3 +18,7 @@ export * from "./users/user-operations";
 export * from "./models/price-schemas";
 export * from "./models/model-operations";
 export * from "./onboarding/onboarding-status";
+export * from "./values/budget-schemas";
+export * from "./values/budget-status";
+export * from "./alerts/alert-schemas";
+export * from "./alerts/alert-operations";

@@ -5,3 +5,5 @@ export * from "./is-record";
 export * from "./ip-entry";
 export * from "./pending-replies";
 export * from "./unit-price";
+export * from "./budget-period";
+export * from "./webhook-signature";

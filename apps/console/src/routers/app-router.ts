@@ -1,4 +1,5 @@
 import { router } from "../trpc";
+import { alertsRouter } from "./alerts";
 import { authRouter } from "./auth";
 import { channelsRouter } from "./channels";
 import { dashboardRouter } from "./dashboard";
@@ -17,6 +18,7 @@ export const appRouter = router({
   logs: logsRouter,
   dashboard: dashboardRouter,
   quickStart: quickStartRouter,
+  alerts: alertsRouter,
 });
 
 /** The SPA imports only this type. */

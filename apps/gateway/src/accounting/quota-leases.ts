@@ -2,9 +2,15 @@ import { type Database, resultRows } from "@tollgate/db";
 import { sql } from "drizzle-orm";
 import type { DatabaseCircuit } from "../database-circuit";
 import { errors } from "../errors";
+import { type ParsedSubject, parseSubject } from "./budget-view";
 
-/** `token:<id>` or `user:<id>`: what a lease is a slice of. */
-export type LeaseSubject = `token:${number}` | `user:${number}`;
+/**
+ * What a lease is a slice of: `token:<id>` (a lifetime quota), `user:<id>` (a balance), `budget:<id>` (a
+ * user's lifetime budget), or one period of a token's quota or a user's budget,
+ * `token:<id>@<period start ms>@<period>@<zone>` (budget-view.ts). A period's slices count against that
+ * period only, so a lease never spans a reset.
+ */
+export type LeaseSubject = `token:${number}` | `user:${number}` | `budget:${number}` | `token:${number}@${string}` | `budget:${number}@${string}`;
 
 /** This instance's lease row as a statement left it, with the database clock of that statement (microseconds). */
 export interface LeaseRow {
@@ -14,6 +20,33 @@ export interface LeaseRow {
 
 /** The database clock in microseconds, to order lease row values read by different connections. */
 export const DATABASE_CLOCK_SQL = "(extract(epoch from clock_timestamp()) * 1000000)::bigint";
+
+/**
+ * The limit and what the database says is spent of a subject, its row locked (tokens before users, as every
+ * transaction that locks both takes them). A period's spend counts only if the row is of that period and of
+ * the same period setting; a row of another setting (changed since this instance cached it: a NOTIFY is on
+ * its way) or of a later period leaves nothing to take.
+ */
+function limitQuery(subject: ParsedSubject) {
+  const { id, period } = subject;
+  if (subject.kind === "user") {
+    return sql`select case when balance_unlimited then null else balance end as "limit", 0 as used from users where id = ${id} for update`;
+  }
+  const table = subject.kind === "token" ? sql.raw("tokens") : sql.raw("users");
+  const limit = subject.kind === "token" ? sql.raw("quota_limit") : sql.raw("budget_limit");
+  const lifetimeUsed = subject.kind === "token" ? sql.raw("used_quota") : sql.raw("used_total");
+  if (!period) {
+    return sql`select ${limit} as "limit", case when budget_period = 'none' then ${lifetimeUsed} else ${limit} end as used from ${table} where id = ${id} for update`;
+  }
+  const start = sql`${new Date(period.start).toISOString()}::timestamptz`;
+  return sql`
+    select ${limit} as "limit",
+           case when budget_period <> ${period.period} or budget_time_zone <> ${period.timeZone} then ${limit}
+                when period_start is null or period_start < ${start} then 0
+                when period_start = ${start} then period_used
+                else ${limit} end as used
+    from ${table} where id = ${id} for update`;
+}
 
 interface Lease {
   /** Mirror of this instance's row in quota_leases: granted and not yet written back as spent. */
@@ -85,6 +118,11 @@ export class LeaseBook {
     return lease ? lease.granted - lease.reserved - lease.pendingSpent : 0;
   }
 
+  /** Spend settled by this instance and not yet written to the database. */
+  pendingSpent(subject: LeaseSubject): number {
+    return this.leases.get(subject)?.pendingSpent ?? 0;
+  }
+
   /** Amount held by requests in flight. */
   held(subject: LeaseSubject): number {
     return this.leases.get(subject)?.reserved ?? 0;
@@ -134,6 +172,9 @@ export class LeaseBook {
   forgetRefusal(subject: LeaseSubject): void {
     const lease = this.leases.get(subject);
     if (lease) lease.refusedUntil = 0;
+    // ...nor those of the subject's periods (`token:<id>@...`).
+    const periods = `${subject}@`;
+    for (const [other, otherLease] of this.leases) if (other.startsWith(periods)) otherLease.refusedUntil = 0;
   }
 
   /**
@@ -164,15 +205,11 @@ export class LeaseBook {
   }
 
   private async acquireFromDatabase(subject: LeaseSubject, lease: Lease, amount: number): Promise<boolean> {
-    const [kind, idText] = subject.split(":") as ["token" | "user", string];
-    const id = Number(idText);
+    const parsed = parseSubject(subject);
     // Row values seen inside the transaction, mirrored only once it has committed.
     const observed: LeaseRow[] = [];
     const granted = await this.db.transaction(async (transaction) => {
-      const limitRow =
-        kind === "token"
-          ? resultRows(await transaction.execute(sql`select quota_limit as "limit", used_quota as used from tokens where id = ${id} for update`))[0]
-          : resultRows(await transaction.execute(sql`select case when balance_unlimited then null else balance end as "limit", 0 as used from users where id = ${id} for update`))[0];
+      const limitRow = resultRows(await transaction.execute(limitQuery(parsed)))[0];
       if (!limitRow) return 0;
       if (limitRow.limit === null || limitRow.limit === undefined) return Number.POSITIVE_INFINITY;
       await transaction.execute(
@@ -255,6 +292,11 @@ export class LeaseBook {
       }
       if (lease.granted === 0 && lease.reserved === 0 && lease.pendingSpent === 0) this.leases.delete(subject);
     }
+    // Rows of slices given back whole and forgotten here (a past period's, among others) need not stay.
+    const kept = [...this.leases.keys()].map((subject) => sql`${subject}`);
+    await this.db.execute(sql`
+      delete from quota_leases where instance_id = ${this.instanceId} and amount = 0
+        ${kept.length > 0 ? sql`and subject not in (${sql.join(kept, sql`, `)})` : sql``}`);
   }
 
   /** After the last write-behind: hands every slice back. */

@@ -1,13 +1,22 @@
+import type { BudgetWindows } from "@tollgate/shared";
 import type { CachedToken, CachedUser } from "../auth/cached-records";
+import { type BudgetView, budgetView } from "./budget-view";
 import type { LeaseBook, LeaseRow, LeaseSubject } from "./quota-leases";
 
-/** A hold on quota and balance for one request, released by settle(). */
+/** A hold on quota, budget and balance for one request, released by settle(). */
 export interface Reservation {
   tokenId: number;
   userId: number;
-  /** Null when the token's quota is unlimited / the owner's balance is unlimited. */
-  tokenSubject: LeaseSubject | null;
-  userSubject: LeaseSubject | null;
+  /**
+   * What the call holds from, in order: the token's quota (its current period's subject when it has a
+   * period), the user's budget (likewise), the user's balance; unlimited ones are left out.
+   */
+  subjects: LeaseSubject[];
+  /**
+   * The subjects the write-behind cannot tell from the ids (a period's, a user's budget), whether held or
+   * not: the spend is counted in them, in the period the call was admitted in.
+   */
+  periodSubjects: LeaseSubject[];
   amount: number;
   settled: boolean;
 }
@@ -18,16 +27,58 @@ export interface Reservation {
  */
 export type FittedAmount = () => number | Promise<number>;
 
-export type Refusal = { refused: "token" | "user" };
+/** Which limit refused: the token's quota, the user's budget, or the user's balance. */
+export type Refusal = { refused: "token" | "budget" | "user" };
+
+/** The budgets of one call at `now`: the token's quota and the user's budget, each null without a limit. */
+export interface CallBudgets {
+  token: BudgetView | null;
+  user: BudgetView | null;
+}
+
+const NO_BUDGETS: CallBudgets = Object.freeze({ token: null, user: null });
+
+const refusalKind = (subject: LeaseSubject): Refusal["refused"] =>
+  subject.startsWith("token:") ? "token" : subject.startsWith("budget:") ? "budget" : "user";
 
 /**
- * Holds the worst-case cost of a request against the token's quota and the owner's balance before it is
- * forwarded, from this instance's leases (memory only, when they cover it) or by taking a bigger lease
- * (one short locked transaction). settle() swaps the hold for the real cost, which the write-behind later
- * moves into the database together with the lease.
+ * Holds the worst-case cost of a request against the token's quota, the owner's budget and the owner's
+ * balance before it is forwarded, from this instance's leases (memory only, when they cover it) or by
+ * taking a bigger lease (one short locked transaction). settle() swaps the hold for the real cost, which
+ * the write-behind later moves into the database together with the lease. A budget with a period holds
+ * from the lease of the period the clock is in: at the reset instant the next call holds from the new
+ * period's leases, and a call admitted before it is billed to the period it was admitted in.
  */
 export class QuotaLedger {
-  constructor(private readonly leases: LeaseBook) {}
+  constructor(
+    private readonly leases: LeaseBook,
+    private readonly windows: BudgetWindows,
+    /** Epoch ms; injected so that tests can stand at a period's boundary. */
+    readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * The token's and the user's budgets now (views cached on the rows, rebuilt when a period ends). Without
+   * any limit nothing is read, not even the clock; the clock only for a budget with a period.
+   */
+  budgets(token: CachedToken, user: CachedUser): CallBudgets {
+    if (token.quotaLimit === null && user.budgetLimit === null) return NO_BUDGETS;
+    const periodic = (token.quotaLimit !== null && token.budgetPeriod !== "none") || (user.budgetLimit !== null && user.budgetPeriod !== "none");
+    const now = periodic ? this.clock() : 0;
+    return {
+      token: budgetView("token", token.id, token.quotaLimit, token.usedQuota, token, this.windows, now),
+      user: budgetView("budget", user.id, user.budgetLimit, user.usedTotal, user, this.windows, now),
+    };
+  }
+
+  /** The period and budget subjects a call's spend counts in now (for a call billed without a hold). */
+  periodSubjects(token: CachedToken, user: CachedUser): LeaseSubject[] {
+    const budgets = this.budgets(token, user);
+    const subjects: LeaseSubject[] = [];
+    if (budgets.token?.window) subjects.push(budgets.token.subject);
+    if (budgets.user) subjects.push(budgets.user.subject);
+    return subjects;
+  }
 
   /**
    * Holds `amount` (a cheap upper bound) from memory when this instance's slices cover it; otherwise holds
@@ -40,17 +91,28 @@ export class QuotaLedger {
     amount: number,
     fitted?: FittedAmount,
   ): Reservation | Refusal | Promise<Reservation | Refusal> {
-    const tokenSubject: LeaseSubject | null = token.quotaLimit !== null ? `token:${token.id}` : null;
-    const userSubject: LeaseSubject | null = user.balanceUnlimited ? null : `user:${user.id}`;
+    const budgets = this.budgets(token, user);
     // Exhausted according to the cached rows: refuse without touching the database.
-    if (token.quotaLimit !== null && token.quotaLimit - token.usedQuota <= 0) return { refused: "token" };
-    if (userSubject && user.balance <= 0) return { refused: "user" };
-    const reservation: Reservation = { tokenId: token.id, userId: user.id, tokenSubject, userSubject, amount, settled: false };
-    if (!tokenSubject && !userSubject) return reservation;
-    const tokenHeld = !tokenSubject || this.leases.tryHold(tokenSubject, amount);
-    const userHeld = tokenHeld && (!userSubject || this.leases.tryHold(userSubject, amount));
-    if (tokenHeld && userHeld) return reservation;
-    if (tokenHeld && tokenSubject) this.leases.release(tokenSubject, amount);
+    if (budgets.token && budgets.token.limit - budgets.token.spent <= 0) return { refused: "token" };
+    if (budgets.user && budgets.user.limit - budgets.user.spent <= 0) return { refused: "budget" };
+    if (!user.balanceUnlimited && user.balance <= 0) return { refused: "user" };
+    const subjects: LeaseSubject[] = [];
+    const periodSubjects: LeaseSubject[] = [];
+    if (budgets.token) {
+      subjects.push(budgets.token.subject);
+      if (budgets.token.window) periodSubjects.push(budgets.token.subject);
+    }
+    if (budgets.user) {
+      subjects.push(budgets.user.subject);
+      periodSubjects.push(budgets.user.subject);
+    }
+    if (!user.balanceUnlimited) subjects.push(`user:${user.id}`);
+    const reservation: Reservation = { tokenId: token.id, userId: user.id, subjects, periodSubjects, amount, settled: false };
+    if (subjects.length === 0) return reservation;
+    let heldCount = 0;
+    while (heldCount < subjects.length && this.leases.tryHold(subjects[heldCount]!, amount)) heldCount++;
+    if (heldCount === subjects.length) return reservation;
+    for (let index = 0; index < heldCount; index++) this.leases.release(subjects[index]!, amount);
     if (!fitted) return this.reserveWithNewLeases(reservation);
     const fittedAmount = fitted();
     if (typeof fittedAmount === "number") return this.reserveWithNewLeases({ ...reservation, amount: Math.min(amount, fittedAmount) });
@@ -59,18 +121,24 @@ export class QuotaLedger {
 
   /** Rejects with the lease book's 503 when the database cannot be asked; nothing stays held then. */
   private async reserveWithNewLeases(reservation: Reservation): Promise<Reservation | Refusal> {
-    const { tokenSubject, userSubject, amount } = reservation;
-    if (tokenSubject && !(await this.hold(tokenSubject, amount))) return { refused: "token" };
-    let userHeld: boolean;
-    try {
-      userHeld = !userSubject || (await this.hold(userSubject, amount));
-    } catch (error) {
-      if (tokenSubject) this.leases.release(tokenSubject, amount);
-      throw error;
-    }
-    if (!userHeld) {
-      if (tokenSubject) this.leases.release(tokenSubject, amount);
-      return { refused: "user" };
+    const { subjects, amount } = reservation;
+    const held: LeaseSubject[] = [];
+    const releaseHeld = () => {
+      for (const subject of held) this.leases.release(subject, amount);
+    };
+    for (const subject of subjects) {
+      let holds: boolean;
+      try {
+        holds = await this.hold(subject, amount);
+      } catch (error) {
+        releaseHeld();
+        throw error;
+      }
+      if (!holds) {
+        releaseHeld();
+        return { refused: refusalKind(subject) };
+      }
+      held.push(subject);
     }
     return reservation;
   }
@@ -91,23 +159,36 @@ export class QuotaLedger {
   settle(reservation: Reservation, cost: number): void {
     if (reservation.settled) return;
     reservation.settled = true;
-    if (reservation.tokenSubject) this.leases.spend(reservation.tokenSubject, reservation.amount, cost);
-    if (reservation.userSubject) this.leases.spend(reservation.userSubject, reservation.amount, cost);
+    for (const subject of reservation.subjects) this.leases.spend(subject, reservation.amount, cost);
   }
 
-  /** Called once the write-behind has committed these amounts (and shrunk the leases by them). */
-  markWritten(tokenDeltas: Map<number, number>, userDeltas: Map<number, number>, leaseRows: Map<LeaseSubject, LeaseRow>): void {
+  /**
+   * Called once the write-behind has committed these amounts (and shrunk the leases by them): spend by
+   * token and user id (lifetime quota, balance), and by period or budget subject.
+   */
+  markWritten(
+    tokenDeltas: Map<number, number>,
+    userDeltas: Map<number, number>,
+    subjectDeltas: Map<LeaseSubject, number>,
+    leaseRows: Map<LeaseSubject, LeaseRow>,
+  ): void {
     for (const [id, amount] of tokenDeltas) this.leases.written(`token:${id}`, amount, leaseRows.get(`token:${id}`));
     for (const [id, amount] of userDeltas) this.leases.written(`user:${id}`, amount, leaseRows.get(`user:${id}`));
+    for (const [subject, amount] of subjectDeltas) this.leases.written(subject, amount, leaseRows.get(subject));
   }
 
-  /** Amount of a token's quota held by this instance's requests in flight. */
-  heldFor(tokenId: number): number {
-    return this.leases.held(`token:${tokenId}`);
+  /** Amount of a subject held by this instance's requests in flight. */
+  heldFor(subject: LeaseSubject | number): number {
+    return this.leases.held(typeof subject === "number" ? `token:${subject}` : subject);
   }
 
-  /** What this instance may still spend of a token's quota without taking a new lease. */
-  unspentLease(tokenId: number): number {
-    return this.leases.unspent(`token:${tokenId}`);
+  /** This instance's spend of a subject not yet written to the database. */
+  unwritten(subject: LeaseSubject): number {
+    return this.leases.pendingSpent(subject);
+  }
+
+  /** What this instance may still spend of a subject without taking a new lease. */
+  unspentLease(subject: LeaseSubject | number): number {
+    return this.leases.unspent(typeof subject === "number" ? `token:${subject}` : subject);
   }
 }

@@ -60,6 +60,12 @@ describe("spool lines", () => {
     expect(decodeSpoolLine(line)).toEqual({ s: 4, t: 9, u: 7, c: 5, p: 1, l: fullRow });
   });
 
+  test("a call's period and budget subjects survive a round trip, so that a replay counts its spend in the period it was admitted in", () => {
+    const periodSubjects = ["token:9@1764547200000@monthly@America/Argentina/Buenos_Aires", "budget:7"] as const;
+    const line = encodeSpoolLine({ tokenId: 9, userId: 7, cost: 5, seq: 4, periodSubjects: [...periodSubjects], log: fullRow });
+    expect(decodeSpoolLine(line)).toEqual({ s: 4, t: 9, u: 7, c: 5, b: [...periodSubjects], l: fullRow });
+  });
+
   test("a torn line is refused rather than half read", () => {
     const line = encodeSpoolLine({ tokenId: 1, userId: 2, cost: 5, seq: 3, log: fullRow });
     expect(() => decodeSpoolLine(line.slice(0, 40))).toThrow();

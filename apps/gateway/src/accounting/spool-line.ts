@@ -9,6 +9,8 @@ export interface SpoolLine {
   t: number;
   u: number;
   c: number;
+  /** The period and budget subjects of the call's spend, when it has any. */
+  b?: string[];
   /** Present (1) when the call came with the secret a roll replaced. */
   p?: 1;
   l: RequestLogRow;
@@ -26,7 +28,8 @@ const number = (value: number | null | undefined) => (value == null ? "null" : S
 export function encodeSpoolLine(record: UsageRecord): string {
   const log = record.log;
   return (
-    `{"s":${record.seq},"t":${record.tokenId},"u":${record.userId},"c":${record.cost},${record.previousKey ? `"p":1,` : ""}"l":{` +
+    `{"s":${record.seq},"t":${record.tokenId},"u":${record.userId},"c":${record.cost},${record.previousKey ? `"p":1,` : ""}` +
+    `${record.periodSubjects && record.periodSubjects.length > 0 ? `"b":${JSON.stringify(record.periodSubjects)},` : ""}"l":{` +
     `"createdAt":${number(log.createdAt?.getTime())},"requestId":${text(log.requestId)},"userId":${number(log.userId)},` +
     `"tokenId":${number(log.tokenId)},"tokenName":${text(log.tokenName)},"endpoint":${text(log.endpoint)},` +
     `"model":${text(log.model)},"upstreamModel":${text(log.upstreamModel)},"channelId":${number(log.channelId)},` +

@@ -4,7 +4,8 @@ import type { Database } from "@tollgate/db";
 import { sql } from "drizzle-orm";
 import { decodeSpoolLine, type SpoolLine } from "./spool-line";
 import { spoolLockName } from "./usage-spool";
-import { describeDatabaseError, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
+import type { LeaseSubject } from "./quota-leases";
+import { addSubjectDeltas, describeDatabaseError, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
 
 export interface ReplayOptions {
   db: Database;
@@ -59,7 +60,7 @@ function readSpool(dir: string, files: string[], log: ReplayOptions["log"]): Spo
 /** The records past the checkpoint, as one batch (null when there are none). */
 function batchAfter(lines: SpoolLine[], committedSeq: number): UsageBatch | null {
   const previousKeyUses = new Set<number>();
-  const batch: UsageBatch = { logs: [], tokenDeltas: new Map(), userDeltas: new Map(), previousKeyUses, lastSeq: committedSeq };
+  const batch: UsageBatch = { logs: [], tokenDeltas: new Map(), userDeltas: new Map(), subjectDeltas: new Map(), previousKeyUses, lastSeq: committedSeq };
   for (const line of lines) {
     if (line.s <= committedSeq) continue;
     batch.logs.push(line.l);
@@ -67,6 +68,7 @@ function batchAfter(lines: SpoolLine[], committedSeq: number): UsageBatch | null
     if (line.c !== 0) {
       batch.tokenDeltas.set(line.t, (batch.tokenDeltas.get(line.t) ?? 0) + line.c);
       batch.userDeltas.set(line.u, (batch.userDeltas.get(line.u) ?? 0) + line.c);
+      addSubjectDeltas(batch.subjectDeltas!, line.b as LeaseSubject[] | undefined, line.c);
     }
     batch.lastSeq = Math.max(batch.lastSeq, line.s);
   }

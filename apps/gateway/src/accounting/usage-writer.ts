@@ -1,5 +1,6 @@
 import type { Database } from "@tollgate/db";
-import { describeDatabaseError, type RequestLogRow, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
+import type { LeaseSubject } from "./quota-leases";
+import { addSubjectDeltas, describeDatabaseError, type RequestLogRow, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
 
 export type { RequestLogRow, WrittenUsage } from "./write-usage-batch";
 export { rollUp } from "./write-usage-batch";
@@ -10,6 +11,11 @@ export interface UsageRecord {
   tokenId: number;
   userId: number;
   cost: number;
+  /**
+   * The period and budget subjects the call's spend counts in (Reservation.periodSubjects): the period it
+   * was admitted in, whenever it ends.
+   */
+  periodSubjects?: LeaseSubject[];
   /** The call came with the secret a roll replaced (in its grace period): its last use is recorded. */
   previousKey?: boolean;
   /**
@@ -57,6 +63,7 @@ export interface UsageSink {
 
 const ROWS_PER_INSERT = 5000;
 
+
 /**
  * Write-behind of request logs, token spend and user balances: requests only append to memory; a timer
  * writes everything in one transaction per batch. On failure nothing is lost: the same batch is retried
@@ -69,6 +76,7 @@ export class UsageWriter implements UsageSink {
   private tokenDeltas = new Map<number, number>();
   private previousKeyUses = new Set<number>();
   private userDeltas = new Map<number, number>();
+  private subjectDeltas = new Map<LeaseSubject, number>();
   /** Highest sequence number recorded into the buffers. */
   private recordedSeq = 0;
   /** A batch taken from the buffers whose write failed: written again, as it is, before anything newer. */
@@ -100,6 +108,7 @@ export class UsageWriter implements UsageSink {
     if (record.cost !== 0) {
       this.tokenDeltas.set(record.tokenId, (this.tokenDeltas.get(record.tokenId) ?? 0) + record.cost);
       this.userDeltas.set(record.userId, (this.userDeltas.get(record.userId) ?? 0) + record.cost);
+      addSubjectDeltas(this.subjectDeltas, record.periodSubjects, record.cost);
     }
   }
 
@@ -174,6 +183,7 @@ export class UsageWriter implements UsageSink {
         logs: this.logs,
         tokenDeltas: this.tokenDeltas,
         userDeltas: this.userDeltas,
+        subjectDeltas: this.subjectDeltas,
         previousKeyUses: this.previousKeyUses,
         lastSeq: this.recordedSeq,
       };
@@ -181,6 +191,7 @@ export class UsageWriter implements UsageSink {
       this.previousKeyUses = new Set();
       this.tokenDeltas = new Map();
       this.userDeltas = new Map();
+      this.subjectDeltas = new Map();
       this.pending = batch;
       await this.write(batch);
     }
@@ -207,6 +218,7 @@ export class UsageWriter implements UsageSink {
       // Committed by an earlier attempt whose answer was lost: the ledger still has to learn of it.
       written.tokenDeltas = batch.tokenDeltas;
       written.userDeltas = batch.userDeltas;
+      written.subjectDeltas = batch.subjectDeltas ?? new Map();
     }
     this.options.onWritten(written);
   }

@@ -1,16 +1,28 @@
 import { type Database, errorCauses, type requestLogs, resultRows, usageHourly } from "@tollgate/db";
 import { type SQL, sql } from "drizzle-orm";
+import type { BudgetObservation } from "./budget-observation";
 import { insertRequestLogs } from "./insert-request-logs";
 import { DATABASE_CLOCK_SQL, type LeaseRow, type LeaseSubject } from "./quota-leases";
 import { sanitizeLogRow } from "./sanitize-log-row";
+import { applyPeriodDeltas, lifetimeObservation, type PeriodTotals } from "./write-period-spend";
+
+export type { PeriodTotals } from "./write-period-spend";
 
 export type RequestLogRow = typeof requestLogs.$inferInsert;
+
+/** Adds a call's cost to each period or budget subject it counts in. */
+export function addSubjectDeltas(deltas: Map<LeaseSubject, number>, subjects: readonly LeaseSubject[] | undefined, cost: number): void {
+  if (!subjects) return;
+  for (const subject of subjects) deltas.set(subject, (deltas.get(subject) ?? 0) + cost);
+}
 
 /** What one batch moves into the database: log rows, spend per token and user, and the spool mark. */
 export interface UsageBatch {
   logs: RequestLogRow[];
   tokenDeltas: Map<number, number>;
   userDeltas: Map<number, number>;
+  /** Spend per period or budget subject (absent in batches written before budgets existed). */
+  subjectDeltas?: Map<LeaseSubject, number>;
   /** Tokens called with the secret a roll replaced: their previous_key_last_used_at moves to now. */
   previousKeyUses?: ReadonlySet<number>;
   /** Highest spool sequence number the batch covers; the spool's checkpoint moves to it. */
@@ -23,6 +35,13 @@ export interface WrittenUsage {
   userDeltas: Map<number, number>;
   tokenTotals: Map<number, number>;
   userBalances: Map<number, number>;
+  subjectDeltas: Map<LeaseSubject, number>;
+  /** Rows' period spend after the commit, for the caches. */
+  tokenPeriods: Map<number, PeriodTotals>;
+  userPeriods: Map<number, PeriodTotals>;
+  userTotals: Map<number, number>;
+  /** Budgets whose spend moved, as the commit left them: what spend alerts are decided from. */
+  observations: BudgetObservation[];
   /** The writing instance's lease rows as the commit left them. */
   leaseRows: Map<LeaseSubject, LeaseRow>;
   /** The spool checkpoint after the commit. */
@@ -42,6 +61,7 @@ export interface WriteUsageOptions {
   yieldBetweenInserts?: boolean;
   log: (message: string, fields?: Record<string, unknown>) => void;
 }
+
 
 const ROLLUP_ROWS_PER_INSERT = 5000;
 const HOUR_MS = 3_600_000;
@@ -212,6 +232,11 @@ async function writeOnce(
     userDeltas: new Map(),
     tokenTotals: new Map(),
     userBalances: new Map(),
+    subjectDeltas: new Map(),
+    tokenPeriods: new Map(),
+    userPeriods: new Map(),
+    userTotals: new Map(),
+    observations: [],
     leaseRows: new Map(),
     spoolSeq: 0,
     deadLetters: 0,
@@ -233,29 +258,42 @@ async function writeOnce(
     if (isolating) written.deadLetters = await insertLogsIsolating(transaction, logs, options);
     else await insertLogs(transaction, logs, options);
     const { tokenDeltas, userDeltas } = batch;
+    const subjectDeltas = batch.subjectDeltas ?? new Map<LeaseSubject, number>();
     if (tokenDeltas.size > 0) {
       const result = await transaction.execute(sql`
         update tokens set used_quota = tokens.used_quota + d.amount, last_used_at = now()
         from (values ${valuesList(tokenDeltas)}) as d(id, amount)
         where tokens.id = d.id
-        returning tokens.id, tokens.used_quota`);
-      for (const row of resultRows(result)) written.tokenTotals.set(Number(row.id), Number(row.used_quota));
+        returning tokens.id, tokens.used_quota, tokens.quota_limit as "limit", tokens.budget_period, tokens.budget_time_zone, tokens.alert_thresholds`);
+      for (const row of resultRows(result)) {
+        written.tokenTotals.set(Number(row.id), Number(row.used_quota));
+        const observation = lifetimeObservation("token", row, Number(row.used_quota));
+        if (observation) written.observations.push(observation);
+      }
     }
+    await applyPeriodDeltas(transaction, "token", subjectDeltas, written.tokenPeriods, written.observations);
     if (batch.previousKeyUses && batch.previousKeyUses.size > 0) {
       const ids = sql.join([...batch.previousKeyUses].map((id) => sql`${id}::bigint`), sql`, `);
       await transaction.execute(sql`update tokens set previous_key_last_used_at = now() where id in (${ids})`);
     }
     if (userDeltas.size > 0) {
       const result = await transaction.execute(sql`
-        update users set balance = users.balance - d.amount
+        update users set balance = users.balance - d.amount, used_total = users.used_total + d.amount
         from (values ${valuesList(userDeltas)}) as d(id, amount)
         where users.id = d.id
-        returning users.id, users.balance`);
-      for (const row of resultRows(result)) written.userBalances.set(Number(row.id), Number(row.balance));
+        returning users.id, users.balance, users.used_total, users.budget_limit as "limit", users.budget_period, users.budget_time_zone, users.alert_thresholds`);
+      for (const row of resultRows(result)) {
+        written.userBalances.set(Number(row.id), Number(row.balance));
+        written.userTotals.set(Number(row.id), Number(row.used_total));
+        const observation = lifetimeObservation("user", row, Number(row.used_total));
+        if (observation) written.observations.push(observation);
+      }
     }
+    await applyPeriodDeltas(transaction, "budget", subjectDeltas, written.userPeriods, written.observations);
     const leaseDeltas = [
       ...[...tokenDeltas].map(([id, amount]) => sql`(${`token:${id}`}, ${amount}::bigint)`),
       ...[...userDeltas].map(([id, amount]) => sql`(${`user:${id}`}, ${amount}::bigint)`),
+      ...[...subjectDeltas].map(([subject, amount]) => sql`(${subject}, ${amount}::bigint)`),
     ];
     // After tokens and users: every transaction that locks these rows takes them in that order.
     if (leaseDeltas.length > 0) {
@@ -271,8 +309,10 @@ async function writeOnce(
       update usage_spool_checkpoints set last_seq = ${lastSeq}, updated_at = now() where spool_id = ${options.spoolId}`);
     written.tokenDeltas = tokenDeltas;
     written.userDeltas = userDeltas;
+    written.subjectDeltas = subjectDeltas;
     written.spoolSeq = lastSeq;
     written.applied = true;
   });
   return written;
 }
+

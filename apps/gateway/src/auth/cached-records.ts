@@ -1,9 +1,11 @@
 import { type Database, tokens, users } from "@tollgate/db";
 import { eq, or } from "drizzle-orm";
+import { isBudgetPeriod } from "@tollgate/shared";
+import type { BudgetFields } from "../accounting/budget-view";
 import { createIpAllowList, type IpAllowList } from "../policy/ip-allow-list";
 
 /** What the hot path needs of a token, pre-parsed once per load. */
-export interface CachedToken {
+export interface CachedToken extends BudgetFields {
   id: number;
   userId: number;
   name: string;
@@ -12,8 +14,9 @@ export interface CachedToken {
   group: string | null;
   /** Epoch ms, or null for never. */
   expiresAt: number | null;
+  /** Micro-USD, in all or per period (budgetPeriod); null means unlimited. */
   quotaLimit: number | null;
-  /** As last read from or written to the database (this process's unflushed spend is in the ledger). */
+  /** Lifetime spend, as last read from or written to the database (this process's unflushed spend is in the ledger). */
   usedQuota: number;
   /** Null means every model. */
   allowedModels: Set<string> | null;
@@ -27,15 +30,21 @@ export interface CachedToken {
    * so that the grace period ends on time on every instance, notified or not.
    */
   secretRetiresAt: number | null;
+  /** Spend-alert thresholds (percent); null: the setting's. */
+  alertThresholds: number[] | null;
 }
 
-export interface CachedUser {
+export interface CachedUser extends BudgetFields {
   id: number;
   name: string;
   enabled: boolean;
   group: string;
   balance: number;
   balanceUnlimited: boolean;
+  /** Micro-USD the user's tokens together may spend, in all or per period; null means no budget. */
+  budgetLimit: number | null;
+  /** Lifetime spend, as last read or written. */
+  usedTotal: number;
 }
 
 export async function loadTokenByHash(db: Database, keyHash: string): Promise<CachedToken | null> {
@@ -65,6 +74,8 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
     rpmLimit: row.rpmLimit,
     tpmLimit: row.tpmLimit,
     secretRetiresAt,
+    alertThresholds: row.alertThresholds,
+    ...budgetFields(row),
   };
 }
 
@@ -77,6 +88,12 @@ export async function loadUserById(db: Database, id: number): Promise<CachedUser
       group: users.group,
       balance: users.balance,
       balanceUnlimited: users.balanceUnlimited,
+      budgetLimit: users.budgetLimit,
+      usedTotal: users.usedTotal,
+      budgetPeriod: users.budgetPeriod,
+      budgetTimeZone: users.budgetTimeZone,
+      periodStart: users.periodStart,
+      periodUsed: users.periodUsed,
     })
     .from(users)
     .where(eq(users.id, id))
@@ -89,5 +106,17 @@ export async function loadUserById(db: Database, id: number): Promise<CachedUser
     group: row.group,
     balance: row.balance,
     balanceUnlimited: row.balanceUnlimited,
+    budgetLimit: row.budgetLimit,
+    usedTotal: row.usedTotal,
+    ...budgetFields(row),
+  };
+}
+
+function budgetFields(row: { budgetPeriod: string; budgetTimeZone: string; periodStart: Date | null; periodUsed: number }): BudgetFields {
+  return {
+    budgetPeriod: isBudgetPeriod(row.budgetPeriod) ? row.budgetPeriod : "none",
+    budgetTimeZone: row.budgetTimeZone,
+    periodStart: row.periodStart ? row.periodStart.getTime() : null,
+    periodUsed: row.periodUsed,
   };
 }

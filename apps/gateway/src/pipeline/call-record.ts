@@ -1,4 +1,5 @@
 import { type MeteredUnits, computeUnitCost, microsToUsd, type TokenUsage } from "@tollgate/shared";
+import { addBudgetHeaders } from "../accounting/budget-headers";
 import type { Reservation } from "../accounting/quota-ledger";
 import type { Caller } from "../auth/authenticate";
 import type { GatewayServices } from "../gateway-services";
@@ -85,11 +86,13 @@ export class CallRecord {
 
   /**
    * Headers of every answer: the rate-limit state and the request id, and once the call is billed (every
-   * answer that is not a stream: a stream's headers leave before its usage is known) its exact cost in USD.
+   * answer that is not a stream: a stream's headers leave before its usage is known) its exact cost in USD;
+   * and, for a token or an owner with a budget, what is left of the tighter one and when it resets.
    */
   answerHeaders(): Record<string, string> {
     const headers: Record<string, string> = { ...this.rateLimitHeaders, "x-request-id": this.requestId };
     if (this.billedCost !== null) headers["x-tollgate-cost-usd"] = microsToUsd(this.billedCost);
+    if (this.caller) addBudgetHeaders(headers, this.services.ledger, this.caller.token, this.caller.user);
     return headers;
   }
 
@@ -177,6 +180,7 @@ export class CallRecord {
       tokenId: caller.token.id,
       userId: caller.user.id,
       cost,
+      periodSubjects: cost === 0 ? undefined : (this.reservation?.periodSubjects ?? this.services.ledger.periodSubjects(caller.token, caller.user)),
       previousKey: caller.token.secretRetiresAt !== null,
       log: {
         createdAt: this.startedAtDate,

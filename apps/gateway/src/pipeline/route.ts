@@ -42,7 +42,7 @@ export async function route(
     holding = services.ledger.reserve(caller.token, caller.user, byUnit.cost, undefined);
   } else {
     const upperBound = promptUpperBound(body, bytes);
-    const metered = price !== undefined && (caller.token.quotaLimit !== null || !caller.user.balanceUnlimited);
+    const metered = price !== undefined && (caller.token.quotaLimit !== null || caller.user.budgetLimit !== null || !caller.user.balanceUnlimited);
     if (metered) warmTokenizer();
     const fitted = metered ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
     holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
@@ -52,7 +52,9 @@ export async function route(
     throw errors.insufficientQuota(
       held.refused === "token"
         ? "This API key's quota is used up or cannot cover this request. Raise its quota in the console."
-        : "Your account balance cannot cover this request. Top up in the console.",
+        : held.refused === "budget"
+          ? "Your account's spending budget is used up or cannot cover this request. Ask an administrator to raise it."
+          : "Your account balance cannot cover this request. Top up in the console.",
     );
   }
   record.held(held);

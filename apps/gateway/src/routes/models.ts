@@ -1,3 +1,4 @@
+import { addBudgetHeaders } from "../accounting/budget-headers";
 import { authenticate } from "../auth/authenticate";
 import { anthropicErrorResponse } from "../codecs/anthropic-messages/anthropic-error";
 import { errors, GatewayError } from "../errors";
@@ -11,9 +12,13 @@ interface ModelEntry {
   owned_by: string;
 }
 
-/** The models a token may call: served by an enabled channel of its group, minus its own restriction. */
-async function listModelsFor(services: GatewayServices, request: Request, clientAddress: string | null): Promise<ModelEntry[]> {
+/**
+ * The models a token may call: served by an enabled channel of its group, minus its own restriction. Puts
+ * the token's budget headers into `headers`, as every /v1 answer of a token with a budget carries them.
+ */
+async function listModelsFor(services: GatewayServices, request: Request, clientAddress: string | null, headers: Record<string, string>): Promise<ModelEntry[]> {
   const caller = await authenticate(services, request, clientAddress);
+  addBudgetHeaders(headers, services.ledger, caller.token, caller.user);
   const catalogResult = services.catalog.get();
   const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
   const entries: ModelEntry[] = [];
@@ -41,8 +46,9 @@ async function listModelsFor(services: GatewayServices, request: Request, client
 
 export async function handleListModels(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
   if (wantsAnthropicShape(request)) return inAnthropicErrors(() => listInAnthropicShape(services, request, clientAddress));
-  const data = await listModelsFor(services, request, clientAddress);
-  return Response.json({ object: "list", data });
+  const headers: Record<string, string> = {};
+  const data = await listModelsFor(services, request, clientAddress, headers);
+  return Response.json({ object: "list", data }, { headers });
 }
 
 /** A call that carries anthropic-version (@anthropic-ai/sdk, Claude Code) gets Anthropic's shapes and errors. */
@@ -77,7 +83,8 @@ function limitOf(value: string | null): number {
  * an id, `before_id` for the page before one, `has_more`, `first_id` and `last_id`.
  */
 async function listInAnthropicShape(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
-  const entries = await listModelsFor(services, request, clientAddress);
+  const headers: Record<string, string> = {};
+  const entries = await listModelsFor(services, request, clientAddress, headers);
   const query = new URL(request.url).searchParams;
   const limit = limitOf(query.get("limit"));
   const afterId = query.get("after_id");
@@ -93,7 +100,7 @@ async function listInAnthropicShape(services: GatewayServices, request: Request,
   const page = beforeId !== null && afterId === null ? entries.slice(Math.max(start, end - limit), end) : entries.slice(start, start + limit);
   const hasMore = beforeId !== null && afterId === null ? end - limit > start : start + limit < end;
   const data = page.map(anthropicModelOf);
-  return Response.json({ data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+  return Response.json({ data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, { headers });
 }
 
 /** The model id of GET /v1/models/{id}, percent-decoded; malformed encoding (`%E0%A4%A`) is the client's error. */
@@ -113,12 +120,13 @@ export async function handleRetrieveModel(
   encodedModel: string,
 ): Promise<Response> {
   const retrieve = async () => {
-    const data = await listModelsFor(services, request, clientAddress);
+    const headers: Record<string, string> = {};
+    const data = await listModelsFor(services, request, clientAddress, headers);
     const model = decodeModelId(encodedModel);
     checkModelName(model);
     const entry = data.find((candidate) => candidate.id === model);
     if (!entry) throw errors.modelNotFound(model);
-    return Response.json(wantsAnthropicShape(request) ? anthropicModelOf(entry) : entry);
+    return Response.json(wantsAnthropicShape(request) ? anthropicModelOf(entry) : entry, { headers });
   };
   return wantsAnthropicShape(request) ? inAnthropicErrors(retrieve) : retrieve();
 }

@@ -1,3 +1,4 @@
+import { budgetHeaders } from "../accounting/budget-headers";
 import { authenticate, type Caller } from "../auth/authenticate";
 import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "../codecs/responses/stored-response-store";
 import { storedResponsesQuery } from "../codecs/responses/stored-responses-query";
@@ -36,12 +37,13 @@ async function findOwn(call: StoredResponseCall) {
   const { services } = call;
   const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
   if (!stored) throw responseNotFound(id);
-  return stored;
+  return { stored, headers: budgetHeaders(services.ledger, caller.token, caller.user) };
 }
 
 /** GET /v1/responses/{id}: the stored Response, for the token that created it only (404 for any other). */
 export async function handleRetrieveResponse(call: StoredResponseCall): Promise<Response> {
-  return Response.json((await findOwn(call)).response);
+  const { stored, headers } = await findOwn(call);
+  return Response.json(stored.response, { headers });
 }
 
 /**
@@ -80,7 +82,7 @@ function listParameters(url: URL) {
  */
 export async function handleListInputItems(call: StoredResponseCall): Promise<Response> {
   const { limit, order, after, before } = listParameters(new URL(call.request.url));
-  const stored = await findOwn(call);
+  const { stored, headers } = await findOwn(call);
   const items = (stored.inputItems as unknown[]).map(listedInputItem);
   if (order === "desc") items.reverse();
   let start = 0;
@@ -99,7 +101,7 @@ export async function handleListInputItems(call: StoredResponseCall): Promise<Re
   const window = items.slice(start, Math.max(start, end));
   const data = after === null && before !== null ? window.slice(-limit) : window.slice(0, limit);
   const hasMore = window.length > data.length;
-  return Response.json({ object: "list", data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore });
+  return Response.json({ object: "list", data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore }, { headers });
 }
 
 /** DELETE /v1/responses/{id}: the gateway's stored copy, for the token that created it only. */
@@ -108,5 +110,5 @@ export async function handleDeleteResponse(call: StoredResponseCall): Promise<Re
   const { services } = call;
   const deleted = await storedResponsesQuery(services, () => deleteStoredResponse(services.database.db, id, caller.token.id));
   if (!deleted) throw responseNotFound(id);
-  return Response.json({ id, object: "response", deleted: true });
+  return Response.json({ id, object: "response", deleted: true }, { headers: budgetHeaders(services.ledger, caller.token, caller.user) });
 }

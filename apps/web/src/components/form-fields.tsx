@@ -40,7 +40,7 @@ export function inputClass(invalid: boolean): string {
   return invalid ? "input input-invalid" : "input";
 }
 
-export interface TextFieldProps extends Pick<InputHTMLAttributes<HTMLInputElement>, "type" | "autoComplete" | "placeholder" | "inputMode"> {
+export interface TextFieldProps extends Pick<InputHTMLAttributes<HTMLInputElement>, "type" | "autoComplete" | "placeholder" | "inputMode" | "disabled"> {
   label: string;
   /** The input's name, which is also the field the server names in its validation errors. */
   name: string;
@@ -79,14 +79,17 @@ export function FormError(props: { message: string | null }) {
 }
 
 /** The end of a dialog's form: its form-wide error, Cancel, and the submit button, disabled while it saves. */
-export function FormActions(props: { error: string | null; onCancel: () => void; submitLabel: string; busy?: boolean }) {
+/** A form's error and its buttons; without `onCancel` (a form on a page, not in a dialog), no Cancel. */
+export function FormActions(props: { error: string | null; onCancel?: () => void; submitLabel: string; busy?: boolean }) {
   return (
     <>
       <FormError message={props.error} />
       <div className="flex justify-end gap-2">
-        <button type="button" className="button" onClick={props.onCancel}>
-          Cancel
-        </button>
+        {props.onCancel ? (
+          <button type="button" className="button" onClick={props.onCancel}>
+            Cancel
+          </button>
+        ) : null}
         <button type="submit" className="button-primary" disabled={props.busy}>
           {props.submitLabel}
         </button>

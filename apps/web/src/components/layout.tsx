@@ -15,6 +15,7 @@ const userLinks = [
   { to: "/", label: "Dashboard" },
   { to: "/tokens", label: "Tokens" },
   { to: "/logs", label: "Logs" },
+  { to: "/alerts", label: "Spend alerts" },
   { to: "/quick-start", label: "Quick start" },
 ];
 const adminLinks = [

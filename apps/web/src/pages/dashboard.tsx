@@ -12,6 +12,7 @@ import { type Metric, metricLabels } from "../lib/usage-metrics";
 import { useTRPC } from "../trpc";
 
 const UsageChart = lazy(() => import("../components/usage-chart"));
+const RecentAlertsNotice = lazy(() => import("./alerts").then((module) => ({ default: module.RecentAlertsNotice })));
 
 /** Hourly points up to two days, daily ones beyond. */
 const HOURLY_UP_TO_MS = 2 * 86_400_000;
@@ -104,6 +105,9 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
         }
       />
       <OnboardingChecklist />
+      <Suspense fallback={null}>
+        <RecentAlertsNotice />
+      </Suspense>
       {isAdmin ? <UnpricedModelsWarning /> : null}
       <QueryState isPending={summary.isPending} error={summary.error} />
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">

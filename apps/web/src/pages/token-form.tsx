@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { BudgetFields, type BudgetPeriodValue, browserTimeZone, thresholdsFrom, thresholdsText } from "../components/budget-fields";
 import { Field, FormActions, inputClass, NumberField, TextField } from "../components/form-fields";
 import { formatDateTime, toLocalInput } from "../lib/format";
 import { formatUsd, microsToInput } from "../lib/money";
@@ -32,6 +33,9 @@ export function TokenForm(props: {
   const [expiresAt, setExpiresAt] = useState(editing?.expiresAt ? toLocalInput(editing.expiresAt) : toLocalInput(new Date(Date.now() + 30 * 86_400_000)));
   const [unlimited, setUnlimited] = useState(editing ? editing.quotaLimit === null : true);
   const [quota, setQuota] = useState(microsToInput(editing?.quotaLimit) || "10");
+  const [budgetPeriod, setBudgetPeriod] = useState<BudgetPeriodValue>(editing?.budgetPeriod ?? "none");
+  const [budgetTimeZone, setBudgetTimeZone] = useState(editing?.budgetTimeZone ?? browserTimeZone());
+  const [alertAt, setAlertAt] = useState(thresholdsText(editing?.alertThresholds));
   const [allowedModels, setAllowedModels] = useState<string[]>(editing?.allowedModels ?? []);
   const [ips, setIps] = useState((editing?.allowedIps ?? []).join("\n"));
   const [rpm, setRpm] = useState(String(editing?.rpmLimit ?? ""));
@@ -69,6 +73,9 @@ export function TokenForm(props: {
       group: props.isAdmin ? (group.trim() === "" ? null : group.trim()) : undefined,
       expiresAt: expiry,
       quotaLimit: unlimited ? null : quota,
+      budgetPeriod,
+      budgetTimeZone,
+      alertThresholds: thresholdsFrom(alertAt),
       allowedModels,
       allowedIps: ips.split("\n"),
       rpmLimit,
@@ -135,6 +142,17 @@ export function TokenForm(props: {
           )}
         </Field>
       </div>
+      <BudgetFields
+        errors={errors}
+        period={budgetPeriod}
+        onPeriod={setBudgetPeriod}
+        timeZone={budgetTimeZone}
+        onTimeZone={setBudgetTimeZone}
+        thresholds={alertAt}
+        onThresholds={setAlertAt}
+        disabled={!props.isAdmin && granted.quotaLimit != null}
+        hint={!props.isAdmin && granted.quotaLimit != null ? `The quota's period (${BY_ADMIN}).` : "The quota applies to each period and resets by itself."}
+      />
       <Field label="Model restriction" error={errors.allowedModels} hint={modelHint(allowedModels.length, modelCeiling !== null)}>
         {() => (
           <div className="flex max-h-36 flex-wrap gap-2 overflow-y-auto rounded-md border border-slate-200 p-2">

@@ -5,6 +5,7 @@ import { PAGE_SIZE, Pager, SearchBox, usePageState } from "../components/search-
 import { SecretDialog } from "../components/secret-dialog";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
+import { BudgetCell } from "../components/budget-fields";
 import { formatUsdExact } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
 import { useResourceList } from "../lib/use-resource-list";
@@ -15,7 +16,9 @@ import { RollTokenButton, TokenKeys } from "./token-roll-dialog";
 function tokenState(token: TokenView): { label: string; color: "green" | "red" | "amber" | "slate" } {
   if (token.status === "disabled") return { label: "disabled", color: "slate" };
   if (token.expiresAt && token.expiresAt.getTime() <= Date.now()) return { label: "expired", color: "red" };
-  if (token.quotaLimit !== null && token.usedQuota >= token.quotaLimit) return { label: "quota used up", color: "amber" };
+  if (token.quotaLimit !== null && token.budget.spent >= token.quotaLimit) {
+    return { label: token.budget.period === "none" ? "quota used up" : "used up this period", color: "amber" };
+  }
   return { label: "enabled", color: "green" };
 }
 
@@ -91,7 +94,7 @@ export function TokensPage(props: { isAdmin: boolean }) {
           props.isAdmin && { header: "Owner", cell: (token) => token.userName },
           { header: "Key", className: "whitespace-nowrap font-mono text-xs", cell: (token) => <TokenKeys token={token} /> },
           { header: "Status", cell: (token) => <TokenStatus token={token} /> },
-          { header: "Remaining", className: "whitespace-nowrap", cell: (token) => (token.quotaLimit === null ? "Unlimited" : formatUsdExact(Math.max(0, token.quotaLimit - token.usedQuota))) },
+          { header: "Remaining", className: "whitespace-nowrap", cell: (token) => <BudgetCell budget={token.budget} /> },
           { header: "Used", className: "whitespace-nowrap", cell: (token) => formatUsdExact(token.usedQuota) },
           { header: "Expires", className: "whitespace-nowrap", cell: (token) => formatDateTime(token.expiresAt, "Never") },
           { header: "Models", cell: (token) => <List items={token.allowedModels} empty="All" /> },

@@ -9,9 +9,11 @@ import type { UserView } from "../lib/router-types";
 import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 import { UserBalanceHistory } from "./user-balance-history";
+import { UserBudgetForm } from "./user-budget-form";
 import { CreateUserForm, type UserFieldKind, UserFieldForm } from "./user-forms";
+import { BudgetCell } from "../components/budget-fields";
 
-type Dialog = { kind: "create" } | { kind: UserFieldKind | "history"; user: UserView };
+type Dialog = { kind: "create" } | { kind: UserFieldKind | "history" | "budget"; user: UserView };
 
 const titles: Record<UserFieldKind, string> = { topUp: "Top up balance", deduct: "Subtract from balance", group: "Set group", password: "Reset password" };
 
@@ -65,12 +67,14 @@ export function UsersPage(props: { currentUserId: number }) {
           { header: "Group", cell: (user) => user.group },
           { header: "Status", cell: (user) => <Badge color={user.status === "enabled" ? "green" : "slate"}>{user.status}</Badge> },
           { header: "Balance", className: "whitespace-nowrap", cell: (user) => (user.balanceUnlimited ? "Unlimited" : formatUsd(user.balance)) },
+          { header: "Budget", className: "whitespace-nowrap", cell: (user) => <BudgetCell budget={user.budget} /> },
           { header: "Created", className: "whitespace-nowrap", cell: (user) => formatDateTime(user.createdAt) },
         ]}
         actions={(user) => (
           <>
             <RowButton onClick={() => setDialog({ kind: "topUp", user })}>Top up</RowButton>
             <RowButton onClick={() => setDialog({ kind: "deduct", user })}>Subtract</RowButton>
+            <RowButton onClick={() => setDialog({ kind: "budget", user })}>Budget</RowButton>
             <RowButton onClick={() => setDialog({ kind: "group", user })}>Group</RowButton>
             <RowButton onClick={() => setDialog({ kind: "history", user })}>History</RowButton>
             <RowButton onClick={() => setDialog({ kind: "password", user })}>Password</RowButton>
@@ -98,7 +102,12 @@ export function UsersPage(props: { currentUserId: number }) {
           <UserBalanceHistory userId={dialog.user.id} />
         </Modal>
       ) : null}
-      {dialog && dialog.kind !== "create" && dialog.kind !== "history" ? (
+      {dialog?.kind === "budget" ? (
+        <Modal title={`Budget: ${dialog.user.name}`} onClose={close} wide>
+          <UserBudgetForm user={dialog.user} onCancel={close} onSaved={saved} />
+        </Modal>
+      ) : null}
+      {dialog && dialog.kind !== "create" && dialog.kind !== "history" && dialog.kind !== "budget" ? (
         <Modal title={`${titles[dialog.kind]}: ${dialog.user.name}`} onClose={close}>
           <UserFieldForm user={dialog.user} kind={dialog.kind} onCancel={close} onSaved={saved} />
         </Modal>

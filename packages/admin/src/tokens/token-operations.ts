@@ -3,6 +3,7 @@ import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/s
 import { and, asc, count, desc, eq, ilike, or, type SQL } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
+import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
 import { grantedLimitsOf, mergeGrantedLimits, ownerEditErrors } from "./token-entitlements";
 import type { CreateTokenInput, UpdateTokenInput } from "./token-schemas";
@@ -11,6 +12,13 @@ import type { CreateTokenInput, UpdateTokenInput } from "./token-schemas";
 const tokenColumns = { ...tokenPublicColumns, grantedLimits: tokens.grantedLimits };
 
 export type TokenView = Awaited<ReturnType<typeof getToken>>;
+
+/** A token row with its current period's spend and reset (the quota's budget). */
+function withBudget<Row extends { quotaLimit: number | null; usedQuota: number; budgetPeriod: string; budgetTimeZone: string; periodStart: Date | null; periodUsed: number }>(
+  row: Row,
+) {
+  return { ...row, budget: budgetStatus(row, row.quotaLimit, row.usedQuota) };
+}
 
 function unknownToken(id: number): AdminError {
   // Another user's token is reported as missing, not forbidden: its existence is not revealed.
@@ -30,7 +38,7 @@ export async function getToken(db: Database, actor: Actor, id: number) {
     .where(and(eq(tokens.id, id), ownedBy(actor)))
     .limit(1);
   if (!token) throw unknownToken(id);
-  return token;
+  return withBudget(token);
 }
 
 /** The actor's tokens (an administrator's: everyone's), optionally one owner's; by id, newest first if asked. */
@@ -38,12 +46,13 @@ export async function listTokens(db: Database, actor: Actor, options: { userId?:
   if (options.userId !== undefined && !isAdministrator(actor) && options.userId !== actor.id) {
     throw new AdminError("forbidden", "You can only list your own tokens");
   }
-  return db
+  const rows = await db
     .select(tokenColumns)
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
     .where(and(ownedBy(actor), options.userId === undefined ? undefined : eq(tokens.userId, options.userId)))
     .orderBy(options.newestFirst ? desc(tokens.id) : asc(tokens.id));
+  return rows.map(withBudget);
 }
 
 /**
@@ -64,7 +73,7 @@ export async function searchTokens(db: Database, actor: Actor, options: PageQuer
     db.select(tokenColumns).from(tokens).innerJoin(users, eq(users.id, tokens.userId)).where(where).orderBy(desc(tokens.id)).limit(options.limit).offset(options.offset),
     db.select({ total: count() }).from(tokens).innerJoin(users, eq(users.id, tokens.userId)).where(where),
   ]);
-  return { items, total: Number(counted?.total ?? 0), offset: options.offset, limit: options.limit };
+  return { items: items.map(withBudget), total: Number(counted?.total ?? 0), offset: options.offset, limit: options.limit };
 }
 
 /**
@@ -106,6 +115,9 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
       keyPrefix: displayPrefix(secret),
       group,
       ...limits,
+      budgetPeriod: input.budgetPeriod ?? "none",
+      budgetTimeZone: input.budgetTimeZone ?? "UTC",
+      alertThresholds: input.alertThresholds ?? null,
       grantedLimits: isAdministrator(actor) ? grantedLimitsOf(limits) : {},
     })
     .returning({ id: tokens.id });
@@ -121,12 +133,19 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
 export async function updateToken(db: Database, actor: Actor, input: UpdateTokenInput): Promise<TokenView> {
   const { id, ...changes } = input;
   if (isAdministrator(actor)) {
-    const [updated] = await db
-      .update(tokens)
-      .set({ ...changes, grantedLimits: mergeGrantedLimits(grantedLimitsOf(changes)), updatedAt: new Date() })
-      .where(eq(tokens.id, id))
-      .returning({ id: tokens.id });
-    if (!updated) throw unknownToken(id);
+    await db.transaction(async (transaction) => {
+      const [current] = await transaction
+        .select({ budgetPeriod: tokens.budgetPeriod, budgetTimeZone: tokens.budgetTimeZone })
+        .from(tokens)
+        .where(eq(tokens.id, id))
+        .for("update")
+        .limit(1);
+      if (!current) throw unknownToken(id);
+      await transaction
+        .update(tokens)
+        .set({ ...changes, ...periodResetFor(changes, current), grantedLimits: mergeGrantedLimits(grantedLimitsOf(changes)), updatedAt: new Date() })
+        .where(eq(tokens.id, id));
+    });
     return getToken(db, actor, id);
   }
   await db.transaction(async (transaction) => {
@@ -141,6 +160,8 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
         rpmLimit: tokens.rpmLimit,
         tpmLimit: tokens.tpmLimit,
         grantedLimits: tokens.grantedLimits,
+        budgetPeriod: tokens.budgetPeriod,
+        budgetTimeZone: tokens.budgetTimeZone,
       })
       .from(tokens)
       .where(and(eq(tokens.id, id), ownedBy(actor)))
@@ -148,9 +169,16 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
       .limit(1);
     if (!current) throw unknownToken(id);
     const refused = ownerEditErrors(current, changes);
+    const reset = periodResetFor(changes, current);
+    // A quota an administrator set is per the period they set: another period would change what it allows.
+    if (Object.keys(reset).length > 0 && current.grantedLimits.quotaLimit != null) {
+      const message = "Only an administrator can change the budget period of a quota an administrator set";
+      if (changes.budgetPeriod !== undefined && changes.budgetPeriod !== current.budgetPeriod) refused.budgetPeriod = [message];
+      if (changes.budgetTimeZone !== undefined && changes.budgetTimeZone !== current.budgetTimeZone) refused.budgetTimeZone = [message];
+    }
     if (Object.keys(refused).length > 0) throw AdminError.forFields("forbidden", refused);
     const { group: _unchangedGroup, ...allowed } = changes;
-    await transaction.update(tokens).set({ ...allowed, updatedAt: new Date() }).where(eq(tokens.id, id));
+    await transaction.update(tokens).set({ ...allowed, ...reset, updatedAt: new Date() }).where(eq(tokens.id, id));
   });
   return getToken(db, actor, id);
 }

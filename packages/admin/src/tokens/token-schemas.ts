@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageQuerySchema } from "../values/page-query";
 import { expirySchema } from "../values/expiry";
+import { alertThresholdsSchema, budgetPeriodSchema, timeZoneSchema } from "../values/budget-schemas";
 import { ipAllowListSchema } from "../values/ip-allow-list";
 import { groupSchema, modelListSchema, nameSchema, positiveIntSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
 
@@ -10,8 +11,14 @@ const tokenFields = z.object({
   group: groupSchema.nullable(),
   /** ISO 8601; null or "never": no expiry. */
   expiresAt: expirySchema,
-  /** USD; null or "unlimited": no quota. */
+  /** USD; null or "unlimited": no quota. In all, or in each period with a budgetPeriod. */
   quotaLimit: usdLimitSchema,
+  /** "none" (the quota is a lifetime total), "daily", "weekly" or "monthly". */
+  budgetPeriod: budgetPeriodSchema,
+  /** IANA zone whose midnight starts a period. */
+  budgetTimeZone: timeZoneSchema,
+  /** Spend-alert thresholds in percent; null: the setting's; empty: none. */
+  alertThresholds: alertThresholdsSchema.nullable(),
   /** Empty: every model of the token's group. */
   allowedModels: modelListSchema,
   /** Empty: any source address. */
@@ -23,7 +30,18 @@ const tokenFields = z.object({
 });
 
 export const createTokenSchema = tokenFields
-  .partial({ group: true, expiresAt: true, quotaLimit: true, allowedModels: true, allowedIps: true, rpmLimit: true, tpmLimit: true })
+  .partial({
+    group: true,
+    expiresAt: true,
+    quotaLimit: true,
+    budgetPeriod: true,
+    budgetTimeZone: true,
+    alertThresholds: true,
+    allowedModels: true,
+    allowedIps: true,
+    rpmLimit: true,
+    tpmLimit: true,
+  })
   .extend({
     /** The owner; omitted, the actor. Only administrators create tokens for others. */
     userId: recordIdSchema.optional(),

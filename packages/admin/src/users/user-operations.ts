@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, ilike, ne, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Actor } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
+import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
 import type { CreateUserInput, DeductUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
 
@@ -14,10 +15,24 @@ const userColumns = {
   group: users.group,
   balance: users.balance,
   balanceUnlimited: users.balanceUnlimited,
+  budgetLimit: users.budgetLimit,
+  usedTotal: users.usedTotal,
+  budgetPeriod: users.budgetPeriod,
+  budgetTimeZone: users.budgetTimeZone,
+  periodStart: users.periodStart,
+  periodUsed: users.periodUsed,
+  alertThresholds: users.alertThresholds,
   status: users.status,
   hasPassword: sql<boolean>`${users.passwordHash} is not null`.mapWith(Boolean),
   createdAt: users.createdAt,
 };
+
+/** A user row with its budget's current period spend and reset. */
+function withBudget<Row extends { budgetLimit: number | null; usedTotal: number; budgetPeriod: string; budgetTimeZone: string; periodStart: Date | null; periodUsed: number }>(
+  row: Row,
+) {
+  return { ...row, budget: budgetStatus(row, row.budgetLimit, row.usedTotal) };
+}
 
 export type UserView = Awaited<ReturnType<typeof getUser>>;
 
@@ -39,7 +54,7 @@ function refuseSelf(actor: Actor, id: number, what: string): void {
 export async function getUser(db: Database, id: number) {
   const [user] = await db.select(userColumns).from(users).where(eq(users.id, id)).limit(1);
   if (!user) throw unknownUser(id);
-  return user;
+  return withBudget(user);
 }
 
 /**
@@ -50,15 +65,15 @@ export async function findUser(db: Database, reference: string): Promise<UserVie
   const trimmed = reference.trim();
   if (/^\d+$/.test(trimmed) && Number.isSafeInteger(Number(trimmed))) {
     const [byId] = await db.select(userColumns).from(users).where(eq(users.id, Number(trimmed))).limit(1);
-    if (byId) return byId;
+    if (byId) return withBudget(byId);
   }
   const [byName] = await db.select(userColumns).from(users).where(eq(users.name, trimmed)).limit(1);
-  if (byName) return byName;
+  if (byName) return withBudget(byName);
   throw unknownUser(trimmed);
 }
 
-export function listUsers(db: Database): Promise<UserView[]> {
-  return db.select(userColumns).from(users).orderBy(asc(users.id));
+export async function listUsers(db: Database): Promise<UserView[]> {
+  return (await db.select(userColumns).from(users).orderBy(asc(users.id))).map(withBudget);
 }
 
 /** One page of users, by id, whose name or group contains `query`, with how many match in all. */
@@ -69,7 +84,7 @@ export async function searchUsers(db: Database, options: PageQuery): Promise<Pag
     db.select(userColumns).from(users).where(where).orderBy(asc(users.id)).limit(options.limit).offset(options.offset),
     db.select({ total: count() }).from(users).where(where),
   ]);
-  return { items, total: Number(counted?.total ?? 0), offset: options.offset, limit: options.limit };
+  return { items: items.map(withBudget), total: Number(counted?.total ?? 0), offset: options.offset, limit: options.limit };
 }
 
 const actors = alias(users, "actors");
@@ -108,6 +123,10 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
         group: input.group,
         balance: input.balance ?? 0,
         balanceUnlimited: input.balance === null,
+        budgetLimit: input.budget,
+        budgetPeriod: input.budgetPeriod,
+        budgetTimeZone: input.budgetTimeZone,
+        alertThresholds: input.alertThresholds,
       })
       .returning({ id: users.id });
     if (!created) throw new Error("the new user was not returned");
@@ -144,11 +163,14 @@ export async function createFirstAdministrator(db: Database, input: { name: stri
 
 /** Changes group, role, status or balance mode; disabling signs the user out everywhere. No one disables or demotes themselves. */
 export async function updateUser(db: Database, actor: Actor, input: UpdateUserInput): Promise<UserView> {
-  const { id, ...changes } = input;
-  await getUser(db, id);
+  const { id, budget, ...changes } = input;
+  const current = await getUser(db, id);
   if (changes.status === "disabled") refuseSelf(actor, id, "disable");
   if (changes.role === "user") refuseSelf(actor, id, "demote");
-  await db.update(users).set({ ...changes, updatedAt: new Date() }).where(eq(users.id, id));
+  await db
+    .update(users)
+    .set({ ...changes, ...(budget === undefined ? {} : { budgetLimit: budget }), ...periodResetFor(changes, current), updatedAt: new Date() })
+    .where(eq(users.id, id));
   if (changes.status === "disabled") await signOutEverywhere(db, id);
   return getUser(db, id);
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { alertThresholdsSchema, budgetPeriodSchema, timeZoneSchema } from "../values/budget-schemas";
 import { groupSchema, passwordSchema, positiveUsdSchema, recordIdSchema, requiredOr, usdLimitSchema, userNameSchema } from "../values/value-schemas";
 
 const roleSchema = z.enum(["admin", "user"], { error: 'Must be "admin" or "user"' });
@@ -15,6 +16,12 @@ export const createUserSchema = z
      * gateway spending is usually capped per token (its quota), and a prepaid balance is opt-in.
      */
     balance: usdLimitSchema.default(null),
+    /** USD the user's tokens together may spend, in all or per budgetPeriod; null or "unlimited": no budget. */
+    budget: usdLimitSchema.default(null),
+    budgetPeriod: budgetPeriodSchema.default("none"),
+    budgetTimeZone: timeZoneSchema.default("UTC"),
+    /** Spend-alert thresholds in percent; null: the setting's; empty: none. */
+    alertThresholds: alertThresholdsSchema.nullable().default(null),
   })
   .superRefine((value, context) => {
     if (value.role === "admin" && value.password === undefined) {
@@ -28,6 +35,10 @@ export const updateUserSchema = z.object({
   role: roleSchema.optional(),
   status: z.enum(["enabled", "disabled"], { error: 'Must be "enabled" or "disabled"' }).optional(),
   balanceUnlimited: z.boolean({ error: "Must be true or false" }).optional(),
+  budget: usdLimitSchema.optional(),
+  budgetPeriod: budgetPeriodSchema.optional(),
+  budgetTimeZone: timeZoneSchema.optional(),
+  alertThresholds: alertThresholdsSchema.nullable().optional(),
 });
 
 export const topUpUserSchema = z.object({

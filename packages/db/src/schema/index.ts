@@ -9,3 +9,4 @@ export * from "./usage-hourly";
 export * from "./quota-leases";
 export * from "./usage-spool";
 export * from "./stored-responses";
+export * from "./spend-alerts";

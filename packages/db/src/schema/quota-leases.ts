@@ -8,7 +8,11 @@ import { bigint, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-cor
 export const quotaLeases = pgTable(
   "quota_leases",
   {
-    /** `token:<id>` or `user:<id>`. */
+    /**
+     * `token:<id>` (a lifetime quota), `user:<id>` (a balance), `budget:<id>` (a user's lifetime budget), or
+     * one period of a token's quota or a user's budget: `token:<id>@<period start, epoch ms>@<period>@<zone>`
+     * (`budget:` likewise). A period's slices are slices of that period only: a lease never spans a reset.
+     */
     subject: text("subject").notNull(),
     /** Random id of the gateway process holding the lease. */
     instanceId: text("instance_id").notNull(),

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { budgetColumns } from "../budget-columns";
 import { users } from "./users";
 
 /**
@@ -36,10 +37,13 @@ export const tokens = pgTable(
     group: text("group"),
     /** Null means the token never expires. */
     expiresAt: timestamp("expires_at", { withTimezone: true }),
-    /** Total spend allowed in micro-USD; null means unlimited. */
+    /**
+     * Spend allowed in micro-USD: in all (budget_period `none`) or in each period; null means unlimited.
+     */
     quotaLimit: bigint("quota_limit", { mode: "number" }),
-    /** Spend so far in micro-USD, written behind by the gateways. */
+    /** Spend so far in micro-USD over the token's whole life, written behind by the gateways. */
     usedQuota: bigint("used_quota", { mode: "number" }).notNull().default(0),
+    ...budgetColumns(),
     /** Models this token may call; empty means every model its group can reach. */
     allowedModels: text("allowed_models").array().notNull().default(sql`'{}'::text[]`),
     /** Source IPs or CIDR ranges (v4 or v6); empty means any source. */

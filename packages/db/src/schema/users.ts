@@ -1,4 +1,5 @@
 import { bigint, bigserial, boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { budgetColumns } from "../budget-columns";
 
 export const users = pgTable("users", {
   id: bigserial("id", { mode: "number" }).primaryKey(),
@@ -11,6 +12,15 @@ export const users = pgTable("users", {
   /** Prepaid balance in micro-USD (1 USD = 1,000,000); spending lowers it. Ignored when balanceUnlimited. */
   balance: bigint("balance", { mode: "number" }).notNull().default(0),
   balanceUnlimited: boolean("balance_unlimited").notNull().default(false),
+  /**
+   * Most the user's tokens together may spend, in micro-USD, in all (budget_period `none`) or in each
+   * period; null means no budget (the balance still applies). Independent of the balance: a budget caps
+   * spending, a balance is money paid in.
+   */
+  budgetLimit: bigint("budget_limit", { mode: "number" }),
+  /** Spend over the user's whole life in micro-USD, written behind (a lifetime budget counts against it). */
+  usedTotal: bigint("used_total", { mode: "number" }).notNull().default(0),
+  ...budgetColumns(),
   status: text("status", { enum: ["enabled", "disabled"] }).notNull().default("enabled"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -1,0 +1,54 @@
+import { useMutation } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { BudgetFields, type BudgetPeriodValue, browserTimeZone, thresholdsFrom, thresholdsText } from "../components/budget-fields";
+import { Field, FormActions, inputClass } from "../components/form-fields";
+import { formatDateTime } from "../lib/format";
+import { formatUsdExact, microsToInput } from "../lib/money";
+import type { UserView } from "../lib/router-types";
+import { useFormErrors } from "../lib/use-form-errors";
+import { useTRPC } from "../trpc";
+
+/**
+ * A user's budget: what all of their tokens may spend together, in all or per period. A new period or time
+ * zone starts the period's count afresh (the server says so too).
+ */
+export function UserBudgetForm(props: { user: UserView; onCancel: () => void; onSaved: () => Promise<void> }) {
+  const trpc = useTRPC();
+  const { user } = props;
+  const [unlimited, setUnlimited] = useState(user.budgetLimit === null);
+  const [amount, setAmount] = useState(microsToInput(user.budgetLimit) || "100");
+  const [period, setPeriod] = useState<BudgetPeriodValue>(user.budgetPeriod);
+  const [timeZone, setTimeZone] = useState(user.budgetLimit === null ? browserTimeZone() : user.budgetTimeZone);
+  const [alertAt, setAlertAt] = useState(thresholdsText(user.alertThresholds));
+  const form = useFormErrors();
+  const update = useMutation(trpc.users.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    form.clear();
+    update.mutate({ id: user.id, budget: unlimited ? null : amount, budgetPeriod: period, budgetTimeZone: timeZone, alertThresholds: thresholdsFrom(alertAt) });
+  };
+  const errors = form.errors.fields;
+  return (
+    <form className="space-y-4" onSubmit={submit} noValidate>
+      {user.budgetLimit !== null ? (
+        <p className="text-sm text-slate-600" data-testid="user-budget-status">
+          Spent {formatUsdExact(user.budget.spent)} of {formatUsdExact(user.budgetLimit)}
+          {user.budget.resetsAt ? `; resets ${formatDateTime(user.budget.resetsAt)}` : " in all"}.
+        </p>
+      ) : null}
+      <Field label="Budget (USD)" error={errors.budget} hint="What all of the user's tokens may spend together. The balance applies as well.">
+        {(id, invalid, describedBy) => (
+          <div className="flex items-center gap-3">
+            <label className="flex shrink-0 items-center gap-2 whitespace-nowrap text-sm">
+              <input type="checkbox" name="unlimitedBudget" checked={unlimited} onChange={(event) => setUnlimited(event.target.checked)} />
+              No budget
+            </label>
+            {unlimited ? null : <input id={id} {...describedBy} name="budget" inputMode="decimal" className={inputClass(invalid)} value={amount} onChange={(event) => setAmount(event.target.value)} />}
+          </div>
+        )}
+      </Field>
+      <BudgetFields errors={errors} period={period} onPeriod={setPeriod} timeZone={timeZone} onTimeZone={setTimeZone} thresholds={alertAt} onThresholds={setAlertAt} />
+      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Save" busy={update.isPending} />
+    </form>
+  );
+}
