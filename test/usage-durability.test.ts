@@ -158,7 +158,8 @@ describe("the usage spool", () => {
     const spoolId = `dead-${crypto.randomUUID()}`;
     const spool = new UsageSpool({ dir, spoolId, syncMs: 10, log: () => {} });
     spool.open();
-    const records = [1, 2, 3, 4, 5].map((index) => spool.append(record(`req_spooled_${index}`, index * 1000, {}, token.id)));
+    const records = [1, 2, 3, 4, 5].map((index) => record(`req_spooled_${index}`, index * 1000, {}, token.id));
+    for (const item of records) spool.append(item);
     expect(records.map((item) => item.seq)).toEqual([1, 2, 3, 4, 5]);
     // The process had written the first two before it died.
     const committed = records.slice(0, 2);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { requestLogs } from "@tollgate/db";
 import { getTableColumns } from "drizzle-orm";
-import { decodeSpoolLine, encodeSpoolLine } from "./spool-line";
+import { decodeSpoolLine, encodeSpoolLine, usageRecordsOfText } from "./spool-line";
 import type { UsageRecord } from "./usage-writer";
 
 const fullRow: Required<Omit<UsageRecord["log"], "id">> = {
@@ -69,5 +69,29 @@ describe("spool lines", () => {
   test("a torn line is refused rather than half read", () => {
     const line = encodeSpoolLine({ tokenId: 1, userId: 2, cost: 5, seq: 3, log: fullRow });
     expect(() => decodeSpoolLine(line.slice(0, 40))).toThrow();
+  });
+});
+
+describe("spool lines handed to the write-behind thread", () => {
+  test("joined lines read back as the records they were encoded from, in order, flags and numbers kept", () => {
+    const first: UsageRecord = { tokenId: 9, userId: 7, cost: 1234, seq: 42, log: fullRow };
+    const second: UsageRecord = { tokenId: 9, userId: 7, cost: 5, seq: 43, previousKey: true, log: { ...fullRow, requestId: "req_second" } };
+    const records = usageRecordsOfText(encodeSpoolLine(first) + encodeSpoolLine(second));
+    expect(records).toEqual([first, second]);
+  });
+
+  test("a record without a spool number crosses as number 0 and comes back without one", () => {
+    const [record] = usageRecordsOfText(encodeSpoolLine({ tokenId: 1, userId: 2, cost: 3, seq: 0, log: fullRow }));
+    expect(record!.seq).toBeUndefined();
+    expect(record!.previousKey).toBeUndefined();
+  });
+
+  test("NOT NULL columns a record left out come back unset (the column default), not null", () => {
+    const [record] = usageRecordsOfText(
+      encodeSpoolLine({ tokenId: 1, userId: 2, cost: 0, seq: 1, log: { requestId: "req_min", endpoint: "embeddings", model: "m", status: 200, latencyMs: 3 } }),
+    );
+    for (const column of ["promptTokens", "completionTokens", "cachedTokens", "billedUnit", "cost"] as const) {
+      expect(record!.log[column]).toBeUndefined();
+    }
   });
 });

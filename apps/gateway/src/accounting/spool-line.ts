@@ -42,11 +42,44 @@ export function encodeSpoolLine(record: UsageRecord): string {
   );
 }
 
+/**
+ * Columns that are NOT NULL with a default: a record that left one out is written with the default, as the
+ * record itself would be, not with the null its line holds.
+ */
+const defaultedColumns = ["promptTokens", "completionTokens", "cachedTokens", "billedUnit", "cost"] as const;
+
 /** The record of one line (its creation time back as a Date); throws on a torn or foreign line. */
 export function decodeSpoolLine(line: string): SpoolLine {
   const parsed = JSON.parse(line) as SpoolLine & { l: { createdAt: number | null } };
   if (typeof parsed.s !== "number" || typeof parsed.l !== "object" || parsed.l === null) throw new Error("not a spool line");
   const created = parsed.l.createdAt;
-  (parsed.l as RequestLogRow).createdAt = created === null ? undefined : new Date(created);
+  const log = parsed.l as RequestLogRow;
+  log.createdAt = created === null ? undefined : new Date(created);
+  for (const column of defaultedColumns) if (log[column] === null) log[column] = undefined;
   return parsed;
+}
+
+/** The usage record a line was encoded from (as the write-behind writes it). */
+export function usageRecordOfLine(line: SpoolLine): UsageRecord {
+  const record: UsageRecord = { log: line.l, tokenId: line.t, userId: line.u, cost: line.c };
+  // Spool numbers start at 1: 0 stands for a record that had none (the writer numbers those itself).
+  if (line.s > 0) record.seq = line.s;
+  if (line.p === 1) record.previousKey = true;
+  return record;
+}
+
+/**
+ * The records of lines joined into one text (as the main thread hands them to the write-behind thread),
+ * in order.
+ */
+export function usageRecordsOfText(text: string): UsageRecord[] {
+  const records: UsageRecord[] = [];
+  let start = 0;
+  for (;;) {
+    const end = text.indexOf("\n", start);
+    if (end === -1) break;
+    records.push(usageRecordOfLine(decodeSpoolLine(text.slice(start, end))));
+    start = end + 1;
+  }
+  return records;
 }

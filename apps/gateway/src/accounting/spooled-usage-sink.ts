@@ -13,7 +13,9 @@ export class SpooledUsageSink implements UsageSink {
   ) {}
 
   record(record: UsageRecord): void {
-    this.writer.record(this.spool.append(record));
+    const line = this.spool.append(record);
+    if (this.writer.recordLine) this.writer.recordLine(record, line);
+    else this.writer.record(record);
   }
 
   flush(): Promise<void> {

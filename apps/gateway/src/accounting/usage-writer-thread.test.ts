@@ -121,7 +121,7 @@ describe("the write-behind on a worker thread", () => {
   test("if the worker dies, the main thread takes over: the failure is logged and later records are still written", async () => {
     const { writer, logged } = threadedWriter();
     // A message the worker cannot handle makes it throw outside any handler that could catch it.
-    (writer as unknown as { worker: Worker }).worker.postMessage({ type: "records", records: [null] });
+    (writer as unknown as { worker: Worker }).worker.postMessage({ type: "lines", text: null });
     const deadline = Date.now() + 5_000;
     while (logged.length === 0 && Date.now() < deadline) await Bun.sleep(20);
     expect(logged).toEqual(["usage writer thread failed; writing on the main thread from now on"]);

@@ -1,5 +1,6 @@
 import type { SharedPglite } from "@tollgate/db";
 import { PendingReplies } from "@tollgate/shared";
+import { encodeSpoolLine } from "./spool-line";
 import type { UsageRecord, UsageSink, UsageWriter, WrittenUsage } from "./usage-writer";
 
 /** What the worker needs to run a UsageWriter: a Postgres pool of its own, or the embedded database's port. */
@@ -14,7 +15,8 @@ export interface UsageWorkerSettings {
 
 export type ToUsageWorker =
   | { type: "init"; settings: UsageWorkerSettings }
-  | { type: "records"; records: UsageRecord[] }
+  /** Records as their spool lines (encodeSpoolLine), joined: usageRecordsOfText reads them back. */
+  | { type: "lines"; text: string }
   | { type: "flush"; id: number }
   | { type: "stop"; id: number; graceMs: number };
 
@@ -34,6 +36,12 @@ const STOP_MARGIN_MS = 5_000;
  */
 const HANDOVER_MS = 250;
 const HANDOVER_RECORDS = 32;
+/*
+ * Records cross as their spool lines, joined into one string: the line is already encoded for the spool,
+ * and posting one string costs a fraction of a structured clone of 32 record objects (their Dates and
+ * arrays included): in a micro-bench, 55-88 µs per message of 32 records cloned against 15-20 µs for the
+ * joined lines, on the request thread.
+ */
 
 export interface ThreadedUsageWriterOptions {
   settings: UsageWorkerSettings;
@@ -61,7 +69,9 @@ export class ThreadedUsageWriter implements UsageSink {
   private failing: number | null = null;
   private readonly replies: PendingReplies<void>;
   private replacement: UsageWriter | null = null;
+  /** Records waiting for the next hand-over, and their lines (what is posted). */
   private outbox: UsageRecord[] = [];
+  private outboxLines: string[] = [];
   private handover: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly options: ThreadedUsageWriterOptions) {
@@ -96,8 +106,15 @@ export class ThreadedUsageWriter implements UsageSink {
 
   record(record: UsageRecord): void {
     if (this.replacement) return this.replacement.record(record);
+    // A record that comes without a spool number crosses as number 0, which the worker reads back as none.
+    this.recordLine(record, encodeSpoolLine(record.seq === undefined ? { ...record, seq: 0 } : record));
+  }
+
+  recordLine(record: UsageRecord, line: string): void {
+    if (this.replacement) return this.replacement.record(record);
     this.posted++;
     this.outbox.push(record);
+    this.outboxLines.push(line);
     if (this.outbox.length >= HANDOVER_RECORDS) return this.handOver();
     if (this.handover === null) {
       this.handover = setTimeout(() => this.handOver(), HANDOVER_MS);
@@ -110,9 +127,10 @@ export class ThreadedUsageWriter implements UsageSink {
     if (this.handover !== null) clearTimeout(this.handover);
     this.handover = null;
     if (this.outbox.length === 0) return;
-    const records = this.outbox;
+    const text = this.outboxLines.join("");
     this.outbox = [];
-    this.worker.postMessage({ type: "records", records } satisfies ToUsageWorker);
+    this.outboxLines = [];
+    this.worker.postMessage({ type: "lines", text } satisfies ToUsageWorker);
   }
 
   start(): void {
@@ -181,6 +199,7 @@ export class ThreadedUsageWriter implements UsageSink {
     this.handover = null;
     const unsent = this.outbox;
     this.outbox = [];
+    this.outboxLines = [];
     const lost = this.queueDepth - unsent.length;
     this.options.log("error", "usage writer thread failed; writing on the main thread from now on", { error: reason, lostLogs: lost });
     this.replacement = this.options.fallback();

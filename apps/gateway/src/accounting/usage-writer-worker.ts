@@ -3,6 +3,7 @@
 // were posted, so a flush covers every record posted before it.
 import { openPostgres, openSharedPglite } from "@tollgate/db";
 import type { FromUsageWorker, ToUsageWorker } from "./usage-writer-thread";
+import { usageRecordsOfText } from "./spool-line";
 import { UsageWriter } from "./usage-writer";
 import { describeDatabaseError } from "./write-usage-batch";
 
@@ -52,8 +53,8 @@ self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
       writer.start();
       return;
     }
-    case "records":
-      for (const record of message.records) writer!.record(record);
+    case "lines":
+      for (const record of usageRecordsOfText(message.text)) writer!.record(record);
       return;
     case "flush":
       writer!.flush().then(

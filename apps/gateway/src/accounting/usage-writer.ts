@@ -46,6 +46,11 @@ export interface UsageWriterOptions {
 /** What requests and the process see of the write-behind, whichever thread runs it. */
 export interface UsageSink {
   record(record: UsageRecord): void;
+  /**
+   * The same as record(), for a sink that can take the record's spool line (encodeSpoolLine, its `seq`
+   * set) in its place: the write-behind thread is handed lines, not records.
+   */
+  recordLine?(record: UsageRecord, line: string): void;
   /** Writes everything recorded before the call; rejects if the database refused it (it stays buffered). */
   flush(): Promise<void>;
   start(): void;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { EventSourceMessage } from "eventsource-parser";
 import { eventData } from "./event-data";
-import { createPassthroughFramer } from "./openai-event-passthrough";
+import { bytesCarryUsage, carriesUsage, createPassthroughFramer } from "./openai-event-passthrough";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -11,10 +11,10 @@ const usageChunk = 'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"co
 
 function framer(options: { forwardUsage: boolean }) {
   const usage: Record<string, unknown>[] = [];
-  const forwarded: string[] = [];
+  const forwarded: (string | Uint8Array)[] = [];
   const instance = createPassthroughFramer({
     onUsageEvent: (_event: EventSourceMessage, chunk) => usage.push(chunk),
-    onForwardedText: (text) => forwarded.push(text),
+    onForwarded: (events) => forwarded.push(events),
     renderUsageEvent: (event, chunk) => {
       if (options.forwardUsage) return `data: ${event.data}\n\n`;
       return (chunk.choices as unknown[]).length === 0 ? "" : `data: ${event.data}\n\n`;
@@ -97,5 +97,68 @@ describe("the OpenAI stream passthrough", () => {
     const { instance, forwarded } = framer({ forwardUsage: true });
     run(instance, split(encoder.encode(contentChunk("x") + contentChunk("y") + "data: [DONE]\n\n"), [5, 60]));
     expect(eventData(forwarded).map((data) => (data === "[DONE]" ? data : JSON.parse(data).choices[0].delta.content))).toEqual(["x", "y", "[DONE]"]);
+  });
+
+  test("a chunk that ends inside a blank line keeps its first line feed for the next chunk", () => {
+    const { instance, forwarded } = framer({ forwardUsage: true });
+    const text = contentChunk("a") + contentChunk("b");
+    const bytes = encoder.encode(text);
+    const cut = text.indexOf("\n\n") + 1;
+    const out = run(instance, split(bytes, [cut]));
+    expect(joined(out)).toBe(text);
+    expect(eventData(forwarded)).toHaveLength(2);
+  });
+});
+
+describe("a block holding a whole stream (an upstream that answers at once)", () => {
+  test("only the usage event is parsed: the events around it go out as their bytes, as the upstream framed them", () => {
+    const { instance, usage, forwarded } = framer({ forwardUsage: false });
+    const before = "retry: 10\n" + contentChunk("a") + ": keep-alive\n\n" + contentChunk("b");
+    const after = "id: 9\n" + contentChunk("c") + "data: [DONE]\n\n";
+    const out = run(instance, [encoder.encode(before + usageChunk + after + usageChunk.replace("5", "6"))]);
+    expect(out).toHaveLength(1);
+    expect(joined(out)).toBe(before + after);
+    expect(usage.map((chunk) => (chunk.usage as { prompt_tokens: number }).prompt_tokens)).toEqual([5, 6]);
+    expect(eventData(forwarded).filter((data) => data !== "[DONE]").map((data) => JSON.parse(data).choices[0].delta.content)).toEqual(["a", "b", "c"]);
+  });
+
+  test("a usage event that is the whole block, or its first or last event, is parsed and the rest kept", () => {
+    for (const text of [usageChunk, usageChunk + contentChunk("z"), contentChunk("z") + usageChunk]) {
+      const { instance, usage } = framer({ forwardUsage: true });
+      expect(joined(run(instance, [encoder.encode(text)]))).toBe(text);
+      expect(usage).toHaveLength(1);
+    }
+  });
+});
+
+describe("the usage scan on bytes", () => {
+  const samples = [
+    contentChunk("a"),
+    usageChunk,
+    'data: {"usage" : {"prompt_tokens":1}}\n\n',
+    'data: {"usage":  null}\n\n',
+    'data: {"choices":[{"delta":{"content":"\\"usage\\": 3"}}]}\n\n',
+    'data: {"x":"usage","usage":null,"y":{"usage":{"total_tokens":2}}}\n\n',
+    'data: {"logprobs":null,"system_fingerprint":"fp_g","content":"ggg é 🌍 usage"}\n\n',
+    'data: {"usage":\n',
+    '"usage"',
+    "g",
+    "",
+    'data: {"usagex":{"a":1},"usage":null}\n\n',
+  ];
+
+  test("gives the same answer as the scan of the decoded text, for every sample and every prefix of it", () => {
+    for (const sample of samples) {
+      for (let end = 0; end <= sample.length; end++) {
+        const text = sample.slice(0, end);
+        expect({ text, found: bytesCarryUsage(encoder.encode(text)) }).toEqual({ text, found: carriesUsage(text) });
+      }
+    }
+  });
+
+  test("finds a usage object and passes over a null one, a string that names usage, and other keys", () => {
+    expect(bytesCarryUsage(encoder.encode(usageChunk))).toBe(true);
+    expect(bytesCarryUsage(encoder.encode(contentChunk("usage")))).toBe(false);
+    expect(bytesCarryUsage(encoder.encode('data: {"usagex":{"a":1},"usage":null}\n\n'))).toBe(false);
   });
 });

@@ -3,6 +3,11 @@ import { createParser } from "eventsource-parser";
 
 const encoder = new TextEncoder();
 const LINE_FEED = 10;
+const CARRIAGE_RETURN = 13;
+const QUOTE = 0x22;
+const SPACE = 0x20;
+const COLON = 0x3a;
+const LETTER_G = 0x67;
 
 /**
  * Whether a relayed chunk carries a usage object. Most chunks carry none, or `"usage":null` when the
@@ -24,11 +29,85 @@ export function carriesUsage(data: string): boolean {
   return false;
 }
 
+/**
+ * carriesUsage on the UTF-8 bytes, without decoding them: the same answer for the same text. It looks for
+ * the `g` of `"usage"` (a byte that few chunk keys hold: the native indexOf skips most of a chunk) and checks
+ * the bytes around it; every byte of the pattern is ASCII, which never occurs inside a multi-byte character.
+ */
+export function bytesCarryUsage(bytes: Uint8Array): boolean {
+  return usageAt(bytes, 0) !== -1;
+}
+
+/** Where the first `"usage"` key with a value other than null starts, at or after `from`; -1 if none. */
+function usageAt(bytes: Uint8Array, from: number): number {
+  let index = bytes.indexOf(LETTER_G, from + 4);
+  while (index !== -1) {
+    if (
+      bytes[index + 2] === QUOTE &&
+      bytes[index + 1] === 0x65 &&
+      bytes[index - 1] === 0x61 &&
+      bytes[index - 2] === 0x73 &&
+      bytes[index - 3] === 0x75 &&
+      bytes[index - 4] === QUOTE
+    ) {
+      let cursor = index + 3;
+      while (bytes[cursor] === SPACE) cursor++;
+      if (bytes[cursor] === COLON) {
+        cursor++;
+        while (bytes[cursor] === SPACE) cursor++;
+        if (bytes[cursor] !== 0x6e) return index - 4;
+      }
+    }
+    index = bytes.indexOf(LETTER_G, index + 1);
+  }
+  return -1;
+}
+
+/** End of the first blank line ("\n\n") at or after `from`, or -1. */
+function endOfNextEvent(bytes: Uint8Array, from: number): number {
+  let index = bytes.indexOf(LINE_FEED, from);
+  while (index !== -1 && index + 1 < bytes.byteLength) {
+    if (bytes[index + 1] === LINE_FEED) return index + 2;
+    index = bytes.indexOf(LINE_FEED, index + 1);
+  }
+  return -1;
+}
+
+function concatAll(pieces: Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const piece of pieces) total += piece.byteLength;
+  const joined = new Uint8Array(total);
+  let offset = 0;
+  for (const piece of pieces) {
+    joined.set(piece, offset);
+    offset += piece.byteLength;
+  }
+  return joined;
+}
+
+/** End of the last blank line ("\n\n") in `bytes` between `start` and `end` (excluded), or -1. */
+function endOfLastEvent(bytes: Uint8Array, start = 0, end = bytes.byteLength): number {
+  if (end <= start) return -1;
+  let index = bytes.lastIndexOf(LINE_FEED, end - 1);
+  while (index > start) {
+    if (bytes[index - 1] === LINE_FEED) return index + 1;
+    index = bytes.lastIndexOf(LINE_FEED, index - 2);
+  }
+  return -1;
+}
+
+function concatBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
+  return concatAll([first, second]);
+}
+
 export interface PassthroughHooks {
   /** An event whose JSON carries a usage object, parsed: the only events the relay parses. */
   onUsageEvent(event: EventSourceMessage, chunk: Record<string, unknown>): void;
-  /** Whole events forwarded untouched, as text (one or more `data:` events), for a local count later. */
-  onForwardedText(text: string): void;
+  /**
+   * Whole events forwarded untouched (one or more `data:` events), for a local count later: their bytes as
+   * they went out (always whole UTF-8: they start and end at an event boundary), or their text.
+   */
+  onForwarded(events: Uint8Array | string): void;
   /** Renders a parsed usage-carrying event for the client, or "" to drop it. */
   renderUsageEvent(event: EventSourceMessage, chunk: Record<string, unknown>): string;
 }
@@ -46,14 +125,18 @@ export function renderEvent(event: EventSourceMessage): string {
 
 /**
  * The relay of an OpenAI-compatible stream, byte for byte: upstream chunks that hold only whole events and
- * no usage object are forwarded as the very same bytes (no parse, no copy); events are cut only at their
- * blank line, so a chunk boundary inside an event or inside a UTF-8 character is carried to the next
- * chunk. Only the usage chunk is parsed (to bill it, and to drop it if the client did not ask for it).
- * An upstream that frames with CR LF goes through eventsource-parser instead, and is re-framed with LF.
+ * no usage object are forwarded as the very same bytes (no decode, no parse, no copy); events are cut only
+ * at their blank line, found in the bytes, so a chunk boundary inside an event or inside a UTF-8 character is
+ * carried to the next chunk. Only the usage chunk is decoded and parsed (to bill it, and to drop it if the
+ * client did not ask for it). An upstream that frames with CR LF goes through eventsource-parser instead,
+ * and is re-framed with LF.
  */
 export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFramer {
-  const decoder = new TextDecoder();
-  let pending = "";
+  // Created when something is to be decoded: the usage event, a CR LF upstream, a last incomplete event.
+  let utf8: TextDecoder | null = null;
+  const decoder = () => (utf8 ??= new TextDecoder());
+  /** Bytes of an event not yet complete (they start at an event boundary). */
+  let pending: Uint8Array | null = null;
   let parsedMode = false;
   const parsed: string[] = [];
   // Created on the first block that needs it: most streams need it once, for the usage chunk.
@@ -62,7 +145,7 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
   function renderParsed(event: EventSourceMessage): string {
     if (event.data === "[DONE]" || !carriesUsage(event.data)) {
       const text = renderEvent(event);
-      hooks.onForwardedText(text);
+      hooks.onForwarded(text);
       return text;
     }
     let chunk: Record<string, unknown>;
@@ -92,38 +175,67 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
     return out ? encoder.encode(out) : null;
   }
 
+  /**
+   * Whole events: the events that carry usage are decoded and go through the parser, every other event goes
+   * out as its bytes (an upstream that answers at once sends a whole stream, its usage chunk included, in
+   * one or two reads: only that one event is parsed, not the stream).
+   */
+  function frameWholeEvents(complete: Uint8Array): Uint8Array | null {
+    let at = usageAt(complete, 0);
+    if (at === -1) {
+      hooks.onForwarded(complete);
+      return complete;
+    }
+    const out: Uint8Array[] = [];
+    let start = 0;
+    while (at !== -1) {
+      const before = endOfLastEvent(complete, start, at);
+      const eventStart = before === -1 ? start : before;
+      const eventEnd = endOfNextEvent(complete, at);
+      const eventStop = eventEnd === -1 ? complete.byteLength : eventEnd;
+      if (eventStart > start) {
+        const untouched = complete.subarray(start, eventStart);
+        hooks.onForwarded(untouched);
+        out.push(untouched);
+      }
+      const rendered = throughParser(decoder().decode(complete.subarray(eventStart, eventStop)));
+      if (rendered) out.push(rendered);
+      start = eventStop;
+      at = start < complete.byteLength ? usageAt(complete, start) : -1;
+    }
+    if (start < complete.byteLength) {
+      const untouched = complete.subarray(start);
+      hooks.onForwarded(untouched);
+      out.push(untouched);
+    }
+    if (out.length === 0) return null;
+    return out.length === 1 ? out[0]! : concatAll(out);
+  }
+
   return {
     frame(bytes) {
-      const text = decoder.decode(bytes, { stream: true });
-      if (parsedMode) return throughParser(text);
-      if (text.includes("\r")) {
+      if (parsedMode) return throughParser(decoder().decode(bytes, { stream: true }));
+      if (bytes.indexOf(CARRIAGE_RETURN) !== -1) {
         parsedMode = true;
         const carried = pending;
-        pending = "";
-        return throughParser(carried + text);
+        pending = null;
+        return throughParser(decoder().decode(carried ? concatBytes(carried, bytes) : bytes, { stream: true }));
       }
-      const combined = pending ? pending + text : text;
-      const cut = combined.lastIndexOf("\n\n");
-      if (cut === -1) {
-        pending = combined;
+      const combined = pending ? concatBytes(pending, bytes) : bytes;
+      const end = endOfLastEvent(combined);
+      if (end === -1) {
+        // Copied: what is kept must not depend on the upstream's buffer.
+        pending = pending ? combined : bytes.slice();
         return null;
       }
-      const end = cut + 2;
-      const whole = end === combined.length;
-      const complete = whole ? combined : combined.slice(0, end);
-      // The very bytes can go out when they hold exactly `complete`: nothing carried in from before, and
-      // they end on a line feed (so no part of a character is left in the decoder).
-      const sameBytes = pending === "" && whole && bytes[bytes.length - 1] === LINE_FEED && (bytes[0]! & 0xc0) !== 0x80;
-      pending = whole ? "" : combined.slice(end);
-      if (!carriesUsage(complete)) {
-        hooks.onForwardedText(complete);
-        return sameBytes ? bytes : encoder.encode(complete);
-      }
-      return throughParser(complete);
+      const whole = end === combined.byteLength;
+      const complete = whole ? combined : combined.subarray(0, end);
+      pending = whole ? null : combined.slice(end);
+      return frameWholeEvents(complete);
     },
     flush() {
-      const rest = pending + decoder.decode();
-      pending = "";
+      const rest = (pending ? decoder().decode(pending, { stream: true }) : "") + (utf8 ? utf8.decode() : "");
+      pending = null;
       if (!parsedMode && rest.trim() === "") return null;
       // Some upstreams end without the blank line after their last event: close it, so it is not lost.
       return throughParser(`${rest}\n\n`);

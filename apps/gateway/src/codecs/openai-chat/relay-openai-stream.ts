@@ -61,8 +61,8 @@ export function relayOpenAIStream(
 ): ReadableStream<Uint8Array> {
   let usage: TokenUsage | null = null;
   const produced: string[] = [];
-  // Relayed events are kept as their SSE text and parsed only if the upstream never reports usage.
-  const forwardedTexts: string[] = [];
+  // Relayed events are kept as their SSE bytes (or text) and parsed only if the upstream never reports usage.
+  const forwardedTexts: (string | Uint8Array)[] = [];
   const producedText = () => {
     for (const data of eventData(forwardedTexts)) {
       try {
@@ -86,7 +86,7 @@ export function relayOpenAIStream(
         if (chunk.usage) usage = extractUsage(chunk.usage) ?? usage;
         collectChunkText(chunk, produced);
       },
-      onForwardedText: (text) => forwardedTexts.push(text),
+      onForwarded: (events) => forwardedTexts.push(events),
       renderUsageEvent: (event, chunk) => {
         const text = renderUsageChunk(chunk, clientWantsUsage, extractUsage(chunk.usage), sink);
         return text === undefined ? renderEvent(event) : text;
