@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { requestLogs } from "@tollgate/db";
 import { getTableColumns } from "drizzle-orm";
 import { decodeSpoolLine, encodeSpoolLine, usageRecordsOfText } from "./spool-line";
+import type { LeaseSubject } from "./quota-leases";
 import type { UsageRecord } from "./usage-writer";
 
 const fullRow: Required<Omit<UsageRecord["log"], "id">> = {
@@ -78,6 +79,13 @@ describe("spool lines handed to the write-behind thread", () => {
     const second: UsageRecord = { tokenId: 9, userId: 7, cost: 5, seq: 43, previousKey: true, log: { ...fullRow, requestId: "req_second" } };
     const records = usageRecordsOfText(encodeSpoolLine(first) + encodeSpoolLine(second));
     expect(records).toEqual([first, second]);
+  });
+
+  test("the period and budget subjects of a record's spend cross with it", () => {
+    const subjects: LeaseSubject[] = ["token:9@1795651200000@daily@UTC", "budget:7@1793574000000@monthly@Europe/Paris"];
+    const record: UsageRecord = { tokenId: 9, userId: 7, cost: 10, seq: 44, periodSubjects: subjects, log: fullRow };
+    const [read] = usageRecordsOfText(encodeSpoolLine(record));
+    expect(read!.periodSubjects).toEqual(subjects);
   });
 
   test("a record without a spool number crosses as number 0 and comes back without one", () => {

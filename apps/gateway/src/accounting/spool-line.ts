@@ -1,3 +1,4 @@
+import type { LeaseSubject } from "./quota-leases";
 import type { UsageRecord } from "./usage-writer";
 
 type RequestLogRow = UsageRecord["log"];
@@ -65,6 +66,7 @@ export function usageRecordOfLine(line: SpoolLine): UsageRecord {
   // Spool numbers start at 1: 0 stands for a record that had none (the writer numbers those itself).
   if (line.s > 0) record.seq = line.s;
   if (line.p === 1) record.previousKey = true;
+  if (line.b && line.b.length > 0) record.periodSubjects = line.b as LeaseSubject[];
   return record;
 }
 
