@@ -20,6 +20,10 @@ export interface StackOptions {
   upstreamArgvPrefix?: string[];
   /** Extra environment of the fake upstream (its delays). */
   upstreamEnv?: Record<string, string>;
+  /** The gateway's entry file (default apps/server/src/index.ts), e.g. a bench-only entry that reports its heap. */
+  gatewayEntry?: string;
+  /** Extra environment of the gateway. */
+  gatewayEnv?: Record<string, string>;
 }
 
 /**
@@ -126,10 +130,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       TOLLGATE_SECRET: database ? "bench-secret-0123456789abcdef" : undefined,
       REDIS_URL: process.env.BENCH_GATEWAY_REDIS_URL,
       LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? "info",
+      ...options.gatewayEnv,
     });
     gateway = await startService(
       "gateway",
-      [...serverPrefix, bun, ...(process.env.BENCH_GATEWAY_BUN_FLAGS?.split(" ").filter(Boolean) ?? []), ...(options.gatewayBunFlags ?? []), join(root, "apps/server/src/index.ts")],
+      [...serverPrefix, bun, ...(process.env.BENCH_GATEWAY_BUN_FLAGS?.split(" ").filter(Boolean) ?? []), ...(options.gatewayBunFlags ?? []), options.gatewayEntry ?? join(root, "apps/server/src/index.ts")],
       gatewayEnv,
       root,
     );
