@@ -10,6 +10,8 @@ import { collectChunkText } from "./produced-text";
 
 const encoder = new TextEncoder();
 const doneFrame = encoder.encode("data: [DONE]\n\n");
+/** Relayed SSE bytes a stream keeps for a possible local count before folding them into their text. */
+export const KEPT_EVENT_BYTES = 16 * 1024;
 
 function openAIErrorFrame(kind: "stalled" | "failed", error: unknown, translated: boolean): Uint8Array {
   const message =
@@ -61,9 +63,13 @@ export function relayOpenAIStream(
 ): ReadableStream<Uint8Array> {
   let usage: TokenUsage | null = null;
   const produced: string[] = [];
-  // Relayed events are kept as their SSE bytes (or text) and parsed only if the upstream never reports usage.
-  const forwardedTexts: (string | Uint8Array)[] = [];
-  const producedText = () => {
+  // Relayed events are kept as their SSE bytes (or text) and parsed only if the upstream never reports usage;
+  // once it has, they are dropped (the local count is read only without usage). A long stream's events are
+  // folded into the text they carry every KEPT_EVENT_BYTES, so that what a stream holds for a possible local
+  // count is its text (a few bytes a token), not its whole SSE (a few hundred bytes a token).
+  let forwardedTexts: (string | Uint8Array)[] = [];
+  let keptBytes = 0;
+  const foldForwarded = () => {
     for (const data of eventData(forwardedTexts)) {
       try {
         collectChunkText(JSON.parse(data), produced);
@@ -71,6 +77,19 @@ export function relayOpenAIStream(
         // Not JSON ([DONE], a vendor's comment): nothing the model produced.
       }
     }
+    forwardedTexts = [];
+    keptBytes = 0;
+    // One string for the text so far, not a string per delta.
+    if (produced.length > 1) produced.splice(0, produced.length, produced.join(""));
+  };
+  const keepForwarded = (events: string | Uint8Array) => {
+    if (usage) return;
+    forwardedTexts.push(events);
+    keptBytes += typeof events === "string" ? events.length : events.byteLength;
+    if (keptBytes >= KEPT_EVENT_BYTES) foldForwarded();
+  };
+  const producedText = () => {
+    foldForwarded();
     return produced.join("");
   };
   const relayOptions = {
@@ -85,8 +104,9 @@ export function relayOpenAIStream(
       onUsageEvent(_event, chunk) {
         if (chunk.usage) usage = extractUsage(chunk.usage) ?? usage;
         collectChunkText(chunk, produced);
+        if (usage && forwardedTexts.length > 0) forwardedTexts = [];
       },
-      onForwarded: (events) => forwardedTexts.push(events),
+      onForwarded: keepForwarded,
       renderUsageEvent: (event, chunk) => {
         const text = renderUsageChunk(chunk, clientWantsUsage, extractUsage(chunk.usage), sink);
         return text === undefined ? renderEvent(event) : text;
