@@ -7,8 +7,10 @@
 // and prints RSS (/proc/<pid>/status VmRSS; anonymous vs file-backed from smaps_rollup) over time, the JS
 // heap, and the object counts by type at the peak and after a full collection at the end.
 // The upstream answers at once by default (as in BENCH_MODE=cpu); BENCH_CHUNK_INTERVAL_MS=100 keeps every
-// stream open for 2 s (20 chunks) instead. Figures only; never a test.
-import { readFileSync, rmSync } from "node:fs";
+// stream open for 2 s (20 chunks) instead. BENCH_MEMORY_TARGET=proxy drives and samples the bare Bun proxy
+// (bench/bare-proxy.ts) instead, for comparison: what Bun itself holds for the same load (no heap figures).
+// Figures only; never a test.
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drive } from "./lib/drive";
@@ -53,21 +55,25 @@ const primeMs = Number(process.env.BENCH_PRIME_MS ?? 6000);
 const chunkIntervalMs = process.env.BENCH_CHUNK_INTERVAL_MS ?? "0";
 const reportPath = join(tmpdir(), `tollgate-memory-${process.pid}.jsonl`);
 
+const onProxy = process.env.BENCH_MEMORY_TARGET === "proxy";
 const stack = await startStack({
+  proxy: onProxy,
   gatewayEntry: join(root, "bench/gateway-memory-entry.ts"),
   gatewayEnv: { BENCH_MEMORY_REPORT: reportPath, BENCH_MEMORY_SAMPLE_MS: "250" },
   upstreamEnv: { BENCH_UPSTREAM_DELAY_MS: "0", BENCH_CHUNK_INTERVAL_MS: chunkIntervalMs },
 });
-const pid = stack.gateway.pid;
+const target = onProxy ? stack.proxy! : stack.gateway;
+const pid = target.pid;
 const timeline: { phase: string; at: number; figures: Record<string, number> }[] = [];
 let phase = "rest";
 const startedAt = Date.now();
 const sampler = setInterval(() => timeline.push({ phase, at: Date.now() - startedAt, figures: rollup(pid) }), 100);
-const headers = { "content-type": "application/json", authorization: `Bearer ${stack.key}` };
-const url = `${stack.gateway.url}/chat/completions`;
+const headers: Record<string, string> = { "content-type": "application/json" };
+if (!onProxy) headers.authorization = `Bearer ${stack.key}`;
+const url = `${target.url}/chat/completions`;
 let result;
 try {
-  console.log(`gateway storage: ${stack.storage}; upstream chunk interval ${chunkIntervalMs} ms; ${streams} streams for ${durationMs} ms`);
+  console.log(`${onProxy ? "bare proxy (gateway idle)" : "gateway"}; storage: ${stack.storage}; upstream chunk interval ${chunkIntervalMs} ms; ${streams} streams for ${durationMs} ms`);
   await Bun.sleep(1500);
   if (primeMs > 0) {
     phase = "prime";
@@ -76,20 +82,22 @@ try {
     }
   }
   phase = "streams";
-  const detailAt = setTimeout(() => process.kill(pid, "SIGUSR2"), durationMs * 0.75);
+  const detailAt = setTimeout(() => onProxy || process.kill(pid, "SIGUSR2"), durationMs * 0.75);
   result = (await drive({ url, headers, body: chatBody(true), concurrency: streams, warmupMs: 0, durationMs, stream: true }, [])).result;
   clearTimeout(detailAt);
   phase = "after";
   await Bun.sleep(1500);
   // A full collection, then the object counts: what the heap still holds once the streams are gone.
-  stack.gateway.process.kill("SIGUSR2");
+  if (!onProxy) stack.gateway.process.kill("SIGUSR2");
 } finally {
   await Bun.sleep(300);
   clearInterval(sampler);
   await stack.stop();
 }
 
-const heapLines = readFileSync(reportPath, "utf8").trim().split("\n").map((line) => JSON.parse(line) as HeapLine);
+const heapLines = (!onProxy && existsSync(reportPath) ? readFileSync(reportPath, "utf8").trim().split("\n") : [])
+  .filter(Boolean)
+  .map((line) => JSON.parse(line) as HeapLine);
 rmSync(reportPath, { force: true });
 console.log(`streams completed: ${result!.completed}, errors: ${result!.errors}${result!.errors ? ` (${result!.errorSamples.join("; ")})` : ""}`);
 
@@ -112,17 +120,19 @@ const phaseOfTime = (at: number) => {
   for (const entry of timeline) if (entry.at <= relative) current = entry.phase;
   return current;
 };
-console.log("\n== JS heap by phase (MB, max of 250 ms samples from inside the gateway)");
-console.log(
-  formatTable(
-    ["phase", "rss", "heapSize", "heapCapacity", "extraMemory", "external", "arrayBuffers", "objects (k)"],
-    phases.map((name) => {
-      const mine = heapTicks.filter((line) => phaseOfTime(line.at) === name);
-      const max = (key: keyof HeapLine) => Math.max(0, ...mine.map((line) => Number(line[key])));
-      return [name, mb(max("rss")), mb(max("heapSize")), mb(max("heapCapacity")), mb(max("extraMemorySize")), mb(max("external")), mb(max("arrayBuffers")), (max("objectCount") / 1000).toFixed(0)];
-    }),
-  ),
-);
+if (heapTicks.length > 0) {
+  console.log("\n== JS heap by phase (MB, max of 250 ms samples from inside the gateway)");
+  console.log(
+    formatTable(
+      ["phase", "rss", "heapSize", "heapCapacity", "extraMemory", "external", "arrayBuffers", "objects (k)"],
+      phases.map((name) => {
+        const mine = heapTicks.filter((line) => phaseOfTime(line.at) === name);
+        const max = (key: keyof HeapLine) => Math.max(0, ...mine.map((line) => Number(line[key])));
+        return [name, mb(max("rss")), mb(max("heapSize")), mb(max("heapCapacity")), mb(max("extraMemorySize")), mb(max("external")), mb(max("arrayBuffers")), (max("objectCount") / 1000).toFixed(0)];
+      }),
+    ),
+  );
+}
 
 for (const detail of heapLines.filter((line) => line.objectTypeCounts)) {
   console.log(`\n== ${detail.kind} (${phaseOfTime(detail.at)}): rss ${mb(detail.rss)} MB, heap ${mb(detail.heapSize)} MB, ${detail.objectCount} objects; top types:`);
