@@ -228,6 +228,17 @@ describe("budget headers", () => {
     expect(stored.status).toBe(200);
     expect(stored.headers.get("x-tollgate-budget-remaining")).toBe("4.997000");
     expect(stored.headers.get("x-tollgate-budget-reset")).toBe("2026-11-30T00:00:00.000Z");
+    // A refused id, once the key is known, is answered to the token too.
+    for (const [method, path] of [
+      ["GET", "/v1/responses/resp_unknown"],
+      ["DELETE", "/v1/responses/resp_unknown"],
+      ["GET", "/v1/models/no-such-model"],
+    ] as const) {
+      const missing = await stack.gateway.handle(new Request(`http://gateway.test${path}`, { method, headers: { authorization: `Bearer ${token.secret}` } }));
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get("x-tollgate-budget-remaining")).toBe("4.997000");
+      expect(missing.headers.get("x-tollgate-budget-reset")).toBe("2026-11-30T00:00:00.000Z");
+    }
     const small = await stack.seed.token({ userId: stack.userId, quotaLimit: 500, budgetPeriod: "weekly" });
     const refused = await chat(stack.gateway, small.secret);
     expect(refused.status).toBe(429);

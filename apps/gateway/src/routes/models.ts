@@ -122,11 +122,17 @@ export async function handleRetrieveModel(
   const retrieve = async () => {
     const headers: Record<string, string> = {};
     const data = await listModelsFor(services, request, clientAddress, headers);
-    const model = decodeModelId(encodedModel);
-    checkModelName(model);
-    const entry = data.find((candidate) => candidate.id === model);
-    if (!entry) throw errors.modelNotFound(model);
-    return Response.json(wantsAnthropicShape(request) ? anthropicModelOf(entry) : entry, { headers });
+    try {
+      const model = decodeModelId(encodedModel);
+      checkModelName(model);
+      const entry = data.find((candidate) => candidate.id === model);
+      if (!entry) throw errors.modelNotFound(model);
+      return Response.json(wantsAnthropicShape(request) ? anthropicModelOf(entry) : entry, { headers });
+    } catch (error) {
+      // The key was good: a refused id is an answer to the token too, with its budget headers.
+      if (!(error instanceof GatewayError)) throw error;
+      throw new GatewayError(error.message, { status: error.status, code: error.code, type: error.type, param: error.param, headers: { ...error.headers, ...headers } });
+    }
   };
   return wantsAnthropicShape(request) ? inAnthropicErrors(retrieve) : retrieve();
 }

@@ -15,8 +15,9 @@ export interface StoredResponseCall {
   encodedId: string;
 }
 
-function responseNotFound(id: string): GatewayError {
-  return new GatewayError(`Response with id '${clipClientValue(id)}' not found.`, { status: 404, type: "invalid_request_error", code: null });
+/** The 404 of an id the caller has no response under; `headers` are the caller's budget headers. */
+function responseNotFound(id: string, headers: Record<string, string>): GatewayError {
+  return new GatewayError(`Response with id '${clipClientValue(id)}' not found.`, { status: 404, type: "invalid_request_error", code: null, headers });
 }
 
 /** The caller and the decoded id, once an insert of that id still running has landed. */
@@ -36,8 +37,9 @@ async function findOwn(call: StoredResponseCall) {
   const { caller, id } = await resolve(call);
   const { services } = call;
   const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
-  if (!stored) throw responseNotFound(id);
-  return { stored, headers: budgetHeaders(services.ledger, caller.token, caller.user) };
+  const headers = budgetHeaders(services.ledger, caller.token, caller.user);
+  if (!stored) throw responseNotFound(id, headers);
+  return { stored, headers };
 }
 
 /** GET /v1/responses/{id}: the stored Response, for the token that created it only (404 for any other). */
@@ -109,6 +111,7 @@ export async function handleDeleteResponse(call: StoredResponseCall): Promise<Re
   const { caller, id } = await resolve(call);
   const { services } = call;
   const deleted = await storedResponsesQuery(services, () => deleteStoredResponse(services.database.db, id, caller.token.id));
-  if (!deleted) throw responseNotFound(id);
-  return Response.json({ id, object: "response", deleted: true }, { headers: budgetHeaders(services.ledger, caller.token, caller.user) });
+  const headers = budgetHeaders(services.ledger, caller.token, caller.user);
+  if (!deleted) throw responseNotFound(id, headers);
+  return Response.json({ id, object: "response", deleted: true }, { headers });
 }
