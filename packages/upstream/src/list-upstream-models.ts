@@ -1,7 +1,8 @@
 import { adapterFor } from "./adapters";
-import { anthropicVersion } from "./anthropic/build-request";
+import { anthropicApiUrl, anthropicVersion } from "./anthropic/build-request";
 import type { AdapterChannel } from "./provider-adapter";
 import { scrubSecret } from "./shared/scrub-secret";
+import { channelExtraHeaders } from "./shared/channel-headers";
 
 /** A channel as the model list call needs it: saved, or the values of a form not yet saved. */
 export interface ModelListChannel extends AdapterChannel {
@@ -33,12 +34,6 @@ class ListingFailure extends Error {
   }
 }
 
-function extraHeaders(config: Record<string, unknown>): Record<string, string> {
-  const headers = config.headers;
-  if (typeof headers !== "object" || headers === null) return {};
-  return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-}
-
 /** GET a JSON page; an error status becomes the adapter's reading of the upstream's error body (key scrubbed). */
 async function getJson(channel: ModelListChannel, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Record<string, unknown>> {
   const response = await fetch(url, { method: "GET", headers: { accept: "application/json", ...headers }, signal });
@@ -65,7 +60,7 @@ function arrayField(page: Record<string, unknown>, field: string): unknown[] {
 
 /** OpenAI and compatible vendors: GET {base}/models, `{"object":"list","data":[{"id":...}]}`, one page. */
 async function openAICompatibleModels(channel: ModelListChannel, signal: AbortSignal): Promise<string[]> {
-  const page = await getJson(channel, `${channel.baseUrl}/models`, { authorization: `Bearer ${channel.apiKey}`, ...extraHeaders(channel.config) }, signal);
+  const page = await getJson(channel, `${channel.baseUrl}/models`, { authorization: `Bearer ${channel.apiKey}`, ...channelExtraHeaders(channel.config) }, signal);
   if (!Array.isArray(page.data)) throw new ListingFailure('The upstream\'s answer is not a model list (no "data" array)');
   return page.data.flatMap((item) => (item && typeof item === "object" && typeof (item as { id?: unknown }).id === "string" ? [(item as { id: string }).id] : []));
 }
@@ -75,9 +70,8 @@ async function openAICompatibleModels(channel: ModelListChannel, signal: AbortSi
  * the previous page's `last_id` while `has_more` (https://docs.anthropic.com/en/api/models-list).
  */
 async function anthropicModels(channel: ModelListChannel, signal: AbortSignal, maxPages: number): Promise<string[]> {
-  const base = channel.baseUrl.replace(/\/+$/, "");
-  const url = base.endsWith("/v1") ? `${base}/models` : `${base}/v1/models`;
-  const headers = { "x-api-key": channel.apiKey, "anthropic-version": anthropicVersion, ...extraHeaders(channel.config) };
+  const url = anthropicApiUrl(channel.baseUrl, "models");
+  const headers = { "x-api-key": channel.apiKey, "anthropic-version": anthropicVersion, ...channelExtraHeaders(channel.config) };
   const models: string[] = [];
   let afterId: string | null = null;
   for (let pageNumber = 0; pageNumber < maxPages; pageNumber++) {
@@ -100,7 +94,7 @@ async function anthropicModels(channel: ModelListChannel, signal: AbortSignal, m
  * (https://ai.google.dev/api/models#method:-models.list).
  */
 async function geminiModels(channel: ModelListChannel, signal: AbortSignal, maxPages: number): Promise<string[]> {
-  const headers = { ...extraHeaders(channel.config), "x-goog-api-key": channel.apiKey };
+  const headers = { ...channelExtraHeaders(channel.config), "x-goog-api-key": channel.apiKey };
   const models: string[] = [];
   let pageToken: string | null = null;
   for (let pageNumber = 0; pageNumber < maxPages; pageNumber++) {

@@ -1,5 +1,6 @@
 import { apiVersionOf } from "./azure-openai/upstream-endpoint";
 import type { AdapterChannel, UpstreamHttpRequest } from "./provider-adapter";
+import { channelExtraHeaders } from "./shared/channel-headers";
 
 /**
  * The endpoints relayed as they are to the channel types that serve them natively: OpenAI's images, audio
@@ -39,15 +40,6 @@ export function servesMediaOperation(type: string, operation: MediaOperation): b
   return false;
 }
 
-function extraHeaders(channel: AdapterChannel): Record<string, string> {
-  const extra = channel.config.headers;
-  const headers: Record<string, string> = {};
-  if (extra && typeof extra === "object") {
-    for (const [name, value] of Object.entries(extra)) if (typeof value === "string") headers[name] = value;
-  }
-  return headers;
-}
-
 /**
  * The upstream request for a media operation on a channel of `type`: OpenAI-compatible at
  * `{baseUrl}/{operation}` with a bearer key; Azure at the deployment's path with its `api-key` header. A
@@ -60,7 +52,7 @@ export function buildMediaRequest(
   operation: MediaOperation,
   body: MediaBody,
 ): MediaHttpRequest {
-  const headers: Record<string, string> = { ...extraHeaders(channel) };
+  const headers: Record<string, string> = channelExtraHeaders(channel.config);
   if (typeof body === "string") headers["content-type"] = "application/json";
   else if (!(body instanceof FormData)) headers["content-type"] = body.contentType;
   let url: string;

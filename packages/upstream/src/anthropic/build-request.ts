@@ -6,6 +6,7 @@ import { anthropicChatParameters } from "./chat-parameters";
 import { applyStructuredOutput, structuredOutputOf } from "./structured-output";
 import { translateMessages } from "./translate-messages";
 import { translateToolChoice, translateTools } from "./translate-tools";
+import { channelExtraHeaders } from "../shared/channel-headers";
 
 export const anthropicVersion = "2023-06-01";
 
@@ -60,16 +61,14 @@ export function toAnthropicRequestBody(
   return request;
 }
 
-export function messagesUrl(baseUrl: string): string {
+/** {baseUrl}/v1/{path}, tolerating a base URL configured with the version, as OpenAI-style base URLs are. */
+export function anthropicApiUrl(baseUrl: string, path: string): string {
   const base = baseUrl.replace(/\/+$/, "");
-  // Tolerate a base URL configured with the version, as OpenAI-style base URLs are.
-  return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
+  return base.endsWith("/v1") ? `${base}/${path}` : `${base}/v1/${path}`;
 }
 
-function extraHeaders(config: Record<string, unknown>): Record<string, string> {
-  const headers = config.headers;
-  if (typeof headers !== "object" || headers === null) return {};
-  return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+export function messagesUrl(baseUrl: string): string {
+  return anthropicApiUrl(baseUrl, "messages");
 }
 
 /** POST {baseUrl}/v1/messages with the channel key; the channel's extra headers (e.g. anthropic-beta) go last and win. */
@@ -80,7 +79,7 @@ export function buildAnthropicRequest(input: ChatTranslationInput): UpstreamHttp
       "content-type": "application/json",
       "x-api-key": input.channel.apiKey,
       "anthropic-version": anthropicVersion,
-      ...extraHeaders(input.channel.config),
+      ...channelExtraHeaders(input.channel.config),
     },
     body: JSON.stringify(toAnthropicRequestBody(input.body, input.upstreamModel, input.stream, input.channel.config)),
   };

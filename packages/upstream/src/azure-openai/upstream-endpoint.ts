@@ -1,4 +1,5 @@
 import type { AdapterChannel } from "../provider-adapter";
+import { channelExtraHeaders } from "../shared/channel-headers";
 
 /** The newest generally available data-plane version at the time of writing; a channel may pin another. */
 export const DEFAULT_API_VERSION = "2024-10-21";
@@ -24,13 +25,8 @@ export function azureUrl(channel: AdapterChannel, deployment: string, operation:
 
 /** Azure's key header is `api-key` (not a bearer token). */
 export function azureHeaders(channel: AdapterChannel, stream: boolean): Record<string, string> {
-  const extra = channel.config.headers;
-  const extraHeaders: Record<string, string> = {};
-  if (extra && typeof extra === "object") {
-    for (const [name, value] of Object.entries(extra)) if (typeof value === "string") extraHeaders[name] = value;
-  }
   return {
-    ...extraHeaders,
+    ...channelExtraHeaders(channel.config),
     "content-type": "application/json",
     accept: stream ? "text/event-stream" : "application/json",
     "api-key": channel.apiKey,

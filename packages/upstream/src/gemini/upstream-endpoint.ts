@@ -1,4 +1,5 @@
 import type { AdapterChannel } from "../provider-adapter";
+import { channelExtraHeaders } from "../shared/channel-headers";
 
 export type GeminiMethod = "generateContent" | "streamGenerateContent" | "batchEmbedContents";
 
@@ -19,10 +20,5 @@ export function geminiUrl(channel: AdapterChannel, upstreamModel: string, method
 
 /** The key travels in `x-goog-api-key`, never in the query string, so that it stays out of access logs. */
 export function geminiHeaders(channel: AdapterChannel): Record<string, string> {
-  const extra = channel.config.headers;
-  const extraHeaders: Record<string, string> = {};
-  if (extra && typeof extra === "object") {
-    for (const [name, value] of Object.entries(extra)) if (typeof value === "string") extraHeaders[name] = value;
-  }
-  return { ...extraHeaders, "content-type": "application/json", "x-goog-api-key": channel.apiKey };
+  return { ...channelExtraHeaders(channel.config), "content-type": "application/json", "x-goog-api-key": channel.apiKey };
 }

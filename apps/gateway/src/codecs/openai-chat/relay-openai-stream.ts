@@ -100,15 +100,18 @@ export function relayOpenAIStream(
   };
   const body = forwarded.response.body!;
   if (forwarded.adapter.relaysOpenAIFormat) {
+    // The usage of the event just parsed (onUsageEvent runs right before its renderUsageEvent).
+    let eventUsage: TokenUsage | null = null;
     const framer = createPassthroughFramer({
       onUsageEvent(_event, chunk) {
-        if (chunk.usage) usage = extractUsage(chunk.usage) ?? usage;
+        eventUsage = chunk.usage ? extractUsage(chunk.usage) : null;
+        usage = eventUsage ?? usage;
         collectChunkText(chunk, produced);
         if (usage && forwardedTexts.length > 0) forwardedTexts = [];
       },
       onForwarded: keepForwarded,
       renderUsageEvent: (event, chunk) => {
-        const text = renderUsageChunk(chunk, clientWantsUsage, extractUsage(chunk.usage), sink);
+        const text = renderUsageChunk(chunk, clientWantsUsage, eventUsage, sink);
         return text === undefined ? renderEvent(event) : text;
       },
     });
