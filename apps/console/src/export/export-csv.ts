@@ -7,7 +7,7 @@ import { z } from "zod";
 import { resolveSession, type SessionUser, sessionCookie } from "../auth/sessions";
 import type { ConsoleLog } from "../trpc";
 import { type CsvCell, csvLine } from "./csv-cells";
-import { logConditions, logFiltersSchema } from "./log-filters";
+import { logConditions, logFiltersSchema, logRowColumns } from "./log-filters";
 
 /** Rows read per query while the download streams: the whole range is never held in memory. */
 const ROWS_PER_PAGE = 1000;
@@ -99,33 +99,7 @@ function logPages(db: Database, user: SessionUser, conditions: (SQL | undefined)
     if (done) return null;
     const keyset = cursor ? sql`(${requestLogs.createdAt}, ${requestLogs.id}) > (${cursor.at}::timestamptz, ${cursor.id}::bigint)` : undefined;
     const rows = await db
-      .select({
-        id: requestLogs.id,
-        cursorAt: sql<string>`to_char(${requestLogs.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-        createdAt: requestLogs.createdAt,
-        requestId: requestLogs.requestId,
-        endpoint: requestLogs.endpoint,
-        userId: requestLogs.userId,
-        userName: users.name,
-        tokenName: requestLogs.tokenName,
-        model: requestLogs.model,
-        upstreamModel: requestLogs.upstreamModel,
-        channelId: requestLogs.channelId,
-        channelName: channels.name,
-        status: requestLogs.status,
-        errorCode: requestLogs.errorCode,
-        promptTokens: requestLogs.promptTokens,
-        cachedTokens: requestLogs.cachedTokens,
-        completionTokens: requestLogs.completionTokens,
-        usageEstimated: requestLogs.usageEstimated,
-        billedUnit: requestLogs.billedUnit,
-        billedQuantity: requestLogs.billedQuantity,
-        cost: requestLogs.cost,
-        latencyMs: requestLogs.latencyMs,
-        firstTokenMs: requestLogs.firstTokenMs,
-        stream: requestLogs.stream,
-        clientIp: requestLogs.clientIp,
-      })
+      .select(logRowColumns)
       .from(requestLogs)
       .leftJoin(users, eq(users.id, requestLogs.userId))
       .leftJoin(channels, eq(channels.id, requestLogs.channelId))

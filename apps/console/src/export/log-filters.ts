@@ -1,9 +1,44 @@
 import { isAdministrator, recordIdSchema } from "@tollgate/admin";
-import { requestLogs } from "@tollgate/db";
+import { channels, requestLogs, users } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
-import { eq, gte, lt, type SQL } from "drizzle-orm";
+import { eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { SessionUser } from "../auth/sessions";
+
+/**
+ * The columns of a request-log row as the logs page and its CSV export read it (joined with users and
+ * channels for their names), with `cursorAt`: created_at with its microseconds, so that a page boundary
+ * never skips or repeats a row.
+ */
+export const logRowColumns = {
+  id: requestLogs.id,
+  createdAt: requestLogs.createdAt,
+  cursorAt: sql<string>`to_char(${requestLogs.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+  requestId: requestLogs.requestId,
+  endpoint: requestLogs.endpoint,
+  userId: requestLogs.userId,
+  userName: users.name,
+  tokenId: requestLogs.tokenId,
+  tokenName: requestLogs.tokenName,
+  model: requestLogs.model,
+  upstreamModel: requestLogs.upstreamModel,
+  channelId: requestLogs.channelId,
+  channelName: channels.name,
+  channelsTried: requestLogs.channelsTried,
+  promptTokens: requestLogs.promptTokens,
+  completionTokens: requestLogs.completionTokens,
+  cachedTokens: requestLogs.cachedTokens,
+  usageEstimated: requestLogs.usageEstimated,
+  billedUnit: requestLogs.billedUnit,
+  billedQuantity: requestLogs.billedQuantity,
+  cost: requestLogs.cost,
+  status: requestLogs.status,
+  errorCode: requestLogs.errorCode,
+  latencyMs: requestLogs.latencyMs,
+  firstTokenMs: requestLogs.firstTokenMs,
+  clientIp: requestLogs.clientIp,
+  stream: requestLogs.stream,
+};
 
 /** The filters of the request log, shared by the logs page's list and its CSV export. */
 export const logFiltersSchema = z.object({

@@ -2,11 +2,9 @@ import { isAdministrator } from "@tollgate/admin";
 import { channels, requestLogs, users } from "@tollgate/db";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { logConditions, logFiltersSchema } from "../export/log-filters";
+import { logConditions, logFiltersSchema, logRowColumns } from "../export/log-filters";
 import { authedProcedure, router } from "../trpc";
 
-/** created_at with its microseconds, so that a page boundary never skips or repeats a row. */
-const createdAtText = sql<string>`to_char(${requestLogs.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 const CURSOR_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(\d{1,18})$/;
 
 const listInput = logFiltersSchema.extend({
@@ -25,33 +23,7 @@ export const logsRouter = router({
       conditions.push(sql`(${requestLogs.createdAt}, ${requestLogs.id}) < (${cursor[1]}::timestamptz, ${cursor[2]}::bigint)`);
     }
     const rows = await ctx.db
-      .select({
-        id: requestLogs.id,
-        createdAt: requestLogs.createdAt,
-        cursorAt: createdAtText,
-        requestId: requestLogs.requestId,
-        endpoint: requestLogs.endpoint,
-        userId: requestLogs.userId,
-        userName: users.name,
-        tokenId: requestLogs.tokenId,
-        tokenName: requestLogs.tokenName,
-        model: requestLogs.model,
-        upstreamModel: requestLogs.upstreamModel,
-        channelId: requestLogs.channelId,
-        channelName: channels.name,
-        channelsTried: requestLogs.channelsTried,
-        promptTokens: requestLogs.promptTokens,
-        completionTokens: requestLogs.completionTokens,
-        cachedTokens: requestLogs.cachedTokens,
-        usageEstimated: requestLogs.usageEstimated,
-        cost: requestLogs.cost,
-        status: requestLogs.status,
-        errorCode: requestLogs.errorCode,
-        latencyMs: requestLogs.latencyMs,
-        firstTokenMs: requestLogs.firstTokenMs,
-        clientIp: requestLogs.clientIp,
-        stream: requestLogs.stream,
-      })
+      .select(logRowColumns)
       .from(requestLogs)
       .leftJoin(users, eq(users.id, requestLogs.userId))
       .leftJoin(channels, eq(channels.id, requestLogs.channelId))
