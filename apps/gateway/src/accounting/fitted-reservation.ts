@@ -4,14 +4,6 @@ import { loadedTokenizer, loadTokenizer } from "./count-tokens";
 import { fittedPromptTokens, TOKENIZER_MARGINS, type TokenizerFamily, tokenizerFamily } from "./estimate-prompt-tokens";
 import type { FittedAmount } from "./quota-ledger";
 
-/**
- * Starts loading the tokenizer (once, in the background) when a call is metered: the first call that needs
- * the fitted estimate then seldom waits for the vocabulary (about a second on a busy machine).
- */
-export function warmTokenizer(): void {
-  if (loadedTokenizer() === null) loadTokenizer().catch(() => {});
-}
-
 /** The family with the widest margin among the channels failover may try: the reservation holds for any of them. */
 export function widestTokenizerFamily(candidates: readonly RoutableChannel[], model: string): TokenizerFamily {
   let widest: TokenizerFamily = "openai";

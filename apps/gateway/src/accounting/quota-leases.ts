@@ -56,7 +56,7 @@ interface Lease {
   /** Settled costs not yet written (still inside `granted` in the database). */
   pendingSpent: number;
   lastUsedAt: number;
-  acquiring: Promise<boolean> | null;
+  acquiring: Promise<boolean | typeof NEAR_END> | null;
   /**
    * When (database clock, microseconds) `granted` was last read from the database. The write-behind and an
    * acquisition can commit in one order and be seen here in the other: a row value older than this one
@@ -80,6 +80,10 @@ export interface LeaseOptions {
   /** Share of the limit taken at once (more means fewer queries, coarser sharing between instances). */
   chunkFraction: number;
 }
+
+/** A roomy acquisition found the limit near its end (less than two slices left): nothing was taken. */
+export const NEAR_END = "near-end";
+const NEAR_END_GRANT = -2;
 
 export const defaultLeaseOptions: LeaseOptions = { ttlMs: 60_000, heartbeatMs: 10_000, idleReturnMs: 10_000, chunkFraction: 0.05 };
 
@@ -182,19 +186,22 @@ export class LeaseBook {
    * false when limit - used - other instances' slices cannot cover it. Rejects with a 503 GatewayError
    * (database_unavailable, Retry-After) when the database cannot be asked: at once while the circuit is
    * open, otherwise after one retry of a lost connection.
+   * `roomy`: take the slice only if at least as much again stays available after it; otherwise resolve
+   * NEAR_END and take nothing, so that the caller can ask for a tighter amount (ledger: the fitted
+   * estimate). A caller that joined another's roomy acquisition may get NEAR_END too: it asks again.
    */
-  acquire(subject: LeaseSubject, amount: number): Promise<boolean> {
+  acquire(subject: LeaseSubject, amount: number, roomy = false): Promise<boolean | typeof NEAR_END> {
     const lease = this.lease(subject);
     if (lease.refusedUntil > Date.now() && amount >= lease.refusedAmount) return Promise.resolve(false);
-    lease.acquiring ??= this.acquireOrFail(subject, lease, amount).finally(() => {
+    lease.acquiring ??= this.acquireOrFail(subject, lease, amount, roomy).finally(() => {
       lease.acquiring = null;
     });
     return lease.acquiring;
   }
 
-  private async acquireOrFail(subject: LeaseSubject, lease: Lease, amount: number): Promise<boolean> {
+  private async acquireOrFail(subject: LeaseSubject, lease: Lease, amount: number, roomy: boolean): Promise<boolean | typeof NEAR_END> {
     try {
-      const acquisition = () => this.acquireFromDatabase(subject, lease, amount);
+      const acquisition = () => this.acquireFromDatabase(subject, lease, amount, roomy);
       return await (this.circuit ? this.circuit.run(acquisition, [20]) : acquisition());
     } catch (error) {
       throw errors.databaseUnavailable(
@@ -204,7 +211,7 @@ export class LeaseBook {
     }
   }
 
-  private async acquireFromDatabase(subject: LeaseSubject, lease: Lease, amount: number): Promise<boolean> {
+  private async acquireFromDatabase(subject: LeaseSubject, lease: Lease, amount: number, roomy: boolean): Promise<boolean | typeof NEAR_END> {
     const parsed = parseSubject(subject);
     // Row values seen inside the transaction, mirrored only once it has committed.
     const observed: LeaseRow[] = [];
@@ -232,6 +239,7 @@ export class LeaseBook {
       if (missing <= 0) return 0;
       if (available < missing) return -1;
       const chunk = Math.min(available, Math.max(missing, Math.ceil(limit * this.options.chunkFraction)));
+      if (roomy && available - chunk < chunk) return NEAR_END_GRANT;
       const [row] = resultRows(
         await transaction.execute(sql`
           insert into quota_leases (subject, instance_id, amount, heartbeat_at)
@@ -243,6 +251,7 @@ export class LeaseBook {
       return chunk;
     });
     for (const row of observed) this.sync(lease, row);
+    if (granted === NEAR_END_GRANT) return NEAR_END;
     if (granted === -1) {
       lease.refusedUntil = Date.now() + 1000;
       lease.refusedAmount = amount;

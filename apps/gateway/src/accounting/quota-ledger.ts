@@ -1,7 +1,7 @@
 import type { BudgetWindows } from "@tollgate/shared";
 import type { CachedToken, CachedUser } from "../auth/cached-records";
 import { type BudgetView, budgetView } from "./budget-view";
-import type { LeaseBook, LeaseRow, LeaseSubject } from "./quota-leases";
+import { type LeaseBook, type LeaseRow, type LeaseSubject, NEAR_END } from "./quota-leases";
 
 /** A hold on quota, budget and balance for one request, released by settle(). */
 export interface Reservation {
@@ -113,30 +113,41 @@ export class QuotaLedger {
     while (heldCount < subjects.length && this.leases.tryHold(subjects[heldCount]!, amount)) heldCount++;
     if (heldCount === subjects.length) return reservation;
     for (let index = 0; index < heldCount; index++) this.leases.release(subjects[index]!, amount);
-    if (!fitted) return this.reserveWithNewLeases(reservation);
-    const fittedAmount = fitted();
-    if (typeof fittedAmount === "number") return this.reserveWithNewLeases({ ...reservation, amount: Math.min(amount, fittedAmount) });
-    return fittedAmount.then((value) => this.reserveWithNewLeases({ ...reservation, amount: Math.min(amount, value) }));
+    if (!fitted) return this.reserveWithNewLeases(reservation, false);
+    // Far from the end of every limit the cheap bound takes the new slices: no tokenizing (and the
+    // vocabulary, ~60 MB, is never loaded by a gateway whose limits are not near their end). Near the end,
+    // or refused, the fitted estimate decides, so what is refused is what it cannot cover.
+    return this.reserveWithNewLeases(reservation, true).then((roomy) => {
+      if (roomy !== NEAR_END && !("refused" in roomy)) return roomy;
+      const fittedAmount = fitted();
+      const exact = (value: number) => this.reserveWithNewLeases({ ...reservation, amount: Math.min(amount, value) }, false);
+      return typeof fittedAmount === "number" ? exact(fittedAmount) : fittedAmount.then(exact);
+    });
   }
 
-  /** Rejects with the lease book's 503 when the database cannot be asked; nothing stays held then. */
-  private async reserveWithNewLeases(reservation: Reservation): Promise<Reservation | Refusal> {
+  /**
+   * Rejects with the lease book's 503 when the database cannot be asked; nothing stays held then. `roomy`:
+   * NEAR_END (nothing held) when a slice would leave less than as much again of a limit (lease book).
+   */
+  private reserveWithNewLeases(reservation: Reservation, roomy: false): Promise<Reservation | Refusal>;
+  private reserveWithNewLeases(reservation: Reservation, roomy: true): Promise<Reservation | Refusal | typeof NEAR_END>;
+  private async reserveWithNewLeases(reservation: Reservation, roomy: boolean): Promise<Reservation | Refusal | typeof NEAR_END> {
     const { subjects, amount } = reservation;
     const held: LeaseSubject[] = [];
     const releaseHeld = () => {
       for (const subject of held) this.leases.release(subject, amount);
     };
     for (const subject of subjects) {
-      let holds: boolean;
+      let holds: boolean | typeof NEAR_END;
       try {
-        holds = await this.hold(subject, amount);
+        holds = await this.hold(subject, amount, roomy);
       } catch (error) {
         releaseHeld();
         throw error;
       }
-      if (!holds) {
+      if (holds !== true) {
         releaseHeld();
-        return { refused: refusalKind(subject) };
+        return holds === NEAR_END ? NEAR_END : { refused: refusalKind(subject) };
       }
       held.push(subject);
     }
@@ -145,12 +156,18 @@ export class QuotaLedger {
 
   /**
    * Concurrent requests share one acquisition at a time; a request that finds the new slice already taken
-   * by the others asks again, until the database says there is no more.
+   * by the others asks again, until the database says there is no more (or, roomy, that the end is near).
    */
-  private async hold(subject: LeaseSubject, amount: number): Promise<boolean> {
+  private async hold(subject: LeaseSubject, amount: number, roomy: boolean): Promise<boolean | typeof NEAR_END> {
     for (let attempt = 0; attempt < 64; attempt++) {
       if (this.leases.tryHold(subject, amount)) return true;
-      if (!(await this.leases.acquire(subject, amount))) return this.leases.tryHold(subject, amount);
+      const acquired = await this.leases.acquire(subject, amount, roomy);
+      if (acquired === NEAR_END) {
+        // Another caller's roomy acquisition, joined: an exact caller asks for itself.
+        if (roomy) return NEAR_END;
+        continue;
+      }
+      if (!acquired) return this.leases.tryHold(subject, amount);
     }
     return false;
   }

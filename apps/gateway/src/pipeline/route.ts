@@ -1,6 +1,6 @@
 import { computeCost, computeUnitCost, type MeteredUnits } from "@tollgate/shared";
 import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
-import { fittedReservation, warmTokenizer } from "../accounting/fitted-reservation";
+import { fittedReservation } from "../accounting/fitted-reservation";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { RoutableChannel } from "../routing/channel-catalog";
@@ -10,9 +10,10 @@ import type { CallRecord } from "./call-record";
 
 /**
  * The second stage: model rules (403/404/503) and routing, then the worst-case cost held against the
- * token's quota and the owner's balance (429): a cheap bound of the prompt (no tokenizing) when this
- * instance's slices cover it, otherwise the fitted estimate (accounting/estimate-prompt-tokens.ts), so
- * that a call whose estimate fits what is left is admitted. A call whose model is priced in another unit
+ * token's quota and the owner's balance (429): a cheap bound of the prompt (no tokenizing) while this
+ * instance's slices, or new ones far from the end of the limits, cover it; near the end the fitted
+ * estimate (accounting/estimate-prompt-tokens.ts), so that a call whose estimate fits what is left is
+ * admitted. A call whose model is priced in another unit
  * (images, audio seconds, characters, requests) holds that unit's worst case, `worstCaseUnits`, instead.
  * Returns the channels to try, in order.
  */
@@ -43,7 +44,6 @@ export async function route(
   } else {
     const upperBound = promptUpperBound(body, bytes);
     const metered = price !== undefined && (caller.token.quotaLimit !== null || caller.user.budgetLimit !== null || !caller.user.balanceUnlimited);
-    if (metered) warmTokenizer();
     const fitted = metered ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
     holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
   }
