@@ -37,7 +37,10 @@ ENV NODE_ENV=production \
     LOG_LEVEL=info \
     # Bun's fetch keeps at most 256 requests in flight per process by default and queues the rest: a
     # gateway relaying long streams needs far more concurrent upstream calls (65535 at most).
-    BUN_CONFIG_MAX_HTTP_REQUESTS=16384
+    BUN_CONFIG_MAX_HTTP_REQUESTS=16384 \
+    # The collector paced as for 512 MiB of RAM rather than the host's (as scripts/bootstrap.mjs does):
+    # garbage of finished requests is collected sooner; see bench/README.md.
+    BUN_JSC_forceRAMSize=536870912
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=production-dependencies /app/apps ./apps
 COPY --from=production-dependencies /app/packages ./packages

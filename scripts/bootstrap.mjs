@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runtimeEnvDefaults, withRuntimeDefaults } from "./runtime-env.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bunVersion = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies.bun;
@@ -66,9 +67,7 @@ const bun = findBun();
 const env = {
   ...process.env,
   PATH: `${dirname(localBun)}:${process.env.PATH ?? ""}`,
-  // Bun's fetch keeps at most 256 upstream requests in flight per process by default and queues the rest:
-  // a gateway holding a thousand streams must not.
-  BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? "16384",
+  BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? runtimeEnvDefaults.BUN_CONFIG_MAX_HTTP_REQUESTS,
 };
 
 // `bun install` is a no-op in a fraction of a second when nothing changed, so it always runs: a pull
@@ -132,4 +131,6 @@ function typeCheckPasses() {
 }
 
 const failed = task === "test" && !typeCheckPasses();
-runForwardingSignals(bun, [...tasks[task], ...rest], { env }, { failed });
+// The servers run with every runtime default (the collector's pacing too); the tests and the CLI do not need it.
+const servesTraffic = task === "start" || task === "start:gateway" || task === "start:console";
+runForwardingSignals(bun, [...tasks[task], ...rest], { env: servesTraffic ? withRuntimeDefaults(env) : env }, { failed });

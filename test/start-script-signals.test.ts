@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runtimeEnvDefaults } from "../scripts/runtime-env.mjs";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { waitFor } from "./helpers/gateway-fixture";
 import { serverEnvironment } from "./helpers/gateway-process";
@@ -81,6 +82,9 @@ describe("node scripts/bootstrap.mjs (npm start, npm run start:gateway)", () => 
           [server] = childrenOf(wrapper.pid);
           expect(server).toBeNumber();
           expect((await fetch(`${url.replace("localhost", "127.0.0.1")}/healthz`)).status).toBe(200);
+          // The server runs with the runtime defaults (scripts/runtime-env.mjs), the collector's pacing included.
+          const serverEnv = readFileSync(`/proc/${server}/environ`, "utf8").split("\0");
+          expect(serverEnv).toContain(`BUN_JSC_forceRAMSize=${process.env.BUN_JSC_forceRAMSize ?? runtimeEnvDefaults.BUN_JSC_forceRAMSize}`);
 
           wrapper.kill(signal);
           await wrapper.exited;

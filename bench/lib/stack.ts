@@ -1,3 +1,4 @@
+import { withRuntimeDefaults } from "../../scripts/runtime-env.mjs";
 import { mkdtempSync, rmSync } from "node:fs";
 import { SQL } from "bun";
 import { tmpdir } from "node:os";
@@ -83,10 +84,12 @@ async function createBenchDatabase(serverUrl: string): Promise<{ url: string; dr
  * Environment of every bench process. Bun's fetch keeps at most BUN_CONFIG_MAX_HTTP_REQUESTS (default 256)
  * requests in flight per process and queues the rest, which would cap 1,000 concurrent streams in the
  * driver, the proxy and the gateway alike; the bench raises it for all of them (BENCH_MAX_HTTP_REQUESTS).
+ * Every process gets the servers' runtime defaults (scripts/runtime-env.mjs: the collector's pacing), as
+ * `npm start` and the Dockerfile give them; BUN_JSC_forceRAMSize=0 measures without the pacing.
  */
 export function benchEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {
-    ...process.env,
+    ...withRuntimeDefaults(process.env),
     BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BENCH_MAX_HTTP_REQUESTS ?? "4096",
     ...extra,
   };
