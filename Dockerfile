@@ -17,8 +17,10 @@ COPY apps/console/package.json apps/console/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/server/package.json apps/server/
 COPY apps/web/package.json apps/web/
+COPY packages/admin/package.json packages/admin/
 COPY packages/db/package.json packages/db/
 COPY packages/shared/package.json packages/shared/
+COPY packages/upstream/package.json packages/upstream/
 
 # Everything, dev tools included, to build the console's SPA with Vite.
 FROM manifests AS build-web
