@@ -46,6 +46,9 @@ export async function openStorage(environment: ServerEnvironment, mode: ServerMo
     databaseUrl: environment.DATABASE_URL,
     dataDir: environment.TOLLGATE_DATA_DIR,
     poolSize: environment.DATABASE_POOL_SIZE,
+    // A new embedded folder is migrated on the thread that creates it (its memory goes with it); the
+    // migration below then finds nothing to do there.
+    prepareNew: migrateDatabase,
   });
   await migrateDatabase(database);
   const secretBox = await createSecretBox(

@@ -43,4 +43,32 @@ describe("the embedded database", () => {
     },
     SETUP_TIMEOUT_MS,
   );
+
+  test(
+    "prepareNew runs once, on the new folder's throwaway thread, and what it made is there for the serving thread",
+    async () => {
+      const dataDir = join(mkdtempSync(join(tmpdir(), "tollgate-db-")), "data");
+      let prepared = 0;
+      const prepareNew = async (handle: Awaited<ReturnType<typeof openDatabase>>) => {
+        prepared++;
+        await handle.execute("create table migrated (value text); insert into migrated values ('from the throwaway')");
+      };
+      try {
+        const first = await openDatabase({ dataDir, prepareNew });
+        try {
+          expect(prepared).toBe(1);
+          expect(resultRows(await first.db.execute(sql`select value from migrated`))).toEqual([{ value: "from the throwaway" }]);
+        } finally {
+          await first.close();
+        }
+        // An existing folder is opened as it is.
+        const second = await openDatabase({ dataDir, prepareNew });
+        await second.close();
+        expect(prepared).toBe(1);
+      } finally {
+        rmSync(join(dataDir, ".."), { recursive: true, force: true });
+      }
+    },
+    SETUP_TIMEOUT_MS,
+  );
 });

@@ -49,11 +49,16 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Connection pool size for Postgres. */
   poolSize?: number;
+  /**
+   * Embedded only: run on a new data folder on the throwaway thread that creates it (the server's
+   * migrations), whose WebAssembly memory goes with it, rather than on the thread that then serves it.
+   */
+  prepareNew?: (handle: DatabaseHandle) => Promise<void>;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
-  return openPglite(options.dataDir ?? "./data");
+  return openPglite(options.dataDir ?? "./data", options.prepareNew);
 }
 
 /**
@@ -132,14 +137,16 @@ export function openPostgres(url: string, poolSize: number): DatabaseHandle {
  */
 const EMBEDDED_SHARED_BUFFERS = "16MB";
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, prepareNew?: (handle: DatabaseHandle) => Promise<void>): Promise<DatabaseHandle> {
   const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
   let location = dataDir;
   if (!dataDir.startsWith("memory://")) {
     mkdirSync(dataDir, { recursive: true });
     location = join(dataDir, "pgdata");
     // A folder without PG_VERSION has not been through initdb yet.
-    if (!existsSync(join(location, "PG_VERSION"))) await ThreadedPglite.initialize(location, startParams);
+    if (!existsSync(join(location, "PG_VERSION"))) {
+      await ThreadedPglite.initialize(location, startParams, prepareNew && ((pglite) => prepareNew(pgliteHandle(pglite))));
+    }
   }
   const pglite = await ThreadedPglite.open(location, startParams);
   return { ...pgliteHandle(pglite), share: () => pglite.share() };
