@@ -109,8 +109,11 @@ export function createApp(dependencies: AppDependencies) {
   const socketAddress =
     dependencies.socketAddress ??
     ((request: Request) => serverRef?.requestIP(originalRequests.get(request) ?? request)?.address ?? null);
+  // X-Forwarded-For is read only when some proxy is trusted (otherwise it is never believed).
   const clientAddressOf = (request: Request) =>
-    resolveClientAddress(socketAddress(request), request.headers.get("x-forwarded-for"), services.trustedProxies);
+    services.trustedProxies
+      ? resolveClientAddress(socketAddress(request), request.headers.get("x-forwarded-for"), services.trustedProxies)
+      : socketAddress(request);
 
   /**
    * Runs a call without the server's idle timeout, and puts it back when the answer is out. Bun's idle timer

@@ -33,12 +33,18 @@ export interface ForwardedResponse<Translation> {
 type FailoverServices = Pick<GatewayServices, "options" | "health" | "metrics" | "log" | "disableChannel">;
 
 /** Healthy channels in their routed order, then cooling ones (tried only when nothing else is left). */
-function byHealth(services: FailoverServices, candidates: readonly RoutableChannel[]): RoutableChannel[] {
+function byHealth(services: FailoverServices, candidates: readonly RoutableChannel[]): readonly RoutableChannel[] {
+  // The common case, every channel healthy: the routed order as it is (no arrays per request).
+  let healthy = 0;
+  while (healthy < candidates.length && services.health.isAvailable(candidates[healthy]!.id)) healthy++;
+  if (healthy === candidates.length) return candidates;
   const available: RoutableChannel[] = [];
   const cooling: RoutableChannel[] = [];
   for (const channel of candidates) (services.health.isAvailable(channel.id) ? available : cooling).push(channel);
   return available.concat(cooling);
 }
+
+const ONCE = { once: true } as const;
 
 /** An adapter's mapped error in the gateway's error family. */
 function gatewayErrorOf(mapped: ReturnType<ProviderAdapter["mapError"]>): GatewayError {
@@ -59,7 +65,8 @@ export async function forwardWithFailover<Translation>(
   prepare: (channel: RoutableChannel, adapter: ProviderAdapter) => UpstreamAttempt<Translation>,
 ): Promise<ForwardedResponse<Translation>> {
   let lastError: GatewayError | null = null;
-  const attempts = byHealth(services, candidates).slice(0, services.options.maxUpstreamAttempts);
+  const ordered = byHealth(services, candidates);
+  const attempts = ordered.length > services.options.maxUpstreamAttempts ? ordered.slice(0, services.options.maxUpstreamAttempts) : ordered;
   for (const channel of attempts) {
     if (clientSignal?.aborted) break;
     if (call.channelsTried.length > 0) services.metrics?.retry(channel.id);
@@ -67,7 +74,7 @@ export async function forwardWithFailover<Translation>(
     services.health.begin(channel.id);
     const controller = new AbortController();
     const onClientAbort = () => controller.abort();
-    clientSignal?.addEventListener("abort", onClientAbort, { once: true });
+    clientSignal?.addEventListener("abort", onClientAbort, ONCE);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
