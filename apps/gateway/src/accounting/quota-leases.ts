@@ -69,6 +69,11 @@ interface Lease {
    */
   refusedUntil: number;
   refusedAmount: number;
+  /**
+   * After a roomy acquisition found the limit near its end, further roomy ones answer NEAR_END from memory
+   * until then (spend only brings the end nearer), so that a call near the end costs one query, not two.
+   */
+  nearEndUntil: number;
 }
 
 export interface LeaseOptions {
@@ -84,6 +89,8 @@ export interface LeaseOptions {
 /** A roomy acquisition found the limit near its end (less than two slices left): nothing was taken. */
 export const NEAR_END = "near-end";
 const NEAR_END_GRANT = -2;
+/** How long a subject found near its end is taken to be so without asking (slices other instances return can move it). */
+const NEAR_END_MEMORY_MS = 10_000;
 
 export const defaultLeaseOptions: LeaseOptions = { ttlMs: 60_000, heartbeatMs: 10_000, idleReturnMs: 10_000, chunkFraction: 0.05 };
 
@@ -111,7 +118,7 @@ export class LeaseBook {
   private lease(subject: LeaseSubject): Lease {
     let lease = this.leases.get(subject);
     if (!lease) {
-      lease = { granted: 0, reserved: 0, pendingSpent: 0, lastUsedAt: Date.now(), acquiring: null, refusedUntil: 0, refusedAmount: 0, syncedAt: 0 };
+      lease = { granted: 0, reserved: 0, pendingSpent: 0, lastUsedAt: Date.now(), acquiring: null, refusedUntil: 0, refusedAmount: 0, nearEndUntil: 0, syncedAt: 0 };
       this.leases.set(subject, lease);
     }
     return lease;
@@ -175,10 +182,17 @@ export class LeaseBook {
   /** The limit or balance changed: refusals remembered from before no longer hold. */
   forgetRefusal(subject: LeaseSubject): void {
     const lease = this.leases.get(subject);
-    if (lease) lease.refusedUntil = 0;
+    if (lease) {
+      lease.refusedUntil = 0;
+      lease.nearEndUntil = 0;
+    }
     // ...nor those of the subject's periods (`token:<id>@...`).
     const periods = `${subject}@`;
-    for (const [other, otherLease] of this.leases) if (other.startsWith(periods)) otherLease.refusedUntil = 0;
+    for (const [other, otherLease] of this.leases) {
+      if (!other.startsWith(periods)) continue;
+      otherLease.refusedUntil = 0;
+      otherLease.nearEndUntil = 0;
+    }
   }
 
   /**
@@ -192,6 +206,7 @@ export class LeaseBook {
    */
   acquire(subject: LeaseSubject, amount: number, roomy = false): Promise<boolean | typeof NEAR_END> {
     const lease = this.lease(subject);
+    if (roomy && lease.nearEndUntil > Date.now()) return Promise.resolve(NEAR_END);
     if (lease.refusedUntil > Date.now() && amount >= lease.refusedAmount) return Promise.resolve(false);
     lease.acquiring ??= this.acquireOrFail(subject, lease, amount, roomy).finally(() => {
       lease.acquiring = null;
@@ -251,7 +266,10 @@ export class LeaseBook {
       return chunk;
     });
     for (const row of observed) this.sync(lease, row);
-    if (granted === NEAR_END_GRANT) return NEAR_END;
+    if (granted === NEAR_END_GRANT) {
+      lease.nearEndUntil = Date.now() + NEAR_END_MEMORY_MS;
+      return NEAR_END;
+    }
     if (granted === -1) {
       lease.refusedUntil = Date.now() + 1000;
       lease.refusedAmount = amount;

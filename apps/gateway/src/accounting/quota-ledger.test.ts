@@ -78,6 +78,22 @@ describe("quota ledger: cheap bound far from the end, fitted estimate near it", 
     expect(ledger.heldFor(token.id)).toBe(30);
   });
 
+  test("a subject found near its end answers roomy requests from memory until its limit changes", async () => {
+    const { token } = await tokenWithQuota(1_000);
+    const other = book("memory-other");
+    expect(await other.acquire(`token:${token.id}`, 850)).toBe(true);
+    const leases = book("memory");
+    expect(await leases.acquire(`token:${token.id}`, 100, true)).toBe(NEAR_END);
+    // The other instance gives its slice back: the database now has room, but this book does not ask.
+    await other.stop();
+    expect(await leases.acquire(`token:${token.id}`, 100, true)).toBe(NEAR_END);
+    expect(leases.unspent(`token:${token.id}`)).toBe(0);
+    // A changed limit (the NOTIFY's forgetRefusal) makes it ask again.
+    leases.forgetRefusal(`token:${token.id}`);
+    expect(await leases.acquire(`token:${token.id}`, 100, true)).toBe(true);
+    expect(leases.unspent(`token:${token.id}`)).toBeGreaterThanOrEqual(100);
+  });
+
   test("a cheap bound larger than what is left is refused, and the fitted estimate that fits it is admitted", async () => {
     const { token, user } = await tokenWithQuota(1_000);
     const other = book("refused-other");
