@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeEnvDefaults } from "../scripts/runtime-env.mjs";
 
@@ -11,12 +11,7 @@ function workspaceManifests(): string[] {
   const manifests: string[] = [];
   for (const folder of ["apps", "packages"]) {
     for (const name of readdirSync(join(root, folder))) {
-      try {
-        readFileSync(join(root, folder, name, "package.json"));
-        manifests.push(`${folder}/${name}/package.json`);
-      } catch {
-        // Not a workspace.
-      }
+      if (existsSync(join(root, folder, name, "package.json"))) manifests.push(`${folder}/${name}/package.json`);
     }
   }
   return manifests.sort();

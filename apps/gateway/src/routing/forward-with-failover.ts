@@ -34,14 +34,22 @@ type FailoverServices = Pick<GatewayServices, "options" | "health" | "metrics" |
 
 /** Healthy channels in their routed order, then cooling ones (tried only when nothing else is left). */
 function byHealth(services: FailoverServices, candidates: readonly RoutableChannel[]): readonly RoutableChannel[] {
-  // The common case, every channel healthy: the routed order as it is (no arrays per request).
-  let healthy = 0;
-  while (healthy < candidates.length && services.health.isAvailable(candidates[healthy]!.id)) healthy++;
-  if (healthy === candidates.length) return candidates;
-  const available: RoutableChannel[] = [];
-  const cooling: RoutableChannel[] = [];
-  for (const channel of candidates) (services.health.isAvailable(channel.id) ? available : cooling).push(channel);
-  return available.concat(cooling);
+  // One pass; the arrays exist only once a cooling channel is met (every channel healthy: the routed order as it is).
+  let available: RoutableChannel[] | null = null;
+  let cooling: RoutableChannel[] | null = null;
+  for (let index = 0; index < candidates.length; index++) {
+    const channel = candidates[index]!;
+    if (services.health.isAvailable(channel.id)) {
+      available?.push(channel);
+      continue;
+    }
+    if (!cooling) {
+      available = candidates.slice(0, index);
+      cooling = [];
+    }
+    cooling.push(channel);
+  }
+  return cooling ? available!.concat(cooling) : candidates;
 }
 
 const ONCE = { once: true } as const;
