@@ -110,7 +110,7 @@ describe("channel list", () => {
     const json = await harness.run("channel", "list", "--json");
     for (const output of [human.stdout, json.stdout]) {
       expect(output).not.toContain(UPSTREAM_KEY);
-      expect(output).not.toContain("v1:");
+      expect(output).not.toContain("v2:");
     }
     const listed = JSON.parse(json.stdout) as { name: string; keyMasked: string | null }[];
     expect(listed.find((channel) => channel.name === "listed")?.keyMasked).toBe("sk-…cdef");
