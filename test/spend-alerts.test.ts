@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { settings, spendAlerts } from "@tollgate/db";
+import { WEBHOOK_SECRET_BINDING } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./helpers/fake-webhook-receiver";
 import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
@@ -23,7 +24,7 @@ beforeAll(async () => {
   // As `alerts settings` writes them (packages/admin, tested with the CLI): the secret encrypted.
   await stack.database.handle.db.insert(settings).values([
     { key: "spend_alert_webhook_url", value: receiver.url },
-    { key: "spend_alert_webhook_secret", value: await stack.gateway.secretBox.encrypt(SECRET) },
+    { key: "spend_alert_webhook_secret", value: await stack.gateway.secretBox.encrypt(SECRET, WEBHOOK_SECRET_BINDING) },
     { key: "spend_alert_thresholds", value: [50, 80, 100] },
   ]);
   await waitFor(async () => (await stack.gateway.services.settings.get()).spendAlertWebhookUrl === receiver.url, "the webhook setting to reach the gateway");

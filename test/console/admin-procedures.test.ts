@@ -60,7 +60,7 @@ describe("channels", () => {
     expect(JSON.stringify(created)).not.toContain("secret");
     expect("apiKeyEncrypted" in created).toBe(false);
     const [row] = await harness.database.handle.db.select().from(channels).where(eq(channels.id, created.id));
-    expect(row!.apiKeyEncrypted.startsWith("v1:")).toBe(true);
+    expect(row!.apiKeyEncrypted.startsWith("v2:")).toBe(true);
 
     const result = await admin.caller.channels.test({ id: created.id });
     expect(result.ok).toBe(true);

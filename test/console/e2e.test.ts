@@ -187,7 +187,11 @@ describe("console in a browser", () => {
     expect(await editChannel.getByLabel("Preset").inputValue()).toBe("");
     await editChannel.getByLabel("Preset").selectOption({ label: "vLLM (self-hosted)" });
     expect(await editChannel.getByLabel("Base URL").inputValue()).toBe("http://localhost:8000/v1");
+    // Another origin: the stored key is not sent there, so the key field turns required (and back once it is the same origin).
+    expect(await editChannel.getByLabel("API key").getAttribute("aria-required")).toBe("true");
+    await editChannel.getByText("Required: the base URL's origin or the type changed", { exact: false }).waitFor();
     await editChannel.getByLabel("Base URL").fill(upstream.url);
+    expect(await editChannel.getByLabel("API key").getAttribute("aria-required")).toBe("false");
     await shoot("02b-channel-edit-preset");
     await editChannel.getByRole("button", { name: "Save" }).click();
     await editChannel.waitFor({ state: "detached" });

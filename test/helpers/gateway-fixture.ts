@@ -2,10 +2,11 @@ import { createApp } from "@tollgate/gateway/app";
 import { createGatewayServices, type GatewayOptions, type GatewayServices } from "@tollgate/gateway/gateway-services";
 import { silentLogger } from "@tollgate/gateway/logger";
 import { channels, type DatabaseHandle, modelPrices, tokens, users } from "@tollgate/db";
-import { createSecretBox, displayPrefix, generateTokenSecret, hashTokenSecret, type SecretBox } from "@tollgate/shared";
+import { channelKeyBinding, createSecretBox, displayPrefix, generateTokenSecret, hashTokenSecret, type SecretBox } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, type FakeOpenAIUpstreamOptions, startFakeOpenAIUpstream } from "./fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./fresh-database";
+import { nextChannelId } from "./next-channel-id";
 
 type CatalogSnapshot = Awaited<ReturnType<GatewayServices["catalog"]["get"]>>;
 
@@ -78,14 +79,16 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox, gateways:
       weight?: number;
       status?: "enabled" | "disabled";
     }) {
+      const id = await nextChannelId(db);
       const [row] = await db
         .insert(channels)
         .values({
+          id,
           name: values.name ?? "fake",
           type: values.type ?? "openai-compatible",
           baseUrl: values.baseUrl,
           config: values.config ?? {},
-          apiKeyEncrypted: await secretBox.encrypt(values.apiKey ?? "sk-upstream-test-key"),
+          apiKeyEncrypted: await secretBox.encrypt(values.apiKey ?? "sk-upstream-test-key", channelKeyBinding(id)),
           models: values.models,
           modelMapping: values.modelMapping ?? {},
           groups: values.groups ?? ["default"],

@@ -27,7 +27,7 @@ async function alertSettingsCommand(argv: readonly string[], context: CommandCon
     alertFlags,
   );
   const changed = Object.values(input).some((value) => value !== undefined);
-  const view = changed ? await setAlertSettings(context.db, context.secretBox, cliOperator, input) : await getAlertSettings(context.db, context.secretBox);
+  const view = changed ? await setAlertSettings(context.db, context.secretBox, cliOperator, input, context.addressPolicy) : await getAlertSettings(context.db, context.secretBox);
   if (flags.json) return formatJson(view);
   return formatFields(settingsFields(view));
 }

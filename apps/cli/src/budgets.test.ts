@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { settings, spendAlerts, tokens, users } from "@tollgate/db";
+import { WEBHOOK_SECRET_BINDING } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
 
@@ -95,7 +96,7 @@ describe("spend alert settings in the CLI", () => {
     expect(shown.stdout).toMatch(/^webhook secret: …XYZW$/m);
     const [stored] = await harness.context.db.select().from(settings).where(eq(settings.key, "spend_alert_webhook_secret"));
     expect(String(stored!.value)).not.toContain(secret);
-    expect(await harness.context.secretBox.decrypt(String(stored!.value))).toBe(secret);
+    expect(await harness.context.secretBox.decrypt(String(stored!.value), WEBHOOK_SECRET_BINDING)).toBe(secret);
   });
 
   test("a webhook URL that is not http(s) and a short secret are refused", async () => {

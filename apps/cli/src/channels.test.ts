@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { channels } from "@tollgate/db";
+import { channelKeyBinding } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
 
@@ -51,9 +52,9 @@ describe("channel add", () => {
       keyMasked: "sk-…cdef",
     });
     const row = await channelRow(created.id);
-    expect(row.apiKeyEncrypted).toStartWith("v1:");
+    expect(row.apiKeyEncrypted).toStartWith("v2:");
     expect(row.apiKeyEncrypted).not.toContain(UPSTREAM_KEY);
-    expect(await harness.context.secretBox.decrypt(row.apiKeyEncrypted)).toBe(UPSTREAM_KEY);
+    expect(await harness.context.secretBox.decrypt(row.apiKeyEncrypted, channelKeyBinding(created.id))).toBe(UPSTREAM_KEY);
     expect(row).toMatchObject({ baseUrl: "https://api.example.com/v1", priority: -3, weight: 7, groups: ["default", "vip"] });
   });
 
@@ -109,7 +110,7 @@ describe("channel list", () => {
     const json = await harness.run("channel", "list", "--json");
     for (const output of [human.stdout, json.stdout]) {
       expect(output).not.toContain(UPSTREAM_KEY);
-      expect(output).not.toContain("v1:");
+      expect(output).not.toContain("v2:");
     }
     const listed = JSON.parse(json.stdout) as { name: string; keyMasked: string | null }[];
     expect(listed.find((channel) => channel.name === "listed")?.keyMasked).toBe("sk-…cdef");

@@ -82,7 +82,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
     },
     channelFlags,
   );
-  const created = await createChannel(context.db, context.secretBox, input);
+  const created = await createChannel(context.db, context.secretBox, input, context.addressPolicy);
   if (flags.json) return formatJson(channelJson(created));
   return formatFields([
     ["created channel", String(created.id)],
@@ -135,7 +135,7 @@ async function channelModelsCommand(argv: readonly string[], context: CommandCon
     { id, type: flags.type, baseUrl: flags["base-url"], apiKey: flags.key, preset: flags.preset, apiVersion: flags["api-version"] },
     { ...channelFlags, id: "ID", preset: "--preset" },
   );
-  const result = await fetchChannelModels(context.db, context.secretBox, input);
+  const result = await fetchChannelModels(context.db, context.secretBox, input, context.addressPolicy);
   if (!result.ok) throw new CommandError(result.error, { exitCode: 1 });
   if (flags.json) return formatJson(result.models);
   return result.models.join("\n");

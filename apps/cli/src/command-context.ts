@@ -1,10 +1,12 @@
 import type { Database } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import type { SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
 
 /** Everything a command needs; passed in, so the gateway can run commands in-process on its own database. */
 export interface CommandContext {
   db: Database;
   secretBox: SecretBox;
+  /** Which hosts channels and the webhook may point at; default: private networks allowed. */
+  addressPolicy?: UpstreamAddressPolicy;
 }
 
 export interface CommandResult {

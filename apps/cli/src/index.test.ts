@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { channels, users } from "@tollgate/db";
+import { channelKeyBinding } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
 import type { CommandResult } from "./command-context";
@@ -159,7 +160,7 @@ describe("the admin entry point", () => {
       expect(added.stderr).toBe("");
       expect(added.exitCode).toBe(0);
       const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, JSON.parse(added.stdout).id));
-      expect(await harness.context.secretBox.decrypt(row?.apiKeyEncrypted as string)).toBe("sk-from-a-subprocess");
+      expect(await harness.context.secretBox.decrypt(row?.apiKeyEncrypted as string, channelKeyBinding(row!.id))).toBe("sk-from-a-subprocess");
 
       const withoutSecret = await runEntryPoint(["user", "list"], { DATABASE_URL: databaseUrl });
       expect(withoutSecret.exitCode).toBe(1);

@@ -53,7 +53,7 @@ async function runWithDatabase(environment: ReturnType<typeof readCliEnvironment
   );
   try {
     await migrateDatabase(handle);
-    return await runCommand(argv, { db: handle.db, secretBox });
+    return await runCommand(argv, { db: handle.db, secretBox, addressPolicy: { allowPrivateNetworks: environment.allowPrivateNetworks } });
   } finally {
     await handle.close();
   }

@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ChannelProber, describeUnexpectedError } from "@tollgate/admin";
 import type { DatabaseHandle } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import { DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createLoginRateLimiter, type LoginLimits } from "./auth/login-rate-limiter";
 import { DEFAULT_SESSION_TTL_MS } from "./auth/sessions";
@@ -28,6 +28,8 @@ export interface ConsoleDependencies {
    * root passes it), so that a test exercises the request building of live traffic for every channel type.
    */
   testChannel: ChannelProber;
+  /** Which hosts channels and the spend-alert webhook may point at; default: private networks allowed (UPSTREAM_ALLOW_PRIVATE_NETWORKS). */
+  addressPolicy?: UpstreamAddressPolicy;
   /** Embedded mode (one process, PGlite): enables the first-run setup page while no admin exists. */
   embedded: boolean;
   /** The built SPA; default apps/web/dist. */
@@ -82,6 +84,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
       loginLimiter,
       sessionTtlMs,
       testChannel: deps.testChannel,
+      addressPolicy: deps.addressPolicy ?? DEFAULT_UPSTREAM_ADDRESS_POLICY,
       publicBaseUrl: publicBaseUrl ?? `${secure ? "https:" : url.protocol}//${url.host}`,
       clientIp,
       secure,

@@ -1,6 +1,6 @@
 import { AdminError, type AdminErrorCode, type ChannelProber } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import type { SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError, z } from "zod";
@@ -20,6 +20,8 @@ export interface ConsoleContext {
   loginLimiter: LoginRateLimiter;
   sessionTtlMs: number;
   testChannel: ChannelProber;
+  /** Which hosts channels and the spend-alert webhook may point at. */
+  addressPolicy: UpstreamAddressPolicy;
   /** Base URL for the Quick start panel, without /v1. */
   publicBaseUrl: string;
   clientIp: string | null;

@@ -6,7 +6,7 @@ import {
   listenerPingPayload,
   parseInvalidation,
 } from "@tollgate/db";
-import { BudgetWindows, type SecretBox } from "@tollgate/shared";
+import { BudgetWindows, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
 import { replayOrphanSpools } from "./accounting/spool-replay";
@@ -81,6 +81,8 @@ export interface GatewayOptions {
    */
   clock: () => number;
   spendAlerts: SpendAlertOptions;
+  /** Which hosts channels and the spend-alert webhook may be sent to (UPSTREAM_ALLOW_PRIVATE_NETWORKS). */
+  upstreamAddressPolicy: UpstreamAddressPolicy;
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -110,6 +112,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   bodyReadTimeoutMs: 30_000,
   clock: Date.now,
   spendAlerts: defaultSpendAlertOptions,
+  upstreamAddressPolicy: DEFAULT_UPSTREAM_ADDRESS_POLICY,
 };
 
 /**
@@ -183,9 +186,9 @@ export function createGatewayServices(input: {
     maxAgeMs: options.cacheMaxAgeMs,
     now: clock.now,
   });
-  const catalog = new ChannelCatalog(db, input.secretBox, (message, fields) => log("warn", message, fields));
+  const catalog = new ChannelCatalog(db, input.secretBox, (message, fields) => log("warn", message, fields), options.upstreamAddressPolicy);
   const settings = new SettingsCache(db);
-  const spendAlerts = new SpendAlerts(db, input.secretBox, () => settings.get(), log, options.spendAlerts);
+  const spendAlerts = new SpendAlerts(db, input.secretBox, () => settings.get(), log, options.spendAlerts, options.upstreamAddressPolicy);
   const instanceId = crypto.randomUUID();
   const leases = new LeaseBook(db, instanceId, (message, fields) => log("warn", message, fields), options.quotaLeases, circuit);
   const ledger = new QuotaLedger(leases, new BudgetWindows(), options.clock);

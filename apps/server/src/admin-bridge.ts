@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand } from "@tollgate/cli/run-command";
 import type { Database } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import type { SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
 import { NotFoundError } from "elysia";
 
 /** Where the CLI sends its commands (apps/cli/src/forward-to-server.ts). */
@@ -28,7 +28,7 @@ export interface AdminBridge {
   withdraw(): void;
 }
 
-export function createAdminBridge(options: { dataDir: string; db: Database; secretBox: SecretBox }): AdminBridge {
+export function createAdminBridge(options: { dataDir: string; db: Database; secretBox: SecretBox; addressPolicy?: UpstreamAddressPolicy }): AdminBridge {
   const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
   const serverFile = join(options.dataDir, "server.json");
   return {
@@ -41,7 +41,7 @@ export function createAdminBridge(options: { dataDir: string; db: Database; secr
         const error = { message: "argv must be an array of strings", type: "invalid_request_error", param: "argv", code: "invalid_value" };
         return Response.json({ error }, { status: 400 });
       }
-      return Response.json(await runCommand(body.argv as string[], { db: options.db, secretBox: options.secretBox }));
+      return Response.json(await runCommand(body.argv as string[], { db: options.db, secretBox: options.secretBox, addressPolicy: options.addressPolicy }));
     },
     advertise(port) {
       writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, adminSecret: secret }), { mode: 0o600 });

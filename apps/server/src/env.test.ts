@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readStorageEnvironment } from "@tollgate/db";
-import { readServerEnvironment } from "./env";
+import { addressPolicyFrom, readServerEnvironment } from "./env";
+import { gatewayOptionsFrom } from "./gateway-options";
 import { parseServerMode } from "./server-mode";
 
 describe("the server's environment", () => {
@@ -20,11 +21,19 @@ describe("the server's environment", () => {
     expect(server.TOLLGATE_SECRET).toBeUndefined();
     expect(server.TOLLGATE_PUBLIC_URL).toBeUndefined();
     expect(server.USAGE_SPOOL_DIR).toBeUndefined();
-    expect(readStorageEnvironment(empty)).toEqual({ databaseUrl: undefined, dataDir: "./data", secret: undefined });
+    expect(readStorageEnvironment(empty)).toEqual({ databaseUrl: undefined, dataDir: "./data", secret: undefined, allowPrivateNetworks: true });
 
     const set = { DATABASE_URL: "postgres://tollgate@db:5432/tollgate", TOLLGATE_DATA_DIR: "/srv/tollgate", TOLLGATE_SECRET: "s".repeat(16) };
-    expect(readStorageEnvironment(set)).toEqual({ databaseUrl: set.DATABASE_URL, dataDir: "/srv/tollgate", secret: set.TOLLGATE_SECRET });
+    expect(readStorageEnvironment(set)).toEqual({ databaseUrl: set.DATABASE_URL, dataDir: "/srv/tollgate", secret: set.TOLLGATE_SECRET, allowPrivateNetworks: true });
     expect(readServerEnvironment("gateway", set)).toMatchObject(set);
+  });
+
+  test("UPSTREAM_ALLOW_PRIVATE_NETWORKS=false reaches the gateway, console and CLI as a policy refusing private networks", () => {
+    const strict = { UPSTREAM_ALLOW_PRIVATE_NETWORKS: "false" };
+    expect(addressPolicyFrom(readServerEnvironment("all", strict))).toEqual({ allowPrivateNetworks: false });
+    expect(gatewayOptionsFrom(readServerEnvironment("gateway", strict)).upstreamAddressPolicy).toEqual({ allowPrivateNetworks: false });
+    expect(readStorageEnvironment(strict).allowPrivateNetworks).toBe(false);
+    expect(addressPolicyFrom(readServerEnvironment("all", {}))).toEqual({ allowPrivateNetworks: true });
   });
 
   test("a malformed storage variable is named in a one-line message", () => {

@@ -1,4 +1,5 @@
 import { environmentIssues, optionalVariable, storageVariables } from "@tollgate/db";
+import type { UpstreamAddressPolicy } from "@tollgate/shared";
 import { z } from "zod";
 import { modeProfiles, type ServerMode } from "./server-mode";
 
@@ -66,6 +67,11 @@ export type ServerEnvironment = Omit<z.infer<typeof schema>, "PORT" | "DATABASE_
   PORT: number;
   DATABASE_POOL_SIZE: number;
 };
+
+/** Which hosts channels and the spend-alert webhook may point at (UPSTREAM_ALLOW_PRIVATE_NETWORKS). */
+export function addressPolicyFrom(environment: ServerEnvironment): UpstreamAddressPolicy {
+  return { allowPrivateNetworks: environment.UPSTREAM_ALLOW_PRIVATE_NETWORKS };
+}
 
 /** Parses the environment once, with the mode's defaults; exits with a readable message when a variable is malformed. */
 export function readServerEnvironment(mode: ServerMode, source: Record<string, string | undefined> = process.env): ServerEnvironment {

@@ -1,6 +1,6 @@
 import type { GatewayOptions } from "@tollgate/gateway/gateway-services";
 import { join } from "node:path";
-import type { ServerEnvironment } from "./env";
+import { addressPolicyFrom, type ServerEnvironment } from "./env";
 
 function list(value: string): string[] {
   return value.split(",").map((entry) => entry.trim()).filter(Boolean);
@@ -28,6 +28,7 @@ export function gatewayOptionsFrom(environment: ServerEnvironment): Partial<Gate
     cacheMaxAgeMs: environment.CACHE_MAX_AGE_MS,
     listenerCheckIntervalMs: environment.LISTENER_CHECK_INTERVAL_MS,
     bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
+    upstreamAddressPolicy: addressPolicyFrom(environment),
     channelHealth: {
       failureThreshold: Math.max(1, environment.CHANNEL_FAILURE_THRESHOLD),
       windowMs: environment.CHANNEL_FAILURE_WINDOW_MS,

@@ -16,6 +16,12 @@ if (mode === null) {
 const environment = readServerEnvironment(mode);
 const log = createLogger(environment.LOG_LEVEL);
 const storage = await openStorage(environment, mode);
+if (storage.resealed.channels + storage.resealed.settings > 0) {
+  log("info", "stored secrets re-sealed in the current format", { channels: storage.resealed.channels, settings: storage.resealed.settings });
+}
+if (storage.resealed.unreadable > 0) {
+  log("warn", "stored secrets that this TOLLGATE_SECRET cannot open were left as they are", { count: storage.resealed.unreadable });
+}
 const profile = modeProfiles[mode];
 const serving = profile.servesGateway
   ? await serveGateway({ environment, storage, log, withConsole: profile.servesConsole })

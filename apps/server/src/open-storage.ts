@@ -1,4 +1,13 @@
-import { type DatabaseHandle, type DataDirLock, lockDataDirWhenFree, migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
+import {
+  type DatabaseHandle,
+  type DataDirLock,
+  lockDataDirWhenFree,
+  migrateDatabase,
+  openDatabase,
+  type ResealOutcome,
+  resealStoredSecrets,
+  resolveEncryptionSecret,
+} from "@tollgate/db";
 import { createSecretBox, type SecretBox } from "@tollgate/shared";
 import type { ServerEnvironment } from "./env";
 import type { ServerMode } from "./server-mode";
@@ -9,6 +18,8 @@ export interface Storage {
   secretBox: SecretBox;
   /** Embedded PGlite in TOLLGATE_DATA_DIR (no DATABASE_URL): this process holds the folder's lock. */
   embedded: boolean;
+  /** What the start-up re-seal of old-format secrets did (see resealStoredSecrets). */
+  resealed: ResealOutcome;
   /** Lets the data folder go (embedded; also done when the process exits). */
   releaseDataDir(): void;
 }
@@ -28,7 +39,8 @@ function inUseMessage(mode: ServerMode, dataDir: string, holder: { pid: number; 
 
 /**
  * Takes the data folder (embedded: only one process may open it; a CLI command that has it is waited for,
- * another server is refused and this one exits), opens and migrates the database, and builds the secret box.
+ * another server is refused and this one exits), opens and migrates the database, builds the secret box and
+ * re-seals secrets an older version stored.
  */
 export async function openStorage(environment: ServerEnvironment, mode: ServerMode): Promise<Storage> {
   const embedded = !environment.DATABASE_URL;
@@ -54,5 +66,7 @@ export async function openStorage(environment: ServerEnvironment, mode: ServerMo
   const secretBox = await createSecretBox(
     resolveEncryptionSecret({ secret: environment.TOLLGATE_SECRET, databaseUrl: environment.DATABASE_URL, dataDir: environment.TOLLGATE_DATA_DIR }),
   );
-  return { database, secretBox, embedded, releaseDataDir: () => dataDirLock?.release() };
+  // Secrets sealed by an older version (v1) are sealed again, bound to their rows, before anything serves.
+  const resealed = await resealStoredSecrets(database.db, secretBox);
+  return { database, secretBox, embedded, resealed, releaseDataDir: () => dataDirLock?.release() };
 }

@@ -1,7 +1,7 @@
 import { createConsole } from "@tollgate/console";
 import type { Logger } from "@tollgate/gateway/logger";
 import { createChannelProber } from "@tollgate/upstream";
-import type { ServerEnvironment } from "./env";
+import { addressPolicyFrom, type ServerEnvironment } from "./env";
 import type { Storage } from "./open-storage";
 import type { ShutdownPlan } from "./shutdown";
 
@@ -17,7 +17,8 @@ export function serveConsole(input: { environment: ServerEnvironment; storage: S
     log,
     publicBaseUrl: environment.TOLLGATE_PUBLIC_URL,
     // The same request building as live traffic, so every channel type can be tested.
-    testChannel: createChannelProber(database.db, secretBox),
+    testChannel: createChannelProber(database.db, secretBox, addressPolicyFrom(environment)),
+    addressPolicy: addressPolicyFrom(environment),
     clientAddress: (request) => server?.requestIP(request)?.address ?? null,
   });
   server = Bun.serve({

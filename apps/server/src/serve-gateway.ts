@@ -4,7 +4,7 @@ import { createGatewayServices } from "@tollgate/gateway/gateway-services";
 import type { Logger } from "@tollgate/gateway/logger";
 import { createChannelProber } from "@tollgate/upstream";
 import { ADMIN_BRIDGE_PATH, createAdminBridge } from "./admin-bridge";
-import type { ServerEnvironment } from "./env";
+import { addressPolicyFrom, type ServerEnvironment } from "./env";
 import { gatewayOptionsFrom } from "./gateway-options";
 import type { Storage } from "./open-storage";
 import type { ShutdownPlan } from "./shutdown";
@@ -35,7 +35,8 @@ export async function serveGateway(input: {
         // Behind a trusted proxy the login limits count the client's address, as /v1's rules do.
         clientAddress: clientAddressResolver(services, () => app.server),
         // The same request building as live traffic, so every channel type can be tested.
-        testChannel: createChannelProber(database.db, secretBox),
+        testChannel: createChannelProber(database.db, secretBox, addressPolicyFrom(environment)),
+        addressPolicy: addressPolicyFrom(environment),
       })
     : null;
   // The app brings the rest of the server's options: the idle timeout, and a body size limit that leaves
@@ -45,7 +46,7 @@ export async function serveGateway(input: {
     fallback: consoleApp ? (request) => consoleApp.handle(request) : undefined,
     idleTimeoutSeconds: environment.HTTP_IDLE_TIMEOUT_S,
   });
-  const bridge = embedded ? createAdminBridge({ dataDir: environment.TOLLGATE_DATA_DIR, db: database.db, secretBox }) : null;
+  const bridge = embedded ? createAdminBridge({ dataDir: environment.TOLLGATE_DATA_DIR, db: database.db, secretBox, addressPolicy: addressPolicyFrom(environment) }) : null;
   if (bridge) {
     // The bridge checks the socket's own address: X-Forwarded-For never makes a request loopback.
     app.post(ADMIN_BRIDGE_PATH, ({ request }) => bridge.handle(request, app.server?.requestIP(request)?.address ?? null), { parse: "none" });

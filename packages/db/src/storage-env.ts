@@ -16,6 +16,11 @@ export const storageVariables = {
   TOLLGATE_DATA_DIR: optionalVariable(z.string()).transform((value) => value ?? "./data"),
   /** Encrypts upstream keys at rest; required with DATABASE_URL, the same on every process sharing it. */
   TOLLGATE_SECRET: optionalVariable(z.string().min(16)),
+  /**
+   * "false" refuses loopback and private-network addresses as channel base URLs and webhook URLs (link-local
+   * and cloud metadata addresses are refused either way); read by every process that saves or uses them.
+   */
+  UPSTREAM_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
 };
 
 const storageSchema = z.object(storageVariables);
@@ -25,6 +30,8 @@ export interface StorageEnvironment {
   databaseUrl?: string;
   dataDir: string;
   secret?: string;
+  /** UPSTREAM_ALLOW_PRIVATE_NETWORKS. */
+  allowPrivateNetworks: boolean;
 }
 
 /** "VARIABLE: problem" for each malformed variable, for the message an entry gives before it stops. */
@@ -36,5 +43,5 @@ export function environmentIssues(error: z.ZodError): string[] {
 export function readStorageEnvironment(source: Record<string, string | undefined> = process.env): StorageEnvironment {
   const parsed = storageSchema.safeParse(source);
   if (!parsed.success) throw new Error(`invalid environment: ${environmentIssues(parsed.error).join("; ")}`);
-  return { databaseUrl: parsed.data.DATABASE_URL, dataDir: parsed.data.TOLLGATE_DATA_DIR, secret: parsed.data.TOLLGATE_SECRET };
+  return { databaseUrl: parsed.data.DATABASE_URL, dataDir: parsed.data.TOLLGATE_DATA_DIR, secret: parsed.data.TOLLGATE_SECRET, allowPrivateNetworks: parsed.data.UPSTREAM_ALLOW_PRIVATE_NETWORKS };
 }

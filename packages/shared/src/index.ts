@@ -1,5 +1,6 @@
 export * from "./money";
 export * from "./secret-box";
+export * from "./secret-bindings";
 export * from "./token-key";
 export * from "./is-record";
 export * from "./ip-entry";
@@ -7,3 +8,4 @@ export * from "./pending-replies";
 export * from "./unit-price";
 export * from "./budget-period";
 export * from "./webhook-signature";
+export * from "./upstream-address";

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "../../../test/helpers/fake-anthropic-upstream";
 import { type FreshDatabase, freshDatabase } from "../../../test/helpers/fresh-database";
 import { SETUP_TIMEOUT_MS } from "../../../test/helpers/timeouts";
+import { nextChannelId } from "../../../test/helpers/next-channel-id";
 import { channels } from "@tollgate/db";
-import { createSecretBox } from "@tollgate/shared";
+import { channelKeyBinding, createSecretBox } from "@tollgate/shared";
 import { createChannelProber } from "./probe-channel";
 
 let database: FreshDatabase;
@@ -23,7 +24,8 @@ describe("channel probe", () => {
   test("a channel of a translated type is probed through its own protocol", async () => {
     const secretBox = await createSecretBox("test-secret-for-tollgate-suite");
     const channel = async (apiKey: string) => {
-      const values = { name: "fake", type: "anthropic", baseUrl: anthropic.url, apiKeyEncrypted: await secretBox.encrypt(apiKey), models: ["claude"] };
+      const id = await nextChannelId(database.handle.db);
+      const values = { id, name: "fake", type: "anthropic", baseUrl: anthropic.url, apiKeyEncrypted: await secretBox.encrypt(apiKey, channelKeyBinding(id)), models: ["claude"] };
       const [row] = await database.handle.db.insert(channels).values(values).returning();
       return row!;
     };

@@ -1,5 +1,5 @@
 import { channels, type Database } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import { channelKeyBinding, checkResolvedAddress, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import { adapterFor } from "./adapters";
 import type { AdapterChannel } from "./provider-adapter";
@@ -17,9 +17,11 @@ const PROBE_TIMEOUT_MS = 20_000;
 /**
  * The console's "Test" button: one tiny real chat request (`max_tokens: 1`) for the channel's first model,
  * built by the channel's adapter as live traffic is, so it works for every channel type and exercises its
- * translation. The upstream's error is returned with the key scrubbed.
+ * translation. The upstream's error is returned with the key scrubbed. It always probes the stored base URL
+ * (the console saves a changed address first, and a changed origin takes the key again), and resolves the
+ * host before sending the key: a name that points at a refused address gets nothing.
  */
-export function createChannelProber(db: Database, secretBox: SecretBox) {
+export function createChannelProber(db: Database, secretBox: SecretBox, policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY) {
   return async (channelId: number): Promise<ChannelProbeResult> => {
     const [row] = await db.select().from(channels).where(eq(channels.id, channelId)).limit(1);
     if (!row) return { ok: false, latencyMs: 0, error: "unknown channel" };
@@ -27,10 +29,12 @@ export function createChannelProber(db: Database, secretBox: SecretBox) {
     if (!model) return { ok: false, latencyMs: 0, error: "the channel serves no model" };
     let apiKey: string;
     try {
-      apiKey = await secretBox.decrypt(row.apiKeyEncrypted);
+      apiKey = await secretBox.decrypt(row.apiKeyEncrypted, channelKeyBinding(row.id));
     } catch {
       return { ok: false, latencyMs: 0, error: "the key cannot be decrypted (was TOLLGATE_SECRET changed?)" };
     }
+    const addressRefusal = await checkResolvedAddress(row.baseUrl, policy);
+    if (addressRefusal !== null) return { ok: false, latencyMs: 0, error: addressRefusal };
     const channel: AdapterChannel = { baseUrl: row.baseUrl.replace(/\/+$/, ""), apiKey, config: { ...row.config } };
     const adapter = adapterFor(row.type);
     const body = { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 };

@@ -21,9 +21,9 @@ export const channelsRouter = router({
 
   byId: adminProcedure.input(idInputSchema).query(({ ctx, input }) => getChannel(ctx.db, ctx.secretBox, input.id)),
 
-  create: adminProcedure.input(createChannelSchema).mutation(({ ctx, input }) => createChannel(ctx.db, ctx.secretBox, input)),
+  create: adminProcedure.input(createChannelSchema).mutation(({ ctx, input }) => createChannel(ctx.db, ctx.secretBox, input, ctx.addressPolicy)),
 
-  update: adminProcedure.input(updateChannelSchema).mutation(({ ctx, input }) => updateChannel(ctx.db, ctx.secretBox, input)),
+  update: adminProcedure.input(updateChannelSchema).mutation(({ ctx, input }) => updateChannel(ctx.db, ctx.secretBox, input, ctx.addressPolicy)),
 
   delete: adminProcedure.input(idInputSchema).mutation(async ({ ctx, input }) => ({ id: (await deleteChannel(ctx.db, input.id)).id })),
 
@@ -37,7 +37,7 @@ export const channelsRouter = router({
    * The models the upstream serves, by its own list call, for a saved channel (`id`) or a form's unsaved
    * values (the key typed in the form). Administrators only: it spends the channel's key.
    */
-  fetchModels: adminProcedure.input(fetchChannelModelsSchema).mutation(({ ctx, input }) => fetchChannelModels(ctx.db, ctx.secretBox, input)),
+  fetchModels: adminProcedure.input(fetchChannelModelsSchema).mutation(({ ctx, input }) => fetchChannelModels(ctx.db, ctx.secretBox, input, ctx.addressPolicy)),
 
   /** Sends a tiny real request through the channel (the gateway's prober) and stores the outcome on it. */
   test: adminProcedure.input(idInputSchema).mutation(({ ctx, input }) => testChannel(ctx.db, input.id, ctx.testChannel)),

@@ -1,5 +1,14 @@
 import { type Database, resultRows, settings } from "@tollgate/db";
-import { budgetWindowAt, microsToUsd, type SecretBox, signWebhookBody } from "@tollgate/shared";
+import {
+  budgetWindowAt,
+  checkResolvedAddress,
+  DEFAULT_UPSTREAM_ADDRESS_POLICY,
+  microsToUsd,
+  type SecretBox,
+  signWebhookBody,
+  type UpstreamAddressPolicy,
+  WEBHOOK_SECRET_BINDING,
+} from "@tollgate/shared";
 import { eq, type SQL, sql } from "drizzle-orm";
 import type { BudgetObservation } from "../accounting/budget-observation";
 import type { Logger } from "../logger";
@@ -86,6 +95,7 @@ export class SpendAlerts {
     private readonly settingsNow: () => GatewaySettings | Promise<GatewaySettings>,
     private readonly log: Logger,
     private readonly options: SpendAlertOptions = defaultSpendAlertOptions,
+    private readonly addressPolicy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
   ) {}
 
   /** Budgets as a commit left them; never throws, never blocks the caller. */
@@ -174,7 +184,7 @@ export class SpendAlerts {
   private async webhookSecret(): Promise<string> {
     const [row] = await this.db.select().from(settings).where(eq(settings.key, "spend_alert_webhook_secret"));
     if (!row || typeof row.value !== "string" || row.value === "") return "";
-    return this.secretBox.decrypt(row.value);
+    return this.secretBox.decrypt(row.value, WEBHOOK_SECRET_BINDING);
   }
 
   private async deliver(row: Row, url: string, secret: string): Promise<void> {
@@ -187,13 +197,16 @@ export class SpendAlerts {
       "x-tollgate-timestamp": String(timestamp),
     };
     if (secret !== "") headers["x-tollgate-signature"] = await signWebhookBody(secret, timestamp, body);
-    let failure: string | null = null;
-    try {
-      const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(this.options.timeoutMs) });
-      await response.arrayBuffer().catch(() => {});
-      if (response.status < 200 || response.status > 299) failure = `HTTP ${response.status}`;
-    } catch (error) {
-      failure = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : "request failed";
+    // The address is checked again as it resolves now: a name may point at a metadata service.
+    let failure: string | null = await checkResolvedAddress(url, this.addressPolicy);
+    if (failure === null) {
+      try {
+        const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(this.options.timeoutMs) });
+        await response.arrayBuffer().catch(() => {});
+        if (response.status < 200 || response.status > 299) failure = `HTTP ${response.status}`;
+      } catch (error) {
+        failure = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : "request failed";
+      }
     }
     const id = Number(row.id);
     if (failure === null) {

@@ -1,5 +1,13 @@
 import { type ChannelConfig, channels, type Database, modelPrices } from "@tollgate/db";
-import type { PriceUnit, SecretBox, UnitModelPrice } from "@tollgate/shared";
+import {
+  channelKeyBinding,
+  DEFAULT_UPSTREAM_ADDRESS_POLICY,
+  type PriceUnit,
+  type SecretBox,
+  type UnitModelPrice,
+  type UpstreamAddressPolicy,
+  upstreamAddressRefusal,
+} from "@tollgate/shared";
 import { adapterFor, type ProviderAdapter } from "@tollgate/upstream";
 import { ReloadableSnapshot } from "../reloadable-snapshot";
 
@@ -74,6 +82,7 @@ export class ChannelCatalog {
     private readonly db: Database,
     private readonly secretBox: SecretBox,
     private readonly log: (message: string, fields?: Record<string, unknown>) => void = () => {},
+    private readonly addressPolicy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
   ) {}
 
   get(): CatalogSnapshot | Promise<CatalogSnapshot> {
@@ -99,11 +108,18 @@ export class ChannelCatalog {
     ]);
     const channelsByModel = new Map<string, RoutableChannel[]>();
     for (const row of channelRows) {
+      // The address was checked when it was saved; checked again here because the policy may have tightened
+      // since, or the row been written by hand. Only literal addresses: a DNS lookup would hold up the reload.
+      const addressRefusal = upstreamAddressRefusal(row.baseUrl, this.addressPolicy);
+      if (addressRefusal !== null) {
+        this.log("channel base URL is refused by the upstream address policy; channel skipped", { channel: row.id, reason: addressRefusal });
+        continue;
+      }
       let apiKey: string;
       try {
-        apiKey = await this.secretBox.decrypt(row.apiKeyEncrypted);
+        apiKey = await this.secretBox.decrypt(row.apiKeyEncrypted, channelKeyBinding(row.id));
       } catch {
-        this.log("channel key cannot be decrypted with TOLLGATE_SECRET; channel skipped", { channel: row.id });
+        this.log("channel key cannot be decrypted with TOLLGATE_SECRET for this row; channel skipped", { channel: row.id });
         continue;
       }
       const channel = toRoutableChannel(row, apiKey);

@@ -40,7 +40,7 @@ export function inputClass(invalid: boolean): string {
   return invalid ? "input input-invalid" : "input";
 }
 
-export interface TextFieldProps extends Pick<InputHTMLAttributes<HTMLInputElement>, "type" | "autoComplete" | "placeholder" | "inputMode" | "disabled"> {
+export interface TextFieldProps extends Pick<InputHTMLAttributes<HTMLInputElement>, "type" | "autoComplete" | "placeholder" | "inputMode" | "disabled" | "required" | "aria-required"> {
   label: string;
   /** The input's name, which is also the field the server names in its validation errors. */
   name: string;

@@ -22,6 +22,15 @@ function parseMapping(text: string): Record<string, string> | string {
   return mapping;
 }
 
+/** A URL's scheme, host and port; the text itself when it is not (yet) a URL. */
+function originOf(url: string): string {
+  try {
+    return new URL(url.trim()).origin;
+  } catch {
+    return url.trim();
+  }
+}
+
 /** Add or edit a channel; once saved, `onSaved` refreshes the list (and the models it serves) and closes the form. */
 export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
@@ -50,6 +59,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     setBaseUrl(next.baseUrl);
     if (!name.trim()) setName(next.label);
   };
+  // The stored key goes only where it was given for: a new origin or type takes the key again (the server refuses otherwise).
+  const keyRequired = editing !== undefined && (type !== editing.type || originOf(baseUrl) !== originOf(editing.baseUrl));
   const form = useFormErrors();
   // "Fetch models": the upstream's own list, for the values in the form (the stored key when none is typed).
   const fetchModels = useMutation(trpc.channels.fetchModels.mutationOptions());
@@ -134,9 +145,17 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         type="password"
         autoComplete="off"
         errors={errors}
-        hint={editing ? `Stored key: ${editing.keyMasked ?? "cannot be decrypted"}. Leave empty to keep it.` : "Stored encrypted; shown masked from now on."}
+        hint={
+          keyRequired
+            ? "Required: the base URL's origin or the type changed, so the stored key is not sent there."
+            : editing
+              ? `Stored key: ${editing.keyMasked ?? "cannot be decrypted"}. Leave empty to keep it.`
+              : "Stored encrypted; shown masked from now on."
+        }
+        required={!editing || keyRequired}
+        aria-required={!editing || keyRequired}
         value={apiKey}
-        placeholder={editing ? "unchanged" : "sk-..."}
+        placeholder={editing && !keyRequired ? "unchanged" : "sk-..."}
         onChange={setApiKey}
       />
       <div className="space-y-2" data-testid="fetch-models">

@@ -1,5 +1,5 @@
 import { type Database, settings, spendAlerts } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import { DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal, WEBHOOK_SECRET_BINDING } from "@tollgate/shared";
 import { desc, eq, inArray } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError } from "../admin-error";
@@ -29,7 +29,7 @@ export async function getAlertSettings(db: Database, secretBox: SecretBox): Prom
   let webhookSecretMasked: string | null = null;
   if (typeof secret === "string" && secret !== "") {
     // maskKey shows at most the last 4 characters: a secret is at least 16.
-    webhookSecretMasked = maskKey(await secretBox.decrypt(secret));
+    webhookSecretMasked = maskKey(await secretBox.decrypt(secret, WEBHOOK_SECRET_BINDING));
   }
   return {
     webhookUrl: typeof url === "string" ? url : "",
@@ -39,15 +39,25 @@ export async function getAlertSettings(db: Database, secretBox: SecretBox): Prom
 }
 
 /** Sets what the input names; the secret is stored encrypted (TOLLGATE_SECRET), like channel keys. */
-export async function setAlertSettings(db: Database, secretBox: SecretBox, actor: Actor, input: AlertSettingsInput): Promise<AlertSettingsView> {
+export async function setAlertSettings(
+  db: Database,
+  secretBox: SecretBox,
+  actor: Actor,
+  input: AlertSettingsInput,
+  policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
+): Promise<AlertSettingsView> {
   if (!isAdministrator(actor)) throw new AdminError("forbidden", "Only an administrator can change spend alerts");
+  if (input.webhookUrl) {
+    const refusal = upstreamAddressRefusal(input.webhookUrl, policy);
+    if (refusal !== null) throw new AdminError("invalid_input", refusal, { field: "webhookUrl" });
+  }
   const upsert = (key: string, value: unknown) =>
     db
       .insert(settings)
       .values({ key, value })
       .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: new Date() } });
   if (input.webhookUrl !== undefined) await upsert(URL_KEY, input.webhookUrl);
-  if (input.webhookSecret !== undefined) await upsert(SECRET_KEY, input.webhookSecret === "" ? "" : await secretBox.encrypt(input.webhookSecret));
+  if (input.webhookSecret !== undefined) await upsert(SECRET_KEY, input.webhookSecret === "" ? "" : await secretBox.encrypt(input.webhookSecret, WEBHOOK_SECRET_BINDING));
   if (input.thresholds !== undefined) await upsert(THRESHOLDS_KEY, input.thresholds);
   return getAlertSettings(db, secretBox);
 }

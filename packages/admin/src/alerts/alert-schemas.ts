@@ -1,3 +1,4 @@
+import { upstreamAddressRefusal } from "@tollgate/shared";
 import { z } from "zod";
 import { alertThresholdsSchema } from "../values/budget-schemas";
 import { requiredOr } from "../values/value-schemas";
@@ -24,6 +25,11 @@ const webhookUrlSchema = z
     }
     if (url.username !== "" || url.password !== "") {
       context.addIssue({ code: "custom", message: "Must not contain credentials (the signing secret proves the sender)" });
+      return z.NEVER;
+    }
+    const addressRefusal = upstreamAddressRefusal(url);
+    if (addressRefusal !== null) {
+      context.addIssue({ code: "custom", message: addressRefusal });
       return z.NEVER;
     }
     return url.toString();

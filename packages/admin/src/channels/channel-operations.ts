@@ -1,5 +1,5 @@
-import { channels, type Database, usageHourly } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import { channels, type Database, resultRows, usageHourly } from "@tollgate/db";
+import { channelKeyBinding, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
 import { openAICompatiblePresets } from "@tollgate/upstream";
 import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
@@ -44,6 +44,9 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
 /** Sends one tiny real request through a channel (the gateway's prober), for the console's Test button. */
 export type ChannelProber = (channelId: number) => Promise<{ ok: boolean; latencyMs: number; error?: string }>;
 
+/** The refusal of an edit that would send the stored key to another host or protocol. */
+export const KEY_REQUIRED_MESSAGE = "apiKey is required when the base URL's origin or the type changes";
+
 function unknownChannel(id: number): AdminError {
   return new AdminError("not_found", `Unknown channel id ${id}`);
 }
@@ -55,7 +58,7 @@ async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelVie
   const structuredOutput = config.structuredOutput === "tool" || config.structuredOutput === "native" ? config.structuredOutput : null;
   let keyMasked: string | null = null;
   try {
-    keyMasked = maskKey(await secretBox.decrypt(apiKeyEncrypted));
+    keyMasked = maskKey(await secretBox.decrypt(apiKeyEncrypted, channelKeyBinding(row.id)));
   } catch {
     // Encrypted with another TOLLGATE_SECRET: the channel is still listed, without its key.
   }
@@ -77,22 +80,57 @@ export async function getChannel(db: Database, secretBox: SecretBox, id: number)
   return toView(secretBox, await loadChannel(db, id));
 }
 
-/** Stores a channel with its key encrypted; the key is never returned, only masked. */
-export async function createChannel(db: Database, secretBox: SecretBox, input: CreateChannelInput): Promise<ChannelView> {
+/** Refuses a base URL the operator's address policy rules out (the schema already refused metadata hosts). */
+function checkBaseUrlAllowed(baseUrl: string, policy: UpstreamAddressPolicy): void {
+  const refusal = upstreamAddressRefusal(baseUrl, policy);
+  if (refusal !== null) throw new AdminError("invalid_input", refusal, { field: "baseUrl" });
+}
+
+/** Where a key may be sent: a base URL's scheme, host and port. */
+function originOf(baseUrl: string): string {
+  return new URL(baseUrl).origin;
+}
+
+/**
+ * Stores a channel with its key sealed for the channel's row; the key is never returned, only masked. The id
+ * is drawn from the sequence first so that the row is written once, already sealed for itself.
+ */
+export async function createChannel(
+  db: Database,
+  secretBox: SecretBox,
+  input: CreateChannelInput,
+  policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
+): Promise<ChannelView> {
   const { apiKey, ...fields } = input;
-  const [created] = await db
-    .insert(channels)
-    .values({ ...fields, apiKeyEncrypted: await secretBox.encrypt(apiKey) })
-    .returning({ id: channels.id });
-  if (!created) throw new Error("the new channel was not returned");
-  return getChannel(db, secretBox, created.id);
+  checkBaseUrlAllowed(fields.baseUrl, policy);
+  const id = await db.transaction(async (transaction) => {
+    const [next] = resultRows(await transaction.execute(sql`select nextval(pg_get_serial_sequence('channels', 'id')) as id`));
+    if (!next) throw new Error("no channel id was drawn");
+    const id = Number(next.id);
+    const apiKeyEncrypted = await secretBox.encrypt(apiKey, channelKeyBinding(id));
+    const [created] = await transaction.insert(channels).values({ ...fields, id, apiKeyEncrypted }).returning({ id: channels.id });
+    if (!created) throw new Error("the new channel was not returned");
+    return created.id;
+  });
+  return getChannel(db, secretBox, id);
 }
 
 /** Changes the fields the input names; setting the status by hand clears the gateway's reason for an automatic disable. */
-export async function updateChannel(db: Database, secretBox: SecretBox, input: UpdateChannelInput): Promise<ChannelView> {
+export async function updateChannel(
+  db: Database,
+  secretBox: SecretBox,
+  input: UpdateChannelInput,
+  policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
+): Promise<ChannelView> {
   const { id, apiKey, preset, responsesApi, structuredOutput, ...fields } = input;
   const current = await loadChannel(db, id);
   const type = fields.type ?? current.type;
+  if (fields.baseUrl !== undefined) checkBaseUrlAllowed(fields.baseUrl, policy);
+  // The stored key was given for one host and one protocol: sending it elsewhere takes the admin typing it again.
+  const originChanges = fields.baseUrl !== undefined && originOf(fields.baseUrl) !== originOf(current.baseUrl);
+  if (apiKey === undefined && (originChanges || type !== current.type)) {
+    throw new AdminError("invalid_input", KEY_REQUIRED_MESSAGE, { field: "apiKey" });
+  }
   if (preset && type !== "openai-compatible") {
     throw new AdminError("invalid_input", "Applies to type openai-compatible only", { field: "preset" });
   }
@@ -133,7 +171,7 @@ export async function updateChannel(db: Database, secretBox: SecretBox, input: U
       modelMapping,
       // Written only when it changed, so that a status toggle never rewrites the config it read.
       ...(config === current.config ? {} : { config }),
-      ...(apiKey === undefined ? {} : { apiKeyEncrypted: await secretBox.encrypt(apiKey) }),
+      ...(apiKey === undefined ? {} : { apiKeyEncrypted: await secretBox.encrypt(apiKey, channelKeyBinding(id)) }),
       ...(fields.status === undefined ? {} : { statusReason: null }),
       updatedAt: new Date(),
     })

@@ -1,9 +1,10 @@
 import { channels, channelTypes, type Database } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import { channelKeyBinding, checkResolvedAddress, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
 import { listUpstreamModels, type ModelListResult, openAICompatiblePresets } from "@tollgate/upstream";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { AdminError } from "../admin-error";
+import { KEY_REQUIRED_MESSAGE } from "./channel-operations";
 import { baseUrlSchema, optionalApiKeySchema, recordIdSchema } from "../values/value-schemas";
 
 const TYPES = `Must be one of: ${channelTypes.join(", ")}`;
@@ -12,7 +13,8 @@ const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", 
 /**
  * What to list the models of: a saved channel (`id` alone), or a channel form's values before they are saved
  * (`type`, `baseUrl` or `preset`, `apiKey`). Both together: the form's values, with the saved key when the
- * form left the key empty (editing a channel without retyping its key).
+ * form left the key empty (editing a channel without retyping its key) only while the form keeps the saved
+ * type and base URL origin: the saved key is never sent anywhere else.
  */
 export const fetchChannelModelsSchema = z
   .object({
@@ -41,7 +43,12 @@ export type FetchChannelModelsInput = z.output<typeof fetchChannelModelsSchema>;
  * answer is `{ ok: false, error }` when the upstream refuses or cannot be reached, with the key scrubbed; the
  * key itself never leaves this function. Nothing is saved: the caller offers the list to the admin.
  */
-export async function fetchChannelModels(db: Database, secretBox: SecretBox, input: FetchChannelModelsInput): Promise<ModelListResult> {
+export async function fetchChannelModels(
+  db: Database,
+  secretBox: SecretBox,
+  input: FetchChannelModelsInput,
+  policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
+): Promise<ModelListResult> {
   let saved: { type: string; baseUrl: string; apiKey: string; config: Record<string, unknown> } | null = null;
   if (input.id !== undefined) {
     const [row] = await db
@@ -50,10 +57,13 @@ export async function fetchChannelModels(db: Database, secretBox: SecretBox, inp
       .where(eq(channels.id, input.id))
       .limit(1);
     if (!row) throw new AdminError("not_found", `Unknown channel id ${input.id}`);
+    const elsewhere =
+      (input.baseUrl !== undefined && new URL(input.baseUrl).origin !== new URL(row.baseUrl).origin) || (input.type !== undefined && input.type !== row.type);
+    if (elsewhere && input.apiKey === undefined) throw new AdminError("invalid_input", KEY_REQUIRED_MESSAGE, { field: "apiKey" });
     let apiKey = "";
     if (input.apiKey === undefined) {
       try {
-        apiKey = await secretBox.decrypt(row.apiKeyEncrypted);
+        apiKey = await secretBox.decrypt(row.apiKeyEncrypted, channelKeyBinding(input.id));
       } catch {
         return { ok: false, error: "The stored key cannot be decrypted (was TOLLGATE_SECRET changed?)", status: null, unsupported: false };
       }
@@ -64,6 +74,11 @@ export async function fetchChannelModels(db: Database, secretBox: SecretBox, inp
   const preset = input.preset ?? (typeof saved?.config.preset === "string" ? saved.config.preset : undefined);
   const baseUrl = input.baseUrl ?? saved?.baseUrl ?? (preset ? openAICompatiblePresets[preset]?.baseUrl : undefined);
   if (baseUrl === undefined) throw new AdminError("invalid_input", "Is required", { field: "baseUrl" });
+  const literalRefusal = upstreamAddressRefusal(baseUrl, policy);
+  if (literalRefusal !== null) throw new AdminError("invalid_input", literalRefusal, { field: "baseUrl" });
+  // The name is resolved here as well, so that one pointing at a metadata address gets no request (and no key).
+  const resolvedRefusal = await checkResolvedAddress(baseUrl, policy);
+  if (resolvedRefusal !== null) throw new AdminError("invalid_input", resolvedRefusal, { field: "baseUrl" });
   const config: Record<string, unknown> = { ...(saved?.config ?? {}) };
   if (preset !== undefined && type === "openai-compatible") config.preset = preset;
   if (input.apiVersion) config.apiVersion = input.apiVersion;

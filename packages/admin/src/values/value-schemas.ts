@@ -1,4 +1,4 @@
-import { usdToMicros } from "@tollgate/shared";
+import { upstreamAddressRefusal, usdToMicros } from "@tollgate/shared";
 import { z } from "zod";
 
 /**
@@ -124,6 +124,9 @@ export const baseUrlSchema = z.string({ error: requiredOr("Must be an http:// or
   if (url.protocol !== "http:" && url.protocol !== "https:") return refuse("Must be an http:// or https:// URL");
   if (url.username !== "" || url.password !== "") return refuse("Must not contain credentials (the key is given on its own)");
   if (url.search !== "" || url.hash !== "") return refuse("Must not have a query or fragment");
+  // Metadata and link-local hosts are refused whatever the policy; the private-network switch is applied by the operation.
+  const addressRefusal = upstreamAddressRefusal(url);
+  if (addressRefusal !== null) return refuse(addressRefusal);
   return url.toString().replace(/\/+$/, "");
 });
 

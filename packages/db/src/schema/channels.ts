@@ -28,7 +28,7 @@ export const channels = pgTable("channels", {
   name: text("name").notNull(),
   type: text("type").notNull().default("openai-compatible"),
   baseUrl: text("base_url").notNull(),
-  /** Upstream API key, AES-256-GCM encrypted with the key derived from TOLLGATE_SECRET (`v1:` + base64). */
+  /** Upstream API key, AES-256-GCM sealed with the key derived from TOLLGATE_SECRET and bound to this row (`v2:` + base64; see packages/shared secret-box). */
   apiKeyEncrypted: text("api_key_encrypted").notNull(),
   /** Public model ids this channel serves. */
   models: text("models").array().notNull().default(sql`'{}'::text[]`),
