@@ -7,3 +7,4 @@ export * from "./pending-replies";
 export * from "./unit-price";
 export * from "./budget-period";
 export * from "./webhook-signature";
+export * from "./json-bounds";

@@ -82,7 +82,8 @@ export function translateMessages(messages: unknown): TranslatedMessages {
   const append = (role: "user" | "model", parts: GeminiPart[]) => {
     if (parts.length === 0) return;
     const last = contents[contents.length - 1];
-    if (last?.role === role) last.parts!.push(...parts);
+    // A loop, not push(...parts): a spread of a very long part list overflows the argument stack.
+    if (last?.role === role) for (const part of parts) last.parts!.push(part);
     else contents.push({ role, parts });
   };
 

@@ -87,7 +87,8 @@ export function anthropicRequestToOpenAI(body: unknown): OpenAIChatRequest {
   messages.forEach((message, index) => {
     const param = `messages.${index}`;
     if (!isRecord(message)) throw new TranslationError(`${param}: Input should be an object`, param);
-    if (message.role === "user") openAIMessages.push(...userTurnToOpenAI(message.content, `${param}.content`));
+    // A loop, not push(...messages): a spread of a very long list overflows the argument stack.
+    if (message.role === "user") for (const translated of userTurnToOpenAI(message.content, `${param}.content`)) openAIMessages.push(translated);
     else if (message.role === "assistant") openAIMessages.push(assistantTurnToOpenAI(message.content, `${param}.content`));
     else throw new TranslationError(`${param}.role: Input should be 'user' or 'assistant'`, `${param}.role`);
   });

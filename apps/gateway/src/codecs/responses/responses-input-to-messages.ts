@@ -96,7 +96,9 @@ export function inputItemsToMessages(items: unknown[]): ChatMessage[] {
         };
         const last = messages.at(-1);
         if (last?.role === "assistant") {
-          last.tool_calls = [...((last.tool_calls as unknown[] | undefined) ?? []), call];
+          // Pushed in place: a long run of function_call items stays linear.
+          if (Array.isArray(last.tool_calls)) last.tool_calls.push(call);
+          else last.tool_calls = [call];
           if (last.content === "") last.content = null;
         } else {
           messages.push({ role: "assistant", content: null, tool_calls: [call] });

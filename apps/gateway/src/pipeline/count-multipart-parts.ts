@@ -1,0 +1,25 @@
+/** The `boundary` parameter of a multipart Content-Type (quoted or not), or null when there is none. */
+export function multipartBoundaryOf(contentType: string): string | null {
+  const match = /;\s*boundary=(?:"([^"]{1,200})"|([^;\s"]{1,200}))/i.exec(contentType);
+  return match ? (match[1] ?? match[2] ?? null) : null;
+}
+
+/**
+ * How many parts the body holds, counted up to `stopAfter` (so the count costs at most that many native
+ * searches, whatever the body): each part begins with a `--boundary` delimiter, and the body ends with one
+ * more (`--boundary--`). A boundary may not occur inside a part (RFC 2046), so counting delimiters is
+ * counting parts; the runtime's parser is only handed a body known to be within the cap.
+ */
+export function countMultipartParts(bytes: Uint8Array, boundary: string, stopAfter: number): number {
+  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const delimiter = Buffer.from(`--${boundary}`);
+  let delimiters = 0;
+  let offset = body.indexOf(delimiter);
+  while (offset !== -1) {
+    delimiters++;
+    if (delimiters > stopAfter) break;
+    offset = body.indexOf(delimiter, offset + delimiter.byteLength);
+  }
+  // The last delimiter closes the body rather than opening a part.
+  return Math.max(0, delimiters - 1);
+}
