@@ -8,8 +8,11 @@ import { TranslationError } from "../provider-adapter";
  */
 export const SCHEMA_NODE_BUDGET = 10_000;
 
-/** Nesting of a converted schema (inlined definitions included) past which it is refused. */
-export const MAX_SCHEMA_DEPTH = 100;
+/**
+ * Nesting of a converted schema (inlined definitions included) past which it is refused: deeper than any
+ * real schema, and a bound on the converter's recursion whatever the definitions refer to.
+ */
+export const MAX_SCHEMA_DEPTH = 64;
 
 /**
  * A schema that is carried as the client sent it (Anthropic's input_schema and output_config take JSON
