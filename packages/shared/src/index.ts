@@ -8,3 +8,4 @@ export * from "./unit-price";
 export * from "./budget-period";
 export * from "./webhook-signature";
 export * from "./json-bounds";
+export * from "./client-value-text";

@@ -1,4 +1,4 @@
-import { isRecord } from "@tollgate/shared";
+import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import type { AnthropicContentBlock, AnthropicMessageParam, AnthropicTextBlock, AnthropicToolUseBlock } from "./anthropic-wire-types";
 import { textBlocksOf, userContentBlocks } from "./translate-content-parts";
@@ -112,7 +112,7 @@ export function translateMessages(messages: unknown): TranslatedConversation {
         appendTurn(turns, "user", [toolResultBlock(message, param)]);
         break;
       default:
-        throw new TranslationError(`Messages with role '${String(message.role)}' are not supported for Anthropic models.`, `${param}.role`);
+        throw new TranslationError(`Messages with role '${clientValueText(message.role)}' are not supported for Anthropic models.`, `${param}.role`);
     }
   });
   return { system: systemOf(systemBlocks), messages: turns.map(toMessageParam) };

@@ -128,8 +128,8 @@ function convertReference(reference: string, walk: Walk): JsonObject | undefined
 }
 
 function convert(schema: unknown, walk: Walk): JsonObject {
-  if (!isObject(schema)) return {};
   walk.budget.count(1);
+  if (!isObject(schema)) return {};
   if (typeof schema.$ref === "string") {
     const { $ref: reference, ...siblings } = schema;
     const target = convertReference(reference as string, walk);

@@ -1,3 +1,4 @@
+import { clientValueText } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import type { GeminiContent, GeminiPart } from "./gemini-types";
 import { textOfContent, translateContentParts } from "./translate-content-parts";
@@ -26,9 +27,10 @@ function thoughtSignatureOf(toolCall: Record<string, unknown>): string | undefin
 function parseArguments(value: unknown, param: string): Record<string, unknown> {
   if (value === undefined || value === null || value === "") return {};
   if (typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  if (typeof value !== "string") throw new TranslationError("Tool call arguments must be a JSON object.", param);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(String(value));
+    parsed = JSON.parse(value);
   } catch {
     throw new TranslationError("Tool call arguments must be a JSON object.", param);
   }
@@ -120,7 +122,7 @@ export function translateMessages(messages: unknown): TranslatedMessages {
         break;
       }
       default:
-        throw new TranslationError(`Unknown message role '${String(message.role)}'.`, `${param}.role`);
+        throw new TranslationError(`Unknown message role '${clientValueText(message.role)}'.`, `${param}.role`);
     }
   });
 

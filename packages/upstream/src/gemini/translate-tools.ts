@@ -1,3 +1,4 @@
+import { clientValueText } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import { cleanParametersSchema, SchemaBudget } from "./clean-json-schema";
 
@@ -10,7 +11,7 @@ function functionDeclaration(tool: unknown, index: number, budget: SchemaBudget)
   const param = `tools[${index}]`;
   const record = (tool ?? {}) as Record<string, unknown>;
   if (record.type !== "function") {
-    throw new TranslationError(`Tools of type '${String(record.type)}' cannot be sent to Gemini; only functions.`, `${param}.type`);
+    throw new TranslationError(`Tools of type '${clientValueText(record.type)}' cannot be sent to Gemini; only functions.`, `${param}.type`);
   }
   const fn = (record.function ?? {}) as Record<string, unknown>;
   if (typeof fn.name !== "string" || fn.name === "") throw new TranslationError("A function tool needs a name.", `${param}.function.name`);
