@@ -68,3 +68,29 @@ describe("crashes the fuzzer found, kept as cases", () => {
     expect(build(gemini, channels.gemini, body)).toThrow(TranslationError);
   });
 });
+
+describe("long runs of one kind of message", () => {
+  test("50,000 consecutive tool messages become one Anthropic user turn in one linear pass", () => {
+    const messages: unknown[] = [
+      { role: "user", content: "Hi" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_0", type: "function", function: { name: "f", arguments: "{}" } }] },
+    ];
+    for (let index = 0; index < 50_000; index++) messages.push({ role: "tool", tool_call_id: `call_${index}`, content: "ok" });
+    messages.push({ role: "user", content: "and?" });
+    const request = adapterFor("anthropic").buildChatRequest({ channel: channels.anthropic, upstreamModel: "m", body: { messages }, stream: false });
+    const sent = JSON.parse(request.body) as { messages: Array<{ role: string; content: Array<{ type: string }> }> };
+    expect(sent.messages).toHaveLength(3);
+    expect(sent.messages[2]!.content).toHaveLength(50_001);
+    expect(sent.messages[2]!.content.at(-2)!.type).toBe("tool_result");
+    expect(sent.messages[2]!.content.at(-1)!.type).toBe("text");
+  });
+
+  test("a system message of 200,000 text parts reaches Gemini and Anthropic without overflowing the argument stack", () => {
+    const parts = Array.from({ length: 200_000 }, () => ({ type: "text", text: "a" }));
+    const messages = [{ role: "user", content: "x" }, { role: "user", content: parts }, { role: "system", content: parts }];
+    for (const type of ["gemini", "anthropic"] as const) {
+      const request = adapterFor(type).buildChatRequest({ channel: channels[type], upstreamModel: "m", body: { messages }, stream: false });
+      expect(request.body.length).toBeGreaterThan(200_000);
+    }
+  });
+});

@@ -103,7 +103,7 @@ export function responsesRequestToChat(body: Record<string, unknown>, history: u
     throw new UnsupportedParameter(`${label} ('${field}') cannot be used with this model's channel, which does not speak the Responses API.`, field);
   }
   for (const field of Object.keys(body)) {
-    if (!handledOrHints.has(field) && !(field in refusedWhenTranslated)) {
+    if (!handledOrHints.has(field) && !Object.hasOwn(refusedWhenTranslated, field)) {
       throw new UnsupportedParameter(`Unknown parameter '${field}' cannot be sent to this model's channel, which does not speak the Responses API.`, field);
     }
   }
