@@ -92,12 +92,12 @@ describe("Responses -> chat under fuzzing", () => {
     expect(outcomes.refused).toBeGreaterThan(100);
   });
 
-  test("50,000 function_call items in a row join one assistant message in one linear pass", () => {
+  test("100,000 function_call items in a row join one assistant message in one linear pass", () => {
     const input = [{ role: "user", content: "Hi" }, { role: "assistant", content: "Calling." }];
-    for (let index = 0; index < 50_000; index++) input.push({ type: "function_call", call_id: `call_${index}`, name: "f", arguments: "{}" } as never);
+    for (let index = 0; index < 100_000; index++) input.push({ type: "function_call", call_id: `call_${index}`, name: "f", arguments: "{}" } as never);
     const chat = responsesRequestToChat({ model: "m", input }, [], input);
     const messages = chat.messages as Array<{ tool_calls?: unknown[] }>;
     expect(messages).toHaveLength(2);
-    expect(messages[1]!.tool_calls).toHaveLength(50_000);
+    expect(messages[1]!.tool_calls).toHaveLength(100_000);
   });
 });
