@@ -5,19 +5,20 @@ export function multipartBoundaryOf(contentType: string): string | null {
 }
 
 /**
- * How many parts the body holds, counted up to `stopAfter` (so the count costs at most that many native
- * searches, whatever the body): each part begins with a `--boundary` delimiter, and the body ends with one
+ * How many parts the body holds, or `cap + 1` as soon as it is known to hold more than `cap` (so the count
+ * costs at most that many native searches, whatever the body): each part begins with a `--boundary` delimiter, and the body ends with one
  * more (`--boundary--`). A boundary may not occur inside a part (RFC 2046), so counting delimiters is
  * counting parts; the runtime's parser is only handed a body known to be within the cap.
  */
-export function countMultipartParts(bytes: Uint8Array, boundary: string, stopAfter: number): number {
+export function countMultipartParts(bytes: Uint8Array, boundary: string, cap: number): number {
   const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const delimiter = Buffer.from(`--${boundary}`);
   let delimiters = 0;
   let offset = body.indexOf(delimiter);
   while (offset !== -1) {
     delimiters++;
-    if (delimiters > stopAfter) break;
+    // More than cap + 1 delimiters: more than cap parts, whatever follows.
+    if (delimiters > cap + 1) return cap + 1;
     offset = body.indexOf(delimiter, offset + delimiter.byteLength);
   }
   // The last delimiter closes the body rather than opening a part.

@@ -40,7 +40,7 @@ export async function readMultipartBody(request: Request, limits: BodyLimits): P
   }
   const buffer = await readBody(request, limits);
   if (buffer.byteLength > limits.maxBytes) throw errors.bodyTooLarge(limits.maxBytes);
-  if (countMultipartParts(buffer, boundary, MAX_MULTIPART_PARTS + 1) > MAX_MULTIPART_PARTS) {
+  if (countMultipartParts(buffer, boundary, MAX_MULTIPART_PARTS) > MAX_MULTIPART_PARTS) {
     throw new GatewayError(`The multipart/form-data body holds more than ${MAX_MULTIPART_PARTS} parts; send the file and its fields only.`, {
       status: 400,
       code: "invalid_multipart",
