@@ -145,6 +145,18 @@ describe("nesting of client JSON", () => {
     expect(anthropic.requests.length).toBe(before);
   });
 
+  test("a /v1/messages body nested past 128 levels is a 400 in Anthropic's error shape", async () => {
+    const before = anthropic.requests.length;
+    const response = await fetch(`${gatewayUrl}/messages`, {
+      method: "POST",
+      headers: { "x-api-key": apiKey, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+      body: `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"Hi"}],"metadata":{"x":${"[".repeat(200)}${"]".repeat(200)}}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    expect(anthropic.requests.length).toBe(before);
+  });
+
   test("definitions that nest past the converter's depth once inlined are refused on a Gemini channel with the field named", async () => {
     // Eight definitions of twelve levels, each used once by the previous: small, but 96 levels once inlined.
     const definitions: Record<string, unknown> = {};
