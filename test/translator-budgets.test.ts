@@ -178,12 +178,12 @@ describe("multipart uploads", () => {
   // One letter, as the reproduction used: a part of one name is then 52 bytes.
   const boundary = "x";
 
-  function partsBody(count: number): Uint8Array {
+  function partsBody(count: number): Uint8Array<ArrayBuffer> {
     const part = `--${boundary}\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n`;
     return new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n${part.repeat(count)}--${boundary}--\r\n`);
   }
 
-  async function upload(body: Uint8Array): Promise<Response> {
+  async function upload(body: Uint8Array<ArrayBuffer>): Promise<Response> {
     return fetch(`${gatewayUrl}/audio/transcriptions`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": `multipart/form-data; boundary=${boundary}` },

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { forEachCase, outcomeOf } from "@tollgate/shared/fuzz-support";
 import { adapterFor } from "./adapters";
-import { TranslationError } from "./provider-adapter";
+import { type AdapterChannel, TranslationError } from "./provider-adapter";
 import { randomChatBody } from "./shared/chat-fuzz-support";
 
 const channels = {
@@ -10,7 +10,7 @@ const channels = {
   gemini: { baseUrl: "https://generativelanguage.googleapis.com", apiKey: "AIza-fuzz", config: { includeThoughts: true } },
   "azure-openai": { baseUrl: "https://example.openai.azure.com", apiKey: "azure-fuzz", config: { apiVersion: "2024-10-21" } },
   "openai-compatible": { baseUrl: "https://api.example.com/v1", apiKey: "sk-fuzz", config: {} },
-};
+} satisfies Record<string, AdapterChannel>;
 
 /**
  * Every adapter's OpenAI chat -> upstream translation, fed random and mutated requests: each case ends
@@ -48,7 +48,7 @@ describe("chat request translation under fuzzing", () => {
 describe("crashes the fuzzer found, kept as cases", () => {
   const gemini = adapterFor("gemini");
   const anthropic = adapterFor("anthropic");
-  const build = (adapter: typeof gemini, channel: (typeof channels)["gemini"], body: Record<string, unknown>) => () =>
+  const build = (adapter: typeof gemini, channel: AdapterChannel, body: Record<string, unknown>) => () =>
     adapter.buildChatRequest({ channel, upstreamModel: "model", body, stream: false });
 
   test("a role that is an object whose toString is not a function is a TranslationError naming the role", () => {

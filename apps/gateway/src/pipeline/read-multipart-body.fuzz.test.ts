@@ -13,7 +13,7 @@ function part(boundary: string, name: string, value: string, file?: { filename: 
 }
 
 /** A multipart body as clients send one, then (sometimes) damaged: truncated, bytes flipped, parts multiplied. */
-function randomUpload(fuzz: Fuzz): { contentType: string; bytes: Uint8Array } {
+function randomUpload(fuzz: Fuzz): { contentType: string; bytes: Uint8Array<ArrayBuffer> } {
   const boundary = fuzz.pick(["x", "----WebKitFormBoundary7MA4YWxkTrZu0gW", "b", "a'()+_,-./:=?"]);
   const names = ["model", "file", "prompt", "timestamp_granularities[]", "__proto__", "constructor", "toString", fuzz.string(6)];
   let text = "";
@@ -60,7 +60,7 @@ describe("readMultipartBody under fuzzing", () => {
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error;
         expect(error.status).toBe(400);
-        expect(["invalid_multipart", "invalid_content_type"]).toContain(error.code);
+        expect(["invalid_multipart", "invalid_content_type"]).toContain(error.code ?? "");
         if (error.message.includes("parts")) outcomes.tooManyParts++;
         outcomes.refused++;
       }

@@ -7,7 +7,7 @@ const limits = { maxBytes: 64 * 1024, timeoutMs: 10_000 };
 const encoder = new TextEncoder();
 
 /** Bytes a client might send as a JSON body: valid, truncated, mutated, binary, deep, over the limit. */
-function randomBodyBytes(fuzz: Fuzz): Uint8Array {
+function randomBodyBytes(fuzz: Fuzz): Uint8Array<ArrayBuffer> {
   switch (fuzz.int(8)) {
     case 0:
       return encoder.encode(JSON.stringify(fuzz.json(4, 5)));
@@ -36,7 +36,7 @@ function randomBodyBytes(fuzz: Fuzz): Uint8Array {
 }
 
 /** The bytes as a request: with a Content-Length, or chunked in random pieces (no Content-Length). */
-function requestOf(fuzz: Fuzz, bytes: Uint8Array): Request {
+function requestOf(fuzz: Fuzz, bytes: Uint8Array<ArrayBuffer>): Request {
   if (fuzz.chance(0.5)) return new Request("http://gateway.test/v1/chat/completions", { method: "POST", body: bytes, headers: { "content-length": String(bytes.byteLength) } });
   const body = new ReadableStream<Uint8Array>({
     start(controller) {

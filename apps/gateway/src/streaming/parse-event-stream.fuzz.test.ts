@@ -5,7 +5,7 @@ import { parseEventStream } from "./parse-event-stream";
 const encoder = new TextEncoder();
 
 /** An event stream as upstreams write one, with their quirks, and then damaged. */
-function randomStream(fuzz: Fuzz): Uint8Array {
+function randomStream(fuzz: Fuzz): Uint8Array<ArrayBuffer> {
   const newline = fuzz.pick(["\n", "\r\n", "\r"]);
   let text = fuzz.chance(0.1) ? "\ufeff" : "";
   const events = fuzz.int(20);
