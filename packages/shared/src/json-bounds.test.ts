@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { deepChain } from "./fuzz-support";
-import { MAX_JSON_DEPTH, measureJson } from "./json-bounds";
+import { MAX_JSON_DEPTH, measureJson, nestsDeeperThan } from "./json-bounds";
 
 describe("measureJson", () => {
   test("a value within both limits passes; scalars have no depth", () => {
@@ -23,5 +23,20 @@ describe("measureJson", () => {
     const wide = Array.from({ length: 20 }, () => ({}));
     expect(measureJson(wide, 5, 21)).toBeNull();
     expect(measureJson(wide, 5, 20)).toBe("nodes");
+  });
+});
+
+describe("nestsDeeperThan", () => {
+  test("agrees with measureJson on the depth, one level either side of the limit", () => {
+    for (const shape of ["object", "array"] as const) {
+      expect(nestsDeeperThan(deepChain(MAX_JSON_DEPTH, shape), MAX_JSON_DEPTH)).toBe(false);
+      expect(nestsDeeperThan(deepChain(MAX_JSON_DEPTH + 1, shape), MAX_JSON_DEPTH)).toBe(true);
+    }
+    expect(nestsDeeperThan({ a: [1, { b: "x" }], c: {} }, 3)).toBe(false);
+    expect(nestsDeeperThan("text", 0)).toBe(false);
+  });
+
+  test("a chain far deeper than the call stack is answered after at most the limit's frames", () => {
+    expect(nestsDeeperThan(deepChain(1_000_000, "object"), MAX_JSON_DEPTH)).toBe(true);
   });
 });

@@ -34,3 +34,22 @@ export function measureJson(value: unknown, maxDepth: number, maxNodes = Number.
   }
   return null;
 }
+
+/**
+ * Whether `value` nests containers deeper than `maxDepth`: the check every request body gets, so it is
+ * the cheap form of measureJson (no node count, no stack arrays). It recurses, but never deeper than
+ * `maxDepth` frames, whatever the value.
+ */
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (maxDepth <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const child of value) if (typeof child === "object" && child !== null && nestsDeeperThan(child, maxDepth - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null && nestsDeeperThan(child, maxDepth - 1)) return true;
+  }
+  return false;
+}
