@@ -118,4 +118,14 @@ describe("cleanJsonSchema", () => {
     expect(converted.description).toBeUndefined();
     expect(converted.enum).toEqual(["x"]);
   });
+
+  test("a long description in a definition used thousands of times is refused for its inlined text", () => {
+    const properties = Object.fromEntries(Array.from({ length: 3_000 }, (_, index) => [`p${index}`, { $ref: "#/$defs/long" }]));
+    const schema = { type: "object", properties, $defs: { long: { type: "string", description: "x".repeat(10_000) } } };
+    // 3,000 uses of 10,000 characters: 30 million characters, from a 70 KB schema.
+    expect(() => cleanJsonSchema(schema, "response_format")).toThrow("'response_format' is too large");
+    // The same definition used a few times is inlined as before.
+    const few = { type: "object", properties: { a: { $ref: "#/$defs/long" }, b: { $ref: "#/$defs/long" } }, $defs: schema.$defs };
+    expect((cleanJsonSchema(few).properties as Record<string, { description: string }>).b!.description).toHaveLength(10_000);
+  });
 });

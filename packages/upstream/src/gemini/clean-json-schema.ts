@@ -1,5 +1,5 @@
 import { TranslationError } from "../provider-adapter";
-import { MAX_SCHEMA_DEPTH, SCHEMA_NODE_BUDGET } from "../shared/schema-bounds";
+import { MAX_SCHEMA_DEPTH, SCHEMA_NODE_BUDGET, SCHEMA_TEXT_BUDGET } from "../shared/schema-bounds";
 
 type JsonObject = Record<string, unknown>;
 
@@ -38,31 +38,41 @@ const MAX_REFERENCE_DEPTH = 8;
  * that each refer to the next make 10^8 nodes from 2 KB. Each definition is converted once and reused, and
  * the inlined size is counted as it grows, so such a schema costs a few hundred steps and a 400.
  *
- * The node budget of one request's schemas: nodes counted so far, a reused definition counting its whole size
- * (it is sent that many times). The tools and response_format of one request share one, so that the request
- * as a whole stays within SCHEMA_NODE_BUDGET, not each of its schemas.
+ * The budget of one request's schemas: nodes and characters of text (descriptions, names, enum values)
+ * counted so far, a reused definition counting its whole size (it is sent that many times, and a long
+ * description inlined ten thousand times would be gigabytes). The tools and response_format of one request
+ * share one, so that the request as a whole stays within SCHEMA_NODE_BUDGET and SCHEMA_TEXT_BUDGET.
  */
 export class SchemaBudget {
   nodes = 0;
+  characters = 0;
   /** The field being converted, named in the 400. */
   param = "schema";
 
-  count(nodes: number): void {
+  count(nodes: number, characters = 0): void {
     this.nodes += nodes;
-    if (this.nodes > SCHEMA_NODE_BUDGET) {
+    this.characters += characters;
+    if (this.nodes > SCHEMA_NODE_BUDGET || this.characters > SCHEMA_TEXT_BUDGET) {
       throw new TranslationError(
-        `'${this.param}' is too large for this model once its $refs are inlined: the request's schemas pass ${SCHEMA_NODE_BUDGET} nodes (Gemini takes no $ref). Use fewer or smaller shared definitions.`,
+        `'${this.param}' is too large for this model once its $refs are inlined: the request's schemas pass ${SCHEMA_NODE_BUDGET} nodes or ${SCHEMA_TEXT_BUDGET} characters of text (Gemini takes no $ref). Use fewer or smaller shared definitions.`,
         this.param,
       );
     }
   }
 }
 
+/** Characters of the strings in `values` (what they add to the converted schema's text). */
+function textLength(values: readonly unknown[]): number {
+  let characters = 0;
+  for (const value of values) if (typeof value === "string") characters += value.length;
+  return characters;
+}
+
 interface Walk {
   root: JsonObject;
   budget: SchemaBudget;
-  /** Definitions of this root already converted, by reference depth and reference, with their size in nodes. */
-  converted: Map<string, { schema: JsonObject; size: number }>;
+  /** Definitions of this root already converted, by reference depth and reference, with their size. */
+  converted: Map<string, { schema: JsonObject; nodes: number; characters: number }>;
   /** The nesting of the node being converted. */
   depth: number;
   /** How many `$ref`s were followed to reach it. */
@@ -116,14 +126,15 @@ function convertReference(reference: string, walk: Walk): JsonObject | undefined
   const key = `${walk.references}\u0000${reference}`;
   const done = walk.converted.get(key);
   if (done) {
-    walk.budget.count(done.size);
+    walk.budget.count(done.nodes, done.characters);
     return done.schema;
   }
   const target = resolveReference(reference, walk.root);
   if (!target) return undefined;
-  const before = walk.budget.nodes;
+  const nodesBefore = walk.budget.nodes;
+  const charactersBefore = walk.budget.characters;
   const schema = convert(target, deeper(walk, walk.references + 1));
-  walk.converted.set(key, { schema, size: walk.budget.nodes - before });
+  walk.converted.set(key, { schema, nodes: walk.budget.nodes - nodesBefore, characters: walk.budget.characters - charactersBefore });
   return schema;
 }
 
@@ -133,7 +144,11 @@ function convert(schema: unknown, walk: Walk): JsonObject {
   if (typeof schema.$ref === "string") {
     const { $ref: reference, ...siblings } = schema;
     const target = convertReference(reference as string, walk);
-    if (!target) return { type: "object", ...pickDescription(siblings) };
+    if (!target) {
+      const description = pickDescription(siblings);
+      walk.budget.count(0, textLength(Object.values(description)));
+      return { type: "object", ...description };
+    }
     // Keywords beside the $ref (a description, most often) win over the definition's, as they did inlined.
     return Object.keys(siblings).length > 0 ? { ...target, ...convert(siblings, walk) } : target;
   }
@@ -152,9 +167,14 @@ function convert(schema: unknown, walk: Walk): JsonObject {
   }
 
   const result: JsonObject = {};
-  for (const key of COPIED_KEYS) if (isScalar(schema[key])) result[key] = schema[key];
+  for (const key of COPIED_KEYS) {
+    const value = schema[key];
+    if (!isScalar(value)) continue;
+    result[key] = value;
+    if (typeof value === "string") walk.budget.count(0, value.length);
+  }
   if (Array.isArray(schema.propertyOrdering)) {
-    walk.budget.count(schema.propertyOrdering.length);
+    walk.budget.count(schema.propertyOrdering.length, textLength(schema.propertyOrdering));
     result.propertyOrdering = schema.propertyOrdering.filter((name) => typeof name === "string");
   }
 
@@ -172,9 +192,12 @@ function convert(schema: unknown, walk: Walk): JsonObject {
   }
   if (typeof type === "string" && type !== "null") result.type = type;
 
-  if (isScalar(schema.const)) result.enum = [schema.const];
+  if (isScalar(schema.const)) {
+    result.enum = [schema.const];
+    walk.budget.count(1, textLength(result.enum as unknown[]));
+  }
   if (Array.isArray(schema.enum)) {
-    walk.budget.count(schema.enum.length);
+    walk.budget.count(schema.enum.length, textLength(schema.enum));
     result.enum = schema.enum.filter(isScalar);
   }
   if (typeof schema.format === "string" && typeof type === "string" && SUPPORTED_FORMATS[type]?.includes(schema.format)) {
@@ -184,11 +207,14 @@ function convert(schema: unknown, walk: Walk): JsonObject {
   if (isObject(schema.properties)) {
     const properties: JsonObject = {};
     const inner = deeper(walk);
-    for (const [name, property] of Object.entries(schema.properties)) setOwn(properties, name, convert(property, inner));
+    for (const [name, property] of Object.entries(schema.properties)) {
+      walk.budget.count(0, name.length);
+      setOwn(properties, name, convert(property, inner));
+    }
     // Gemini answers 400 to `properties: {}` ("should be non-empty for OBJECT type").
     if (Object.keys(properties).length > 0) result.properties = properties;
     if (Array.isArray(schema.required) && result.properties) {
-      walk.budget.count(schema.required.length);
+      walk.budget.count(schema.required.length, textLength(schema.required));
       result.required = schema.required.filter((name) => typeof name === "string" && Object.hasOwn(properties, name));
     }
   }

@@ -9,6 +9,13 @@ import { TranslationError } from "../provider-adapter";
 export const SCHEMA_NODE_BUDGET = 10_000;
 
 /**
+ * Most text (descriptions, property names, enum values) a converted schema may hold, in characters, once
+ * its `$ref`s are inlined: a 1 MB description used by ten thousand properties would otherwise be sent ten
+ * thousand times. Far above what real tools and response formats carry.
+ */
+export const SCHEMA_TEXT_BUDGET = 4 * 1024 * 1024;
+
+/**
  * Nesting of a converted schema (inlined definitions included) past which it is refused: deeper than any
  * real schema, and a bound on the converter's recursion whatever the definitions refer to.
  */
