@@ -17,10 +17,10 @@ function randomStream(fuzz: Fuzz): Uint8Array<ArrayBuffer> {
     if (fuzz.chance(0.1)) lines.push(`: ${fuzz.string(10)}`);
     const dataLines = 1 + fuzz.int(3);
     for (let line = 0; line < dataLines; line++) lines.push(`data:${fuzz.chance(0.8) ? " " : ""}${fuzz.chance(0.7) ? JSON.stringify(fuzz.json(3)) : fuzz.string(40)}`);
-    if (fuzz.chance(0.05)) lines.push(`data: ${"x".repeat(fuzz.int(100_000))}`);
+    if (fuzz.chance(0.05)) lines.push(`data: ${"x".repeat(fuzz.int(20_000))}`);
     text += lines.join(newline) + newline + newline;
   }
-  if (fuzz.chance(0.1)) text += newline.repeat(fuzz.int(10_000));
+  if (fuzz.chance(0.1)) text += newline.repeat(fuzz.int(2_000));
   let bytes = encoder.encode(text);
   if (fuzz.chance(0.2)) bytes = bytes.slice(0, fuzz.int(bytes.byteLength + 1));
   if (fuzz.chance(0.2)) for (let flips = 1 + fuzz.int(6); flips > 0 && bytes.byteLength > 0; flips--) bytes[fuzz.int(bytes.byteLength)] = fuzz.int(256);

@@ -13,9 +13,9 @@ function countNodes(value: unknown): number {
 }
 
 describe("cleanJsonSchema under fuzzing", () => {
-  test("2,000 random schemas with $defs referring to each other either convert within the budget or are a TranslationError", () => {
+  test("1,500 random schemas with $defs referring to each other either convert within the budget or are a TranslationError", () => {
     const outcomes = { ok: 0, refused: 0 };
-    forEachCase(2_000, 1, (fuzz) => {
+    forEachCase(1_500, 1, (fuzz) => {
       const schema = fuzz.chance(0.7) ? randomSchema(fuzz) : fuzz.mutate(randomSchema(fuzz));
       const budget = new SchemaBudget();
       let converted: unknown;
@@ -34,7 +34,7 @@ describe("cleanJsonSchema under fuzzing", () => {
       }
     });
     // Both ends are reached: most schemas convert, and the generator finds the budget too.
-    expect(outcomes.ok).toBeGreaterThan(1_000);
+    expect(outcomes.ok).toBeGreaterThan(750);
     expect(outcomes.refused).toBeGreaterThan(10);
   });
 

@@ -26,7 +26,7 @@ export function randomSchema(fuzz: Fuzz, definitions = fuzz.int(6)): Record<stri
     if (fuzz.chance(0.8)) schema.type = fuzz.chance(0.15) ? [fuzz.pick(SCHEMA_TYPES), fuzz.pick(SCHEMA_TYPES), "null"] : fuzz.pick(SCHEMA_TYPES);
     if (fuzz.chance(0.6)) {
       const properties: Record<string, unknown> = {};
-      const count = fuzz.int(12);
+      const count = fuzz.int(9);
       for (let index = 0; index < count; index++) defineOwn(properties, fuzz.chance(0.8) ? `p${index}` : fuzz.string(6), node(depth - 1));
       schema.properties = properties;
       if (fuzz.chance(0.5)) schema.required = Object.keys(properties).filter(() => fuzz.chance(0.5));
