@@ -9,3 +9,5 @@ export * from "./unit-price";
 export * from "./budget-period";
 export * from "./webhook-signature";
 export * from "./upstream-address";
+export * from "./json-bounds";
+export * from "./client-value-text";

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "@tollgate/shared";
 import { authenticate, type Caller } from "../auth/authenticate";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
@@ -78,6 +79,10 @@ export async function admit(
   const limits = { maxBytes: maxBodyBytes, timeoutMs: bodyReadTimeoutMs };
   const multipart = format === "multipart" ? await readMultipartBody(request, limits) : null;
   const body = multipart ? multipart.fields : await readJsonBody(request, limits);
+  // Past this depth JSON.stringify (relaying, translating) throws RangeError: refused here, once, for every route.
+  if (!multipart && nestsDeeperThan(body.value, MAX_JSON_DEPTH)) {
+    throw new GatewayError(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`, { status: 400, code: "invalid_value" });
+  }
   record.streamRequested = body.value.stream === true;
   const model = body.value.model ?? defaultModel;
   if (model === undefined || model === null || model === "") throw errors.missingParameter("model");

@@ -127,3 +127,25 @@ describe("response_format on Anthropic", () => {
     expect(choices.map((choice) => choice.finish_reason).filter(Boolean)).toEqual(["stop"]);
   });
 });
+
+describe("schemas carried to Anthropic as they came", () => {
+  const wide = { type: "object", properties: Object.fromEntries(Array.from({ length: 6_000 }, (_, index) => [`p${index}`, { type: "string" }])) };
+
+  test("a response_format schema of more than 10,000 objects is a TranslationError naming it, in either mode", () => {
+    for (const config of [{}, { structuredOutput: "native" }]) {
+      const format = { type: "json_schema", json_schema: { name: "big", schema: { type: "object", properties: { a: wide, b: wide } } } };
+      expect(() => buildAnthropicRequest(input({ response_format: format }, config))).toThrow(
+        expect.objectContaining({ param: "response_format.json_schema.schema", code: "invalid_value" }),
+      );
+    }
+  });
+
+  test("a tool's parameters of more than 10,000 objects are a TranslationError naming that tool's parameters", () => {
+    const tools = [
+      { type: "function", function: { name: "small", parameters: schema } },
+      { type: "function", function: { name: "big", parameters: { type: "object", properties: { a: wide, b: wide } } } },
+    ];
+    expect(() => buildAnthropicRequest(input({ tools }))).toThrow(expect.objectContaining({ param: "tools[1].function.parameters" }));
+    expect(() => buildAnthropicRequest(input({ tools: tools.slice(0, 1) }))).not.toThrow();
+  });
+});

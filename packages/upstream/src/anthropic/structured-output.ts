@@ -1,5 +1,6 @@
 import { isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
+import { checkCarriedSchema } from "../shared/schema-bounds";
 import type { AnthropicMessagesRequest, AnthropicTool } from "./anthropic-wire-types";
 
 /**
@@ -42,6 +43,7 @@ export function structuredOutputOf(format: unknown): StructuredOutput | null {
       "response_format.json_schema.schema",
     );
   }
+  checkCarriedSchema(schema, "response_format.json_schema.schema");
   const described = typeof jsonSchema.description === "string" && jsonSchema.description !== "" ? ` ${jsonSchema.description}` : "";
   return {
     kind: "json_schema",

@@ -1,4 +1,4 @@
-import { isRecord } from "@tollgate/shared";
+import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicTextBlock } from "./anthropic-wire-types";
 import { parseBase64DataUrl } from "../shared/parse-data-url";
@@ -88,7 +88,7 @@ export function userContentBlocks(content: unknown, param: string): AnthropicCon
     } else if (part.type === "input_audio") {
       throw new TranslationError("Anthropic models do not accept audio input.", partParam);
     } else {
-      throw new TranslationError(`Content parts of type '${String(part.type)}' are not supported for Anthropic models.`, `${partParam}.type`);
+      throw new TranslationError(`Content parts of type '${clientValueText(part.type)}' are not supported for Anthropic models.`, `${partParam}.type`);
     }
   });
   return blocks;

@@ -1,4 +1,4 @@
-import { isRecord } from "@tollgate/shared";
+import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import type { AnthropicContentBlock, AnthropicMessageParam, AnthropicTextBlock, AnthropicToolUseBlock } from "./anthropic-wire-types";
 import { textBlocksOf, userContentBlocks } from "./translate-content-parts";
@@ -55,25 +55,31 @@ function toolResultBlock(message: Record<string, unknown>, param: string): Anthr
 
 /**
  * Appends to the conversation, merging into the previous turn when the role repeats: Anthropic wants user and
- * assistant turns to alternate, and OpenAI's separate `tool` messages all belong to one user turn. Within a
- * user turn the tool results go first, as Anthropic requires.
+ * assistant turns to alternate, and OpenAI's separate `tool` messages all belong to one user turn. Blocks are
+ * pushed in place (a run of many tool messages stays linear); toMessageParam puts a user turn's tool
+ * results first, as Anthropic requires.
  */
 function appendTurn(turns: Turn[], role: Turn["role"], blocks: AnthropicContentBlock[]): void {
   if (blocks.length === 0) return;
   const last = turns.at(-1);
   if (!last || last.role !== role) {
-    turns.push({ role, blocks });
+    turns.push({ role, blocks: [...blocks] });
     return;
   }
-  const merged = [...last.blocks, ...blocks];
-  last.blocks = role === "user" ? [...merged.filter((block) => block.type === "tool_result"), ...merged.filter((block) => block.type !== "tool_result")] : merged;
+  for (const block of blocks) last.blocks.push(block);
+}
+
+function toolResultsFirst(blocks: AnthropicContentBlock[]): AnthropicContentBlock[] {
+  const toolResults = blocks.filter((block) => block.type === "tool_result");
+  if (toolResults.length === 0 || toolResults.length === blocks.length) return blocks;
+  return [...toolResults, ...blocks.filter((block) => block.type !== "tool_result")];
 }
 
 /** A turn of a single plain text block is sent as a string, the form Anthropic's own examples use. */
 function toMessageParam(turn: Turn): AnthropicMessageParam {
   const [only] = turn.blocks;
   if (turn.blocks.length === 1 && only?.type === "text" && only.cache_control === undefined) return { role: turn.role, content: only.text };
-  return { role: turn.role, content: turn.blocks };
+  return { role: turn.role, content: turn.role === "user" ? toolResultsFirst(turn.blocks) : turn.blocks };
 }
 
 function systemOf(blocks: AnthropicTextBlock[]): string | AnthropicTextBlock[] | undefined {
@@ -93,7 +99,8 @@ export function translateMessages(messages: unknown): TranslatedConversation {
     switch (message.role) {
       case "system":
       case "developer":
-        systemBlocks.push(...textBlocksOf(message.content, `${param}.content`));
+        // A loop, not push(...blocks): a spread of a very long list overflows the argument stack.
+        for (const block of textBlocksOf(message.content, `${param}.content`)) systemBlocks.push(block);
         break;
       case "user":
         appendTurn(turns, "user", userContentBlocks(message.content, `${param}.content`));
@@ -105,7 +112,7 @@ export function translateMessages(messages: unknown): TranslatedConversation {
         appendTurn(turns, "user", [toolResultBlock(message, param)]);
         break;
       default:
-        throw new TranslationError(`Messages with role '${String(message.role)}' are not supported for Anthropic models.`, `${param}.role`);
+        throw new TranslationError(`Messages with role '${clientValueText(message.role)}' are not supported for Anthropic models.`, `${param}.role`);
     }
   });
   return { system: systemOf(systemBlocks), messages: turns.map(toMessageParam) };

@@ -1,5 +1,6 @@
 import { isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
+import { checkCarriedSchema } from "../shared/schema-bounds";
 import type { AnthropicTool, AnthropicToolChoice } from "./anthropic-wire-types";
 
 /** OpenAI function tools -> Anthropic custom tools (`input_schema` is required there, so an absent one is `{type:"object"}`). */
@@ -14,6 +15,7 @@ export function translateTools(tools: unknown): AnthropicTool[] | undefined {
     }
     const fn = tool.function;
     if (typeof fn.name !== "string" || fn.name === "") throw new TranslationError(`'${param}.function.name' is required.`, `${param}.function.name`);
+    if (isRecord(fn.parameters)) checkCarriedSchema(fn.parameters, `${param}.function.parameters`);
     const translated: AnthropicTool = {
       name: fn.name,
       ...(typeof fn.description === "string" ? { description: fn.description } : {}),

@@ -1,5 +1,5 @@
 import { TranslationError } from "../provider-adapter";
-import { cleanJsonSchema } from "./clean-json-schema";
+import { cleanJsonSchema, type SchemaBudget } from "./clean-json-schema";
 
 /** OpenAI's reasoning_effort as thinking budgets, the mapping Google's own OpenAI-compatible endpoint uses. */
 const THINKING_BUDGETS: Record<string, number> = { none: 0, minimal: 0, low: 1024, medium: 8192, high: 24576 };
@@ -23,7 +23,7 @@ function stopSequences(stop: unknown): string[] | undefined {
  * `responseSchema` (Gemini's OpenAPI subset, hence cleanJsonSchema) for json_schema; Gemini then answers
  * with the JSON as the candidate's text (https://ai.google.dev/gemini-api/docs/structured-output).
  */
-function responseFormat(format: unknown): Record<string, unknown> {
+function responseFormat(format: unknown, budget: SchemaBudget | undefined): Record<string, unknown> {
   if (format === undefined || format === null) return {};
   if (typeof format !== "object" || Array.isArray(format)) throw new TranslationError("'response_format' must be an object.", "response_format");
   const { type, json_schema: jsonSchema } = format as { type?: unknown; json_schema?: unknown };
@@ -40,7 +40,7 @@ function responseFormat(format: unknown): Record<string, unknown> {
     if (schema !== undefined && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
       throw new TranslationError("'response_format.json_schema.schema' must be a JSON Schema object.", "response_format.json_schema.schema");
     }
-    return { responseMimeType: "application/json", ...(schema ? { responseSchema: cleanJsonSchema(schema) } : {}) };
+    return { responseMimeType: "application/json", ...(schema ? { responseSchema: cleanJsonSchema(schema, "response_format", budget) } : {}) };
   }
   throw new TranslationError("'response_format.type' must be 'text', 'json_object' or 'json_schema'.", "response_format.type");
 }
@@ -61,6 +61,7 @@ function thinkingConfig(body: Record<string, unknown>, includeThoughtsByDefault:
 export function buildGenerationConfig(
   body: Record<string, unknown>,
   channelConfig: Record<string, unknown>,
+  schemaBudget?: SchemaBudget,
 ): Record<string, unknown> | undefined {
   const config: Record<string, unknown> = {};
   const set = (name: string, value: unknown) => {
@@ -75,7 +76,7 @@ export function buildGenerationConfig(
   set("presencePenalty", numberField(body, "presence_penalty"));
   set("frequencyPenalty", numberField(body, "frequency_penalty"));
   set("seed", numberField(body, "seed"));
-  Object.assign(config, responseFormat(body.response_format));
+  Object.assign(config, responseFormat(body.response_format, schemaBudget));
   set("thinkingConfig", thinkingConfig(body, channelConfig.includeThoughts === true));
   return Object.keys(config).length > 0 ? config : undefined;
 }

@@ -1,6 +1,7 @@
 import type { ChatTranslationInput, UpstreamHttpRequest } from "../provider-adapter";
 import { refuseUncarriedParameters } from "../shared/chat-parameters";
 import { buildGenerationConfig } from "./build-generation-config";
+import { SchemaBudget } from "./clean-json-schema";
 import { geminiChatParameters } from "./chat-parameters";
 import { translateMessages } from "./translate-messages";
 import { translateTools } from "./translate-tools";
@@ -15,8 +16,10 @@ export function buildChatRequest(input: ChatTranslationInput): UpstreamHttpReque
   const { body, channel } = input;
   refuseUncarriedParameters(body, geminiChatParameters, "Gemini's generateContent API");
   const { systemInstruction, contents } = translateMessages(body.messages);
-  const { tools, toolConfig } = translateTools(body.tools, body.tool_choice);
-  const generationConfig = buildGenerationConfig(body, channel.config);
+  // One node budget for every schema of the request (tool parameters and response_format).
+  const schemaBudget = new SchemaBudget();
+  const { tools, toolConfig } = translateTools(body.tools, body.tool_choice, schemaBudget);
+  const generationConfig = buildGenerationConfig(body, channel.config, schemaBudget);
   const upstreamBody = {
     contents,
     ...(systemInstruction ? { systemInstruction } : {}),

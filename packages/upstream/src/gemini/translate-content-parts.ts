@@ -1,3 +1,4 @@
+import { clientValueText } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import { parseDataUrl } from "../shared/parse-data-url";
 import type { GeminiPart } from "./gemini-types";
@@ -28,18 +29,27 @@ export function guessMimeType(url: string, fallback: string): string {
   return (extension && MIME_TYPES_BY_EXTENSION[extension]) || fallback;
 }
 
+/** Percent-decoding of a data URL's text; a malformed escape is the client's mistake, not a URIError. */
+function percentDecoded(text: string, param: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new TranslationError("A data: URL that is not base64 must be percent-encoded text.", param);
+  }
+}
+
 /** `data:<mime>[;base64],<data>` -> inlineData, or null when the string is not a data URL. */
-function inlineDataFromDataUrl(url: string): GeminiPart | null {
+function inlineDataFromDataUrl(url: string, param: string): GeminiPart | null {
   const parsed = parseDataUrl(url);
   if (!parsed || parsed.mediaType === "") return null;
   const isBase64 = parsed.parameters.includes("base64");
-  const data = isBase64 ? parsed.data : Buffer.from(decodeURIComponent(parsed.data), "utf8").toString("base64");
+  const data = isBase64 ? parsed.data : Buffer.from(percentDecoded(parsed.data, param), "utf8").toString("base64");
   return { inlineData: { mimeType: parsed.mediaType, data } };
 }
 
 function imagePart(url: unknown, param: string): GeminiPart {
   if (typeof url !== "string" || url === "") throw new TranslationError("An image_url part needs a url.", param);
-  const inline = inlineDataFromDataUrl(url);
+  const inline = inlineDataFromDataUrl(url, param);
   if (inline) return inline;
   if (/^https?:\/\//i.test(url) || url.startsWith("gs://")) {
     return { fileData: { mimeType: guessMimeType(url, "image/jpeg"), fileUri: url } };
@@ -65,14 +75,14 @@ function partFromOpenAIPart(part: unknown, param: string): GeminiPart | null {
     }
     case "file": {
       const file = record.file as { file_data?: unknown } | undefined;
-      const inline = typeof file?.file_data === "string" ? inlineDataFromDataUrl(file.file_data) : null;
+      const inline = typeof file?.file_data === "string" ? inlineDataFromDataUrl(file.file_data, param) : null;
       if (!inline) throw new TranslationError("Gemini needs a file part's content inline, as a data: URL in file_data.", param);
       return inline;
     }
     case "refusal":
       return null;
     default:
-      throw new TranslationError(`Content parts of type '${String(record.type)}' cannot be sent to Gemini.`, param);
+      throw new TranslationError(`Content parts of type '${clientValueText(record.type)}' cannot be sent to Gemini.`, param);
   }
 }
 

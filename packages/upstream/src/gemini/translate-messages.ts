@@ -1,3 +1,4 @@
+import { clientValueText } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import type { GeminiContent, GeminiPart } from "./gemini-types";
 import { textOfContent, translateContentParts } from "./translate-content-parts";
@@ -26,9 +27,10 @@ function thoughtSignatureOf(toolCall: Record<string, unknown>): string | undefin
 function parseArguments(value: unknown, param: string): Record<string, unknown> {
   if (value === undefined || value === null || value === "") return {};
   if (typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  if (typeof value !== "string") throw new TranslationError("Tool call arguments must be a JSON object.", param);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(String(value));
+    parsed = JSON.parse(value);
   } catch {
     throw new TranslationError("Tool call arguments must be a JSON object.", param);
   }
@@ -82,7 +84,8 @@ export function translateMessages(messages: unknown): TranslatedMessages {
   const append = (role: "user" | "model", parts: GeminiPart[]) => {
     if (parts.length === 0) return;
     const last = contents[contents.length - 1];
-    if (last?.role === role) last.parts!.push(...parts);
+    // A loop, not push(...parts): a spread of a very long part list overflows the argument stack.
+    if (last?.role === role) for (const part of parts) last.parts!.push(part);
     else contents.push({ role, parts });
   };
 
@@ -119,7 +122,7 @@ export function translateMessages(messages: unknown): TranslatedMessages {
         break;
       }
       default:
-        throw new TranslationError(`Unknown message role '${String(message.role)}'.`, `${param}.role`);
+        throw new TranslationError(`Unknown message role '${clientValueText(message.role)}'.`, `${param}.role`);
     }
   });
 

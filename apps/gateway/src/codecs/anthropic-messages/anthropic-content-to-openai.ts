@@ -1,4 +1,4 @@
-import { isRecord } from "@tollgate/shared";
+import { clientValueText, isRecord } from "@tollgate/shared";
 import type { OpenAIChatMessage, OpenAIContentPart, OpenAITextPart, OpenAIToolCall } from "@tollgate/upstream";
 import { TranslationError } from "@tollgate/upstream";
 
@@ -52,7 +52,7 @@ function toolMessage(block: Record<string, unknown>, param: string, images: Open
       if (inner.type === "text") texts.push(textOf(inner, innerParam));
       // OpenAI tool messages carry text only: images a tool returned follow as user content.
       else if (inner.type === "image") images.push(imagePart(inner, innerParam));
-      else throw new TranslationError(`${innerParam}.type: '${String(inner.type)}' cannot be sent to this model inside a tool result`, `${innerParam}.type`);
+      else throw new TranslationError(`${innerParam}.type: '${clientValueText(inner.type)}' cannot be sent to this model inside a tool result`, `${innerParam}.type`);
     });
     content = texts.join("\n");
   }
@@ -85,7 +85,7 @@ export function userTurnToOpenAI(content: unknown, param: string): OpenAIChatMes
         toolMessages.push(toolMessage(block, blockParam, toolImages));
         break;
       default:
-        throw new TranslationError(`${blockParam}.type: '${String(block.type)}' blocks cannot be sent to this model`, `${blockParam}.type`);
+        throw new TranslationError(`${blockParam}.type: '${clientValueText(block.type)}' blocks cannot be sent to this model`, `${blockParam}.type`);
     }
   });
   const userParts = [...toolImages, ...parts];
@@ -106,7 +106,7 @@ export function assistantTurnToOpenAI(content: unknown, param: string): OpenAICh
       }
       toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
     } else if (block.type !== "thinking" && block.type !== "redacted_thinking") {
-      throw new TranslationError(`${blockParam}.type: '${String(block.type)}' blocks cannot be sent to this model`, `${blockParam}.type`);
+      throw new TranslationError(`${blockParam}.type: '${clientValueText(block.type)}' blocks cannot be sent to this model`, `${blockParam}.type`);
     }
   });
   const nonEmpty = texts.filter((part) => part.text !== "");

@@ -1,4 +1,4 @@
-import { isRecord } from "@tollgate/shared";
+import { clientValueText, isRecord } from "@tollgate/shared";
 import type { OpenAIChatMessage, OpenAIChatRequest, OpenAIFunctionTool, OpenAIToolChoice } from "@tollgate/upstream";
 import { TranslationError } from "@tollgate/upstream";
 import { assistantTurnToOpenAI, userTurnToOpenAI } from "./anthropic-content-to-openai";
@@ -25,7 +25,7 @@ function toolsOf(tools: unknown): OpenAIFunctionTool[] | undefined {
     if (!isRecord(tool) || typeof tool.name !== "string") throw new TranslationError(`tools.${index}.name: Field required`, `tools.${index}.name`);
     if (tool.type !== undefined && tool.type !== null && tool.type !== "custom") {
       // Server tools (web_search_…, bash_…, text_editor_…) run inside Anthropic; no other upstream has them.
-      throw new TranslationError(`tools.${index}.type: '${String(tool.type)}' tools are only available from Anthropic channels`, `tools.${index}.type`);
+      throw new TranslationError(`tools.${index}.type: '${clientValueText(tool.type)}' tools are only available from Anthropic channels`, `tools.${index}.type`);
     }
     return {
       type: "function",
@@ -87,7 +87,8 @@ export function anthropicRequestToOpenAI(body: unknown): OpenAIChatRequest {
   messages.forEach((message, index) => {
     const param = `messages.${index}`;
     if (!isRecord(message)) throw new TranslationError(`${param}: Input should be an object`, param);
-    if (message.role === "user") openAIMessages.push(...userTurnToOpenAI(message.content, `${param}.content`));
+    // A loop, not push(...messages): a spread of a very long list overflows the argument stack.
+    if (message.role === "user") for (const translated of userTurnToOpenAI(message.content, `${param}.content`)) openAIMessages.push(translated);
     else if (message.role === "assistant") openAIMessages.push(assistantTurnToOpenAI(message.content, `${param}.content`));
     else throw new TranslationError(`${param}.role: Input should be 'user' or 'assistant'`, `${param}.role`);
   });

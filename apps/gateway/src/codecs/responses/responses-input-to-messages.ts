@@ -1,4 +1,4 @@
-import { isRecord } from "@tollgate/shared";
+import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "@tollgate/upstream";
 import { UnsupportedParameter } from "./unsupported-parameter";
 
@@ -19,7 +19,7 @@ function textOfParts(content: unknown, param: string): string {
     if (!isRecord(part)) continue;
     if (typeof part.text === "string") texts.push(part.text);
     else if (typeof part.refusal === "string") texts.push(part.refusal);
-    else throw new UnsupportedParameter(`Content part type '${String(part.type)}' cannot be sent to this model's channel.`, param);
+    else throw new UnsupportedParameter(`Content part type '${clientValueText(part.type)}' cannot be sent to this model's channel.`, param);
   }
   return texts.join("");
 }
@@ -34,7 +34,8 @@ function chatParts(content: unknown, param: string): unknown {
     switch (part.type) {
       case "input_text":
       case "output_text":
-        return { type: "text", text: String(part.text ?? "") };
+        if (part.text !== undefined && typeof part.text !== "string") throw new TranslationError(`'${where}.text' must be a string.`, `${where}.text`);
+        return { type: "text", text: part.text ?? "" };
       case "input_image": {
         if (typeof part.image_url !== "string") {
           throw new UnsupportedParameter("Images by file_id cannot be sent to this model's channel; send image_url (a URL or data URL).", where);
@@ -48,7 +49,7 @@ function chatParts(content: unknown, param: string): unknown {
         return { type: "file", file: { file_data: part.file_data, ...(typeof part.filename === "string" ? { filename: part.filename } : {}) } };
       }
       default:
-        throw new UnsupportedParameter(`Content part type '${String(part.type)}' cannot be sent to this model's channel.`, where);
+        throw new UnsupportedParameter(`Content part type '${clientValueText(part.type)}' cannot be sent to this model's channel.`, where);
     }
   });
 }
@@ -96,7 +97,9 @@ export function inputItemsToMessages(items: unknown[]): ChatMessage[] {
         };
         const last = messages.at(-1);
         if (last?.role === "assistant") {
-          last.tool_calls = [...((last.tool_calls as unknown[] | undefined) ?? []), call];
+          // Pushed in place: a long run of function_call items stays linear.
+          if (Array.isArray(last.tool_calls)) last.tool_calls.push(call);
+          else last.tool_calls = [call];
           if (last.content === "") last.content = null;
         } else {
           messages.push({ role: "assistant", content: null, tool_calls: [call] });
@@ -111,7 +114,7 @@ export function inputItemsToMessages(items: unknown[]): ChatMessage[] {
       case "reasoning":
         return;
       default:
-        throw new UnsupportedParameter(`Input items of type '${String(type)}' cannot be sent to this model's channel.`, param);
+        throw new UnsupportedParameter(`Input items of type '${clientValueText(type)}' cannot be sent to this model's channel.`, param);
     }
   });
   return messages;

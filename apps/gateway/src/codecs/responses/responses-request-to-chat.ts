@@ -1,4 +1,4 @@
-import { isRecord } from "@tollgate/shared";
+import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "@tollgate/upstream";
 import { UnsupportedParameter } from "./unsupported-parameter";
 import { inputItemsToMessages } from "./responses-input-to-messages";
@@ -49,7 +49,7 @@ function translateTools(tools: unknown): unknown[] {
   if (!Array.isArray(tools)) throw new TranslationError("'tools' must be an array.", "tools");
   return tools.map((tool, index) => {
     if (!isRecord(tool) || tool.type !== "function") {
-      const type = isRecord(tool) ? String(tool.type) : typeof tool;
+      const type = isRecord(tool) ? clientValueText(tool.type) : typeof tool;
       throw new UnsupportedParameter(`Tools of type '${type}' cannot be used with this model's channel; only function tools can.`, `tools[${index}]`);
     }
     if (typeof tool.name !== "string") throw new TranslationError(`'tools[${index}].name' must be a string.`, `tools[${index}].name`);
@@ -103,7 +103,7 @@ export function responsesRequestToChat(body: Record<string, unknown>, history: u
     throw new UnsupportedParameter(`${label} ('${field}') cannot be used with this model's channel, which does not speak the Responses API.`, field);
   }
   for (const field of Object.keys(body)) {
-    if (!handledOrHints.has(field) && !(field in refusedWhenTranslated)) {
+    if (!handledOrHints.has(field) && !Object.hasOwn(refusedWhenTranslated, field)) {
       throw new UnsupportedParameter(`Unknown parameter '${field}' cannot be sent to this model's channel, which does not speak the Responses API.`, field);
     }
   }
