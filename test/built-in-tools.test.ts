@@ -192,4 +192,23 @@ describe("built-in tools in chat completions", () => {
     expect(served.status).toBe(200);
     expect(await lastLog()).toMatchObject({ cost: tokenCost(11, 4) + SEARCH_PRICE });
   });
+
+  test("a streamed answer's usage chunk carries the cost with the search fee, as billed", async () => {
+    chatUpstream.enqueue({ kind: "ok", content: "The streamed news.", promptTokens: 11, completionTokens: 4 });
+    const response = await post("/v1/chat/completions", {
+      model: SEARCH_CHAT,
+      messages: [{ role: "user", content: "news?" }],
+      web_search_options: {},
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(response.status).toBe(200);
+    const chunks = (await response.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: {"))
+      .map((line) => JSON.parse(line.slice(6)) as { usage?: { cost?: number } | null });
+    const cost = tokenCost(11, 4) + SEARCH_PRICE;
+    expect(chunks.at(-1)!.usage?.cost).toBe(cost / 1_000_000);
+    expect(await lastLog()).toMatchObject({ cost, stream: true });
+  });
 });

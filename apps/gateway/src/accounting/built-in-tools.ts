@@ -3,10 +3,12 @@ import { isRecord } from "@tollgate/shared";
 import { GatewayError } from "../errors";
 
 /**
- * Built-in (server) tools: the upstream runs them on the operator's account and charges per call
- * (OpenAI: web search and file search per 1,000 calls, code interpreter per container session; Anthropic:
- * web search per 1,000 searches, code execution by container time). A client may use one only on a channel
- * whose config lists its family with a price; each call the upstream reports is billed at that price.
+ * Built-in (server) tools: the upstream runs them on the operator's account, and most charge for it
+ * (OpenAI: web search and file search per 1,000 calls, code interpreter per container session, image
+ * generation per image; Anthropic: web search per 1,000 searches, code execution by container time).
+ * Anthropic's web fetch and remote MCP calls cost only tokens, but act with the operator's account all the
+ * same. A client may use one only on a channel whose config lists its family with a price (0 allows it
+ * free); each call the upstream reports is billed at that price.
  * Client-executed tools (OpenAI computer_use_preview, local_shell, shell, apply_patch; Anthropic computer_*,
  * bash_*, text_editor_*, memory_*) run on the client's machine, cost tokens only, and pass as they are.
  */

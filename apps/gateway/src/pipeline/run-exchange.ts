@@ -1,5 +1,5 @@
 import type { TokenUsage } from "@tollgate/shared";
-import type { BuiltInToolCalls } from "../accounting/built-in-tools";
+import { type BuiltInToolCalls, builtInToolFee } from "../accounting/built-in-tools";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
@@ -109,7 +109,7 @@ function streamSink<Parsed, Translation>(
   return {
     idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
     firstByte: () => record.markFirstByte(),
-    costOf: (usage) => record.costOf(usage, { unit: "request" }),
+    costOf: (usage) => record.costOf(usage, { unit: "request" }) + builtInToolFee(forwarded.channel.config, perAnswerToolCalls(parsed)),
     end(reported, usage: TokenUsage | null, produced, measured, reportedToolCalls) {
       // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
       const outcome = reported !== "completed" && request.signal.aborted ? "cancelled" : reported;
