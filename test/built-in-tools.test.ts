@@ -164,6 +164,14 @@ describe("Anthropic server tools on the /v1/messages native relay", () => {
     expect((await post("/v1/messages", message(CLAUDE_PLAIN, tools))).status).toBe(200);
   });
 
+  test("count_tokens with server tools is counted by the Anthropic channel (nothing runs, nothing is billed)", async () => {
+    const body = { model: CLAUDE, messages: [{ role: "user", content: "news?" }], tools: [{ type: "web_search_20250305", name: "web_search" }] };
+    const response = await post("/v1/messages/count_tokens", body);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-tollgate-estimated")).toBeNull();
+    expect(anthropicUpstream.requests.at(-1)).toMatchObject({ path: "/v1/messages/count_tokens", body: { tools: body.tools } });
+  });
+
   test("each search Anthropic reports is billed at the channel's price, whole and streamed", async () => {
     const tools = [{ type: "web_search_20250305", name: "web_search" }];
     anthropicUpstream.enqueue({ kind: "text", text: "The news.", inputTokens: 40, outputTokens: 10, searches: 2 });
