@@ -46,7 +46,14 @@ beforeAll(async () => {
   const userId = (await seed.user()).id;
   await seed.channel({ name: "deepseek", baseUrl: chatOnly.url, models: [CHAT_ONLY], config: { preset: "deepseek" } });
   await seed.channel({ name: "local", baseUrl: responsesUpstream.url, apiKey: "sk-native", models: [CHAT_TOOLS] });
-  await seed.channel({ name: "openai", baseUrl: responsesUpstream.url, apiKey: "sk-native", models: [NATIVE], config: { preset: "openai" } });
+  await seed.channel({
+    name: "openai",
+    baseUrl: responsesUpstream.url,
+    apiKey: "sk-native",
+    models: [NATIVE],
+    // Web search runs on the operator's account: allowed here, at no charge (test/built-in-tools.test.ts bills it).
+    config: { preset: "openai", builtInTools: { web_search: { pricePerCall: 0 } } },
+  });
   await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropicUpstream.url, apiKey: "sk-ant-upstream", models: [CLAUDE] });
   await seed.channel({
     name: "gemini",
@@ -319,7 +326,8 @@ describe("a channel that speaks the Responses API (native relay)", () => {
   });
 
   test("what chat cannot carry is refused with 400 unsupported_parameter on a translated channel, not dropped", async () => {
-    const refused = await client.responses.create({ model: CHAT_ONLY, input: "Hi", tools: [{ type: "web_search_preview" }] } as never).catch((error) => error);
+    const tools = [{ type: "computer_use_preview", display_width: 1024, display_height: 768, environment: "browser" }];
+    const refused = await client.responses.create({ model: CHAT_ONLY, input: "Hi", tools } as never).catch((error) => error);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect(refused.error).toMatchObject({ code: "unsupported_parameter", param: "tools[0]", type: "invalid_request_error" });
   });

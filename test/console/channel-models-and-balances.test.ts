@@ -151,6 +151,28 @@ describe("per-channel switches: Responses API and structured output", () => {
   });
 });
 
+describe("built-in tools a channel allows", () => {
+  test("an admin allows them with a USD price per call on create, replaces and clears them on edit; unknown tools and bad prices are refused", async () => {
+    const openai = await admin.caller.channels.create({ name: "oa-tools", preset: "openai", apiKey: "sk-openai-0001", models: ["gpt-4o"], builtInTools: { web_search: "0.01" } });
+    expect(openai.builtInTools).toEqual({ web_search: 10_000 });
+    const [stored] = await harness.database.handle.db.select({ config: channels.config }).from(channels).where(eq(channels.id, openai.id));
+    expect(stored!.config).toEqual({ preset: "openai", builtInTools: { web_search: { pricePerCall: 10_000 } } });
+    // Omitted keeps them; a new set replaces them; {} or null allows none.
+    expect((await admin.caller.channels.update({ id: openai.id, name: "oa-tools-2" })).builtInTools).toEqual({ web_search: 10_000 });
+    expect((await admin.caller.channels.update({ id: openai.id, builtInTools: { file_search: "0.0025", code_interpreter: "0.03" } })).builtInTools).toEqual({
+      file_search: 2_500,
+      code_interpreter: 30_000,
+    });
+    expect((await admin.caller.channels.update({ id: openai.id, builtInTools: {} })).builtInTools).toEqual({});
+    expect((await rejection(admin.caller.channels.update({ id: openai.id, builtInTools: { browse: "0.01" } as never }))).fieldErrors?.builtInTools?.[0]).toStartWith(
+      "Must name built-in tools among",
+    );
+    expect((await rejection(admin.caller.channels.update({ id: openai.id, builtInTools: { web_search: "-1" } }))).fieldErrors?.builtInTools?.[0]).toStartWith(
+      "Must be a non-negative amount in USD",
+    );
+  });
+});
+
 describe("subtracting from a balance", () => {
   test("an admin subtracts with a note, recorded in the balance history in the same transaction; not below zero unless allowed", async () => {
     const bob = await admin.caller.users.create({ name: "bob", balance: "2" });

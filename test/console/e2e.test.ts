@@ -181,9 +181,19 @@ describe("console in a browser", () => {
     await channelRow.getByRole("button", { name: "Test" }).click();
     await channelRow.getByText(/OK · \d+ ms/).waitFor();
     await shoot("02-channels");
+    // Built-in tools (web search) allowed with a USD price per call, kept in micro-USD.
+    await channelRow.getByRole("button", { name: "Edit" }).click();
+    await page.getByRole("dialog").getByLabel("Built-in tools").fill("web_search=0.01");
+    await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
+    await waitFor(async () => {
+      const [row] = await database.handle.db.select({ config: channels.config }).from(channels).where(eq(channels.name, "fake upstream"));
+      return row?.config.builtInTools?.web_search?.pricePerCall === 10_000;
+    }, "the channel's built-in tools saved from the form");
+    await page.getByRole("dialog").waitFor({ state: "hidden" });
     // The preset picker also when editing: the saved channel has none; vLLM's is chosen and kept.
     await channelRow.getByRole("button", { name: "Edit" }).click();
     const editChannel = page.getByRole("dialog");
+    expect(await editChannel.getByLabel("Built-in tools").inputValue()).toBe("web_search=0.01");
     expect(await editChannel.getByLabel("Preset").inputValue()).toBe("");
     await editChannel.getByLabel("Preset").selectOption({ label: "vLLM (self-hosted)" });
     expect(await editChannel.getByLabel("Base URL").inputValue()).toBe("http://localhost:8000/v1");

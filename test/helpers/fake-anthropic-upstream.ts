@@ -6,7 +6,19 @@
  * Anthropic's error body.
  */
 export type FakeAnthropicBehaviour =
-  | { kind: "text"; text?: string; inputTokens?: number; outputTokens?: number; cacheReadTokens?: number; cacheCreationTokens?: number }
+  | {
+      kind: "text";
+      text?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      cacheReadTokens?: number;
+      cacheCreationTokens?: number;
+      /**
+       * Web searches made before the text (the web_search server tool): a server_tool_use block and a
+       * web_search_tool_result block each, and `usage.server_tool_use.web_search_requests`.
+       */
+      searches?: number;
+    }
   | { kind: "tool"; name: string; input: Record<string, unknown>; text?: string }
   /**
    * A model asked for `value` as JSON, answering as the real API does for what the request carries: a
@@ -53,7 +65,21 @@ function usageOf(behaviour: FakeAnthropicBehaviour & { kind: "text" | "tool" }) 
     cache_creation_input_tokens: text?.cacheCreationTokens ?? 0,
     cache_read_input_tokens: text?.cacheReadTokens ?? 0,
     output_tokens: text?.outputTokens ?? 12,
+    ...(text?.searches ? { server_tool_use: { web_search_requests: text.searches } } : {}),
   };
+}
+
+/** The blocks of one web search, as Anthropic's web search tool answers (server_tool_use, then its result). */
+function searchBlocks(index: number): [Record<string, unknown>, Record<string, unknown>] {
+  const id = `srvtoolu_fake${index}`;
+  return [
+    { type: "server_tool_use", id, name: "web_search", input: { query: `search ${index + 1}` } },
+    {
+      type: "web_search_tool_result",
+      tool_use_id: id,
+      content: [{ type: "web_search_result", url: "https://example.com/", title: "Example", encrypted_content: "EqgfCio...", page_age: null }],
+    },
+  ];
 }
 
 function errorType(status: number): string {
@@ -147,6 +173,8 @@ export async function startFakeAnthropicUpstream(
       const usage = usageOf(behaviour);
       const text = behaviour.kind === "text" ? (behaviour.text ?? "Hello! How can I help you today?") : (behaviour.text ?? "");
       const content: Array<Record<string, unknown>> = [];
+      const searches = behaviour.kind === "text" ? (behaviour.searches ?? 0) : 0;
+      for (let search = 0; search < searches; search++) content.push(...searchBlocks(search));
       if (text) content.push({ type: "text", text });
       if (behaviour.kind === "tool") {
         content.push({ type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: behaviour.name, input: behaviour.input });
@@ -180,6 +208,16 @@ export async function startFakeAnthropicUpstream(
         }),
       ];
       let index = 0;
+      for (let search = 0; search < searches; search++) {
+        const [use, result] = searchBlocks(search);
+        frames.push(event("content_block_start", { type: "content_block_start", index, content_block: { ...use, input: {} } }));
+        frames.push(event("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(use.input) } }));
+        frames.push(event("content_block_stop", { type: "content_block_stop", index }));
+        index++;
+        frames.push(event("content_block_start", { type: "content_block_start", index, content_block: result }));
+        frames.push(event("content_block_stop", { type: "content_block_stop", index }));
+        index++;
+      }
       if (text) {
         frames.push(event("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }));
         frames.push(event("ping", { type: "ping" }));
@@ -208,7 +246,7 @@ export async function startFakeAnthropicUpstream(
         event("message_delta", {
           type: "message_delta",
           delta: { stop_reason: stopReason, stop_sequence: null },
-          usage: { output_tokens: usage.output_tokens },
+          usage: { output_tokens: usage.output_tokens, ...(searches ? { server_tool_use: { web_search_requests: searches } } : {}) },
         }),
       );
       frames.push(event("message_stop", { type: "message_stop" }));

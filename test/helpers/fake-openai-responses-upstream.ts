@@ -20,6 +20,8 @@ export type FakeResponsesBehaviour =
       reasoningTokens?: number;
       /** Streams `data:` lines only, without `event:` lines, as some OpenAI-compatible vendors do. */
       unnamedEvents?: boolean;
+      /** Web searches made before the answer: one `web_search_call` output item each (the web search tool). */
+      searches?: number;
     }
   | { kind: "function_call"; name: string; arguments: string; callId?: string; inputTokens?: number; outputTokens?: number }
   | { kind: "error"; status: number; message?: string; code?: string | null };
@@ -63,7 +65,16 @@ function outputOf(behaviour: Exclude<FakeResponsesBehaviour, { kind: "error" }>)
     ];
   }
   const text = behaviour.text ?? "Hello from the Responses API.";
-  return [{ id: hexId("msg"), type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] }];
+  const searches = Array.from({ length: behaviour.searches ?? 0 }, (_, index) => ({
+    id: hexId("ws"),
+    type: "web_search_call",
+    status: "completed",
+    action: { type: "search", query: `search ${index + 1}` },
+  }));
+  return [
+    ...searches,
+    { id: hexId("msg"), type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] },
+  ];
 }
 
 function usageOf(behaviour: Exclude<FakeResponsesBehaviour, { kind: "error" }>) {
@@ -119,6 +130,11 @@ function responseEvents(body: any, id: string, output: Array<Record<string, any>
         if (delta) events.push({ type: "response.function_call_arguments.delta", item_id: item.id, output_index: outputIndex, delta });
       }
       events.push({ type: "response.function_call_arguments.done", item_id: item.id, output_index: outputIndex, arguments: item.arguments });
+    } else if (item.type === "web_search_call") {
+      events.push({ type: "response.output_item.added", output_index: outputIndex, item: { ...item, status: "in_progress" } });
+      for (const phase of ["in_progress", "searching", "completed"]) {
+        events.push({ type: `response.web_search_call.${phase}`, item_id: item.id, output_index: outputIndex });
+      }
     } else {
       const text: string = item.content[0].text;
       const place = { item_id: item.id, output_index: outputIndex, content_index: 0 };

@@ -184,6 +184,21 @@ describe("channel add: types, presets and per-channel settings", () => {
     expect(misplaced.stderr).toContain("anthropic only");
   });
 
+  test("--builtin-tool tool=USD allows built-in tools at a price per call (micro-USD in the config); unknown tools and bad prices are refused", async () => {
+    const created = await harness.runJson(
+      "channel", "add", "--name", "oa", "--preset", "openai", "--key", "sk-openai-test", "--models", "gpt-4o",
+      "--builtin-tool", "web_search=0.01, file_search=0.0025",
+    );
+    const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, created.id as number));
+    expect(row!.config).toEqual({ preset: "openai", builtInTools: { web_search: { pricePerCall: 10_000 }, file_search: { pricePerCall: 2_500 } } });
+    expect(created.builtInTools).toEqual({ web_search: 10_000, file_search: 2_500 });
+    for (const value of ["browse=0.01", "web_search=-1", "web_search=free", "web_search"]) {
+      const refused = await harness.run("channel", "add", "--name", "x", "--preset", "openai", "--key", "k-12345678", "--models", "m", "--builtin-tool", value);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain("--builtin-tool");
+    }
+  });
+
   test("a preset fills the base URL and is kept in the channel config", async () => {
     const created = await harness.runJson("channel", "add", "--name", "ds", "--preset", "deepseek", "--key", "sk-deepseek-test", "--models", "deepseek-chat", "--idle-timeout-ms", "30000");
     const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, created.id as number));

@@ -28,7 +28,25 @@ const channelFlags = {
   idleTimeoutMs: "--idle-timeout-ms",
   responsesApi: "--responses-api",
   structuredOutput: "--structured-output",
+  builtInTools: "--builtin-tool",
 };
+
+/**
+ * `--builtin-tool web_search=0.01[,file_search=0.0025]`: built-in tools clients may use on the channel, with
+ * the price of one call in USD (the names and amounts are the schema's to check).
+ */
+function toolPricesFromText(text: string | undefined): Record<string, string> | undefined {
+  if (text === undefined) return undefined;
+  const prices: Record<string, string> = {};
+  for (const pair of text.split(",")) {
+    const separator = pair.indexOf("=");
+    const tool = separator === -1 ? "" : pair.slice(0, separator).trim();
+    const price = separator === -1 ? "" : pair.slice(separator + 1).trim();
+    if (tool === "" || price === "") throw new CommandError("--builtin-tool must be a comma-separated list of tool=USD per call (e.g. web_search=0.01)");
+    prices[tool] = price;
+  }
+  return prices;
+}
 
 /** `--responses-api yes|no`. */
 function yesNoFromText(text: string | undefined, flag: string): boolean | undefined {
@@ -57,6 +75,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "idle-timeout-ms": "string",
       "responses-api": "string",
       "structured-output": "string",
+      "builtin-tool": "string",
       json: "boolean",
     },
   });
@@ -79,6 +98,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       responsesApi: yesNoFromText(flags["responses-api"], "responses-api"),
       // Checked by the schema: anything but tool or native is refused with the flag's name.
       structuredOutput: flags["structured-output"] as "tool" | "native" | undefined,
+      builtInTools: toolPricesFromText(flags["builtin-tool"]),
     },
     channelFlags,
   );

@@ -7,6 +7,7 @@ import {
   parseInvalidation,
 } from "@tollgate/db";
 import { BudgetWindows, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
+import { defaultOutageAllowance, OutageAllowances, type OutageAllowanceOptions } from "./accounting/outage-allowance";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
 import { replayOrphanSpools } from "./accounting/spool-replay";
@@ -55,6 +56,8 @@ export interface GatewayOptions {
   /** One JSON log line per /v1 request (request id, token id, model, status, timings; never a secret). */
   logRequests: boolean;
   quotaLeases: LeaseOptions;
+  /** What each token with a limit may spend while the database cannot grant quota leases. */
+  outageAllowance: OutageAllowanceOptions;
   /** redis://...: requests- and tokens-per-minute limits shared by every instance; unset: counted per process. */
   redisUrl?: string;
   /** Prefix of the rate-limit keys on Redis (separate deployments sharing one Redis use different ones). */
@@ -103,6 +106,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   channelHealth: defaultChannelHealthOptions,
   logRequests: true,
   quotaLeases: defaultLeaseOptions,
+  outageAllowance: defaultOutageAllowance,
   metricsAllowedIps: ["127.0.0.1", "::1"],
   usageSpoolDir: null,
   usageSpoolSyncMs: 50,
@@ -191,7 +195,7 @@ export function createGatewayServices(input: {
   const spendAlerts = new SpendAlerts(db, input.secretBox, () => settings.get(), log, options.spendAlerts, options.upstreamAddressPolicy);
   const instanceId = crypto.randomUUID();
   const leases = new LeaseBook(db, instanceId, (message, fields) => log("warn", message, fields), options.quotaLeases, circuit);
-  const ledger = new QuotaLedger(leases, new BudgetWindows(), options.clock);
+  const ledger = new QuotaLedger(leases, new BudgetWindows(), options.clock, new OutageAllowances(options.outageAllowance));
   const spool = new UsageSpool({ dir: options.usageSpoolDir, spoolId: instanceId, syncMs: options.usageSpoolSyncMs, log });
   /** Caches take the totals a commit returned (this process's writes, and replays of other spools). */
   const applyTotals = ({ tokenTotals, userBalances, tokenPeriods, userPeriods, userTotals, observations }: WrittenUsage) => {

@@ -48,6 +48,12 @@ const schema = z.object({
   USAGE_SPOOL_SYNC_MS: integer(50),
   /** /readyz answers 503 once usage writes have failed for this long. */
   USAGE_WRITE_STALL_MS: integer(30_000),
+  /**
+   * While the database cannot grant quota leases, a token with a limit is served on an allowance: this
+   * percentage of its tightest limit (quota, owner's budget or balance), at most OUTAGE_ALLOWANCE_MAX_USD.
+   */
+  OUTAGE_ALLOWANCE_PERCENT: z.coerce.number().min(0).max(100).default(2),
+  OUTAGE_ALLOWANCE_MAX_USD: z.coerce.number().min(0).default(1),
   /** Cached tokens, users, channels and settings are re-validated against the database after this age. */
   CACHE_MAX_AGE_MS: integer(60_000),
   /** How often the LISTEN connection is checked by a NOTIFY to itself; no echo within this time: reconnect. */

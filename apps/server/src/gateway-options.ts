@@ -29,6 +29,10 @@ export function gatewayOptionsFrom(environment: ServerEnvironment): Partial<Gate
     listenerCheckIntervalMs: environment.LISTENER_CHECK_INTERVAL_MS,
     bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
     upstreamAddressPolicy: addressPolicyFrom(environment),
+    outageAllowance: {
+      share: environment.OUTAGE_ALLOWANCE_PERCENT / 100,
+      capMicroUsd: Math.round(environment.OUTAGE_ALLOWANCE_MAX_USD * 1_000_000),
+    },
     channelHealth: {
       failureThreshold: Math.max(1, environment.CHANNEL_FAILURE_THRESHOLD),
       windowMs: environment.CHANNEL_FAILURE_WINDOW_MS,

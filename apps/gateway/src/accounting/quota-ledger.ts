@@ -1,6 +1,8 @@
 import type { BudgetWindows } from "@tollgate/shared";
 import type { CachedToken, CachedUser } from "../auth/cached-records";
+import { errors, GatewayError } from "../errors";
 import { type BudgetView, budgetView } from "./budget-view";
+import { OutageAllowances } from "./outage-allowance";
 import { type LeaseBook, type LeaseRow, type LeaseSubject, NEAR_END } from "./quota-leases";
 
 /** A hold on quota, budget and balance for one request, released by settle(). */
@@ -19,6 +21,8 @@ export interface Reservation {
   periodSubjects: LeaseSubject[];
   amount: number;
   settled: boolean;
+  /** Held on the token's outage allowance (the database could not grant a lease), not on leases. */
+  outage?: boolean;
 }
 
 /**
@@ -38,6 +42,15 @@ export interface CallBudgets {
 
 const NO_BUDGETS: CallBudgets = Object.freeze({ token: null, user: null });
 
+/** The tightest limit a call is held against: the token's quota, the owner's budget or balance; null without any. */
+function tightestLimit(budgets: CallBudgets, user: CachedUser): number | null {
+  const limits: number[] = [];
+  if (budgets.token) limits.push(budgets.token.limit);
+  if (budgets.user) limits.push(budgets.user.limit);
+  if (!user.balanceUnlimited) limits.push(user.balance);
+  return limits.length === 0 ? null : Math.min(...limits);
+}
+
 const refusalKind = (subject: LeaseSubject): Refusal["refused"] =>
   subject.startsWith("token:") ? "token" : subject.startsWith("budget:") ? "budget" : "user";
 
@@ -55,6 +68,8 @@ export class QuotaLedger {
     private readonly windows: BudgetWindows,
     /** Epoch ms; injected so that tests can stand at a period's boundary. */
     readonly clock: () => number = Date.now,
+    /** What a token may spend while the database cannot grant leases (outage-allowance.ts). */
+    readonly outage: OutageAllowances = new OutageAllowances(),
   ) {}
 
   /**
@@ -113,16 +128,47 @@ export class QuotaLedger {
     while (heldCount < subjects.length && this.leases.tryHold(subjects[heldCount]!, amount)) heldCount++;
     if (heldCount === subjects.length) return reservation;
     for (let index = 0; index < heldCount; index++) this.leases.release(subjects[index]!, amount);
-    if (!fitted) return this.reserveWithNewLeases(reservation, false);
+    const allowance = () => this.outage.allowanceFor(tightestLimit(budgets, user));
+    if (!fitted) return this.orOutageAllowance(this.reserveWithNewLeases(reservation, false), reservation, allowance);
     // Far from the end of every limit the cheap bound takes the new slices: no tokenizing (and the
     // vocabulary, ~60 MB, is never loaded by a gateway whose limits are not near their end). Near the end,
     // or refused, the fitted estimate decides, so what is refused is what it cannot cover.
-    return this.reserveWithNewLeases(reservation, true).then((roomy) => {
+    const leased = this.reserveWithNewLeases(reservation, true).then((roomy) => {
       if (roomy !== NEAR_END && !("refused" in roomy)) return roomy;
       const fittedAmount = fitted();
       const exact = (value: number) => this.reserveWithNewLeases({ ...reservation, amount: Math.min(amount, value) }, false);
       return typeof fittedAmount === "number" ? exact(fittedAmount) : fittedAmount.then(exact);
     });
+    return this.orOutageAllowance(leased, reservation, allowance, fitted);
+  }
+
+  /**
+   * A reservation the database granted reconciles the token's outage allowance; one the database could not
+   * be asked for (503 database_unavailable) is held on the allowance instead, at the fitted estimate when
+   * there is one, or refused with that 503 once the allowance is spent.
+   */
+  private async orOutageAllowance(
+    leased: Promise<Reservation | Refusal>,
+    reservation: Reservation,
+    allowance: () => number,
+    fitted?: FittedAmount,
+  ): Promise<Reservation | Refusal> {
+    let result: Reservation | Refusal;
+    try {
+      result = await leased;
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.code !== "database_unavailable") throw error;
+      const amount = fitted ? Math.min(reservation.amount, await fitted()) : reservation.amount;
+      if (!this.outage.tryHold(reservation.tokenId, allowance(), amount)) {
+        throw errors.databaseUnavailable(
+          "The gateway's database is unreachable and this API key has spent the allowance it is served on meanwhile. Retry shortly.",
+          error,
+        );
+      }
+      return { ...reservation, amount, outage: true };
+    }
+    if (!("refused" in result)) this.outage.reconciled(reservation.tokenId);
+    return result;
   }
 
   /**
@@ -176,6 +222,13 @@ export class QuotaLedger {
   settle(reservation: Reservation, cost: number): void {
     if (reservation.settled) return;
     reservation.settled = true;
+    if (reservation.outage) {
+      // Nothing was held on the leases: the cost is pending spend there all the same (written behind, and
+      // counted by every later acquisition).
+      this.outage.spend(reservation.tokenId, reservation.amount, cost);
+      for (const subject of reservation.subjects) this.leases.spend(subject, 0, cost);
+      return;
+    }
     for (const subject of reservation.subjects) this.leases.spend(subject, reservation.amount, cost);
   }
 

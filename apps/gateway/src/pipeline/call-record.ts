@@ -1,5 +1,6 @@
 import { type MeteredUnits, computeUnitCost, microsToUsd, type TokenUsage } from "@tollgate/shared";
 import { addBudgetHeaders } from "../accounting/budget-headers";
+import { type BuiltInToolCalls, builtInToolFee, hasToolCalls } from "../accounting/built-in-tools";
 import type { Reservation } from "../accounting/quota-ledger";
 import type { Caller } from "../auth/authenticate";
 import type { GatewayServices } from "../gateway-services";
@@ -24,6 +25,8 @@ export interface CallOutcome {
   upstreamModel?: string | null;
   errorCode?: string | null;
   stream?: boolean;
+  /** Built-in tool calls the upstream made for the call: each billed at the channel's price per call. */
+  builtInToolCalls?: BuiltInToolCalls;
 }
 
 /**
@@ -150,7 +153,10 @@ export class CallRecord {
     if (caller.token.tpmLimit !== null) {
       this.services.tokenRateLimiter.consume(caller.token.id, usage.promptTokens + usage.completionTokens);
     }
-    const { cost, unit, quantity } = computeUnitCost(usage, outcome.units ?? null, this.price);
+    const metered = computeUnitCost(usage, outcome.units ?? null, this.price);
+    const { unit, quantity } = metered;
+    const toolCalls = hasToolCalls(outcome.builtInToolCalls) ? outcome.builtInToolCalls : undefined;
+    const cost = metered.cost + builtInToolFee(outcome.channel?.config, toolCalls);
     this.billedCost = cost;
     if (this.reservation) this.services.ledger.settle(this.reservation, cost);
     const now = performance.now();
@@ -169,6 +175,7 @@ export class CallRecord {
         stream: outcome.stream ?? false,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
+        ...(toolCalls ? { builtInToolCalls: toolCalls } : {}),
         cost,
         latencyMs,
         firstTokenMs,

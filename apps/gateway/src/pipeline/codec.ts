@@ -1,5 +1,6 @@
 import type { MeteredUnits, TokenUsage } from "@tollgate/shared";
 import type { ProviderAdapter } from "@tollgate/upstream";
+import type { BuiltInToolCalls, RequestedBuiltInTool } from "../accounting/built-in-tools";
 import type { GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { RoutableChannel } from "../routing/channel-catalog";
@@ -21,6 +22,16 @@ export interface ParsedCall<Parsed> {
   reservationBody?: { value: Record<string, unknown>; bytes: number };
   /** The most the call can measure in a unit other than tokens: held against quota when the model is priced in it. */
   worstCaseUnits?: MeteredUnits;
+  /**
+   * Fee-bearing built-in tools the request asks for (accounting/built-in-tools.ts): routed only to channels
+   * that allow every one (400 builtin_tool_not_allowed when none does), one call of each held at least.
+   */
+  builtInTools?: RequestedBuiltInTool[];
+  /**
+   * The upstream's answer does not report its tool calls (chat completions): each requested tool is billed
+   * once per answered call.
+   */
+  builtInToolsPerAnswer?: boolean;
 }
 
 /** A whole (not streamed) upstream answer, as the codec read it. */
@@ -33,6 +44,8 @@ export interface WholeAnswer {
   contentType?: string;
   /** What the answer measured in a unit other than tokens (images made, audio seconds); one request when absent. */
   units?: MeteredUnits;
+  /** Built-in tool calls the upstream reported (billed at the channel's price per call). */
+  builtInToolCalls?: BuiltInToolCalls;
 }
 
 /**
@@ -47,7 +60,7 @@ export interface StreamSink {
    * bills, known as the usage chunk passes (so that the chunk can carry it as `usage.cost`).
    */
   costOf(usage: TokenUsage): number;
-  end(outcome: StreamOutcome, usage: TokenUsage | null, produced: () => string, units?: MeteredUnits): void;
+  end(outcome: StreamOutcome, usage: TokenUsage | null, produced: () => string, units?: MeteredUnits, builtInToolCalls?: BuiltInToolCalls): void;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { computeCost, computeUnitCost, type MeteredUnits } from "@tollgate/shared";
+import { allowsBuiltInTools, builtInToolHold, builtInToolNotAllowed, type RequestedBuiltInTool } from "../accounting/built-in-tools";
 import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
 import { fittedReservation } from "../accounting/fitted-reservation";
 import { errors } from "../errors";
@@ -15,6 +16,8 @@ import type { CallRecord } from "./call-record";
  * estimate (accounting/estimate-prompt-tokens.ts), so that a call whose estimate fits what is left is
  * admitted. A call whose model is priced in another unit
  * (images, audio seconds, characters, requests) holds that unit's worst case, `worstCaseUnits`, instead.
+ * A request that asks for fee-bearing built-in tools goes only to channels that allow them all, and holds
+ * one call of each at the dearest of those channels' prices besides.
  * Returns the channels to try, in order.
  */
 export async function route(
@@ -23,6 +26,7 @@ export async function route(
   admission: Admission,
   worstCaseCompletionTokens: number,
   worstCaseUnits?: MeteredUnits,
+  builtInTools?: readonly RequestedBuiltInTool[],
 ): Promise<RoutableChannel[]> {
   const { caller, model } = admission;
   if (caller.token.allowedModels && !caller.token.allowedModels.has(model)) throw errors.modelNotAllowed(model);
@@ -31,16 +35,26 @@ export async function route(
   const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(model), caller.group);
   if (!listedInGroup) throw errors.modelNotFound(model);
   if (usable.length === 0) throw errors.noChannel(model);
-  const candidates = orderChannels(usable);
+  let candidates = orderChannels(usable);
+  let toolHold = 0;
+  if (builtInTools && builtInTools.length > 0) {
+    candidates = candidates.filter((channel) => allowsBuiltInTools(channel.config, builtInTools));
+    if (candidates.length === 0) {
+      const refused = builtInTools.find((tool) => !usable.some((channel) => allowsBuiltInTools(channel.config, [tool]))) ?? builtInTools[0]!;
+      throw builtInToolNotAllowed(refused, model);
+    }
+    for (const channel of candidates) toolHold = Math.max(toolHold, builtInToolHold(channel.config, builtInTools));
+  }
   const price = catalog.prices.get(model);
   record.routed(price);
-  const costOf = (promptTokens: number) => computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price);
+  const costOf = (promptTokens: number) =>
+    computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price) + toolHold;
   const { value: body, bytes } = admission.body;
   const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
   const byUnit = worstCaseUnits ? computeUnitCost(noTokens, worstCaseUnits, price) : null;
   let holding: ReturnType<GatewayServices["ledger"]["reserve"]>;
   if (byUnit && byUnit.unit !== "token") {
-    holding = services.ledger.reserve(caller.token, caller.user, byUnit.cost, undefined);
+    holding = services.ledger.reserve(caller.token, caller.user, byUnit.cost + toolHold, undefined);
   } else {
     const upperBound = promptUpperBound(body, bytes);
     const metered = price !== undefined && (caller.token.quotaLimit !== null || caller.user.budgetLimit !== null || !caller.user.balanceUnlimited);

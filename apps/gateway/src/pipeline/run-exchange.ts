@@ -1,4 +1,5 @@
 import type { TokenUsage } from "@tollgate/shared";
+import { type BuiltInToolCalls, builtInToolFee } from "../accounting/built-in-tools";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
@@ -42,7 +43,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   const parsedResult = codec.parse(admission, services, request);
   const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
   const reserved = parsed.reservationBody ? { ...admission, body: { ...admission.body, ...parsed.reservationBody } } : admission;
-  const routed = await route(services, record, reserved, parsed.worstCaseCompletionTokens, parsed.worstCaseUnits);
+  const routed = await route(services, record, reserved, parsed.worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools);
   const ordered = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
   // Channels whose type cannot serve the endpoint are skipped; when none is left, the quota just held is
   // settled at no cost by finish() as the 400 is answered.
@@ -80,10 +81,19 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   const estimated = answer.usage === null;
   const usage = answer.usage ?? (await codec.estimateUsage(parsed.request, codec.producedText(answer)));
   const units = answer.units ?? { unit: "request" as const };
-  record.finish({ status: 200, usage, usageEstimated: estimated, units, channel, upstreamModel: attempt.upstreamModel });
+  const builtInToolCalls = answer.builtInToolCalls ?? perAnswerToolCalls(parsed);
+  record.finish({ status: 200, usage, usageEstimated: estimated, units, channel, upstreamModel: attempt.upstreamModel, builtInToolCalls });
   const body = codec.renderWhole ? codec.renderWhole(answer, usage, estimated) : answer.body;
   const contentType = answer.contentType ?? "application/json";
   return new Response(body, { status: 200, headers: { "content-type": contentType, ...record.answerHeaders() } });
+}
+
+/** One call of each requested built-in tool, for an endpoint whose answers do not report their tool calls. */
+function perAnswerToolCalls(parsed: ParsedCall<unknown>): BuiltInToolCalls | undefined {
+  if (!parsed.builtInToolsPerAnswer || !parsed.builtInTools?.length) return undefined;
+  const calls: BuiltInToolCalls = {};
+  for (const tool of parsed.builtInTools) calls[tool.family] = 1;
+  return calls;
 }
 
 /** The usage stage of a stream: the upstream's usage when it came, otherwise a local count of what was produced. */
@@ -99,8 +109,8 @@ function streamSink<Parsed, Translation>(
   return {
     idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
     firstByte: () => record.markFirstByte(),
-    costOf: (usage) => record.costOf(usage, { unit: "request" }),
-    end(reported, usage: TokenUsage | null, produced, measured) {
+    costOf: (usage) => record.costOf(usage, { unit: "request" }) + builtInToolFee(forwarded.channel.config, perAnswerToolCalls(parsed)),
+    end(reported, usage: TokenUsage | null, produced, measured, reportedToolCalls) {
       // Aborting the upstream for a departed client surfaces as a read error: it is still a cancel.
       const outcome = reported !== "completed" && request.signal.aborted ? "cancelled" : reported;
       // The relay reports its end as it hands over its last chunk (the closing or error frame).
@@ -108,7 +118,8 @@ function streamSink<Parsed, Translation>(
       const { status, errorCode } = outcomeStatus(outcome);
       // A stream that completed is one request served, unless it measured another unit.
       const units = measured ?? (outcome === "completed" ? { unit: "request" as const } : null);
-      const base = { status, units, channel: forwarded.channel, upstreamModel: forwarded.attempt.upstreamModel, errorCode, stream: true };
+      const builtInToolCalls = reportedToolCalls ?? (outcome === "completed" ? perAnswerToolCalls(parsed) : undefined);
+      const base = { status, units, channel: forwarded.channel, upstreamModel: forwarded.attempt.upstreamModel, errorCode, stream: true, builtInToolCalls };
       if (usage) {
         record.finish({ ...base, usage });
         return;

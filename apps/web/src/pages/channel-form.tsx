@@ -31,6 +31,13 @@ function originOf(url: string): string {
   }
 }
 
+/** config.builtInTools as the form shows it: `tool=USD per call`, one per line. */
+function toolPricesText(prices: Record<string, number> | undefined): string {
+  return Object.entries(prices ?? {})
+    .map(([tool, micros]) => `${tool}=${micros / 1_000_000}`)
+    .join("\n");
+}
+
 /** Add or edit a channel; once saved, `onSaved` refreshes the list (and the models it serves) and closes the form. */
 export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
@@ -48,6 +55,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   // "" is the default (per preset or API version; the forced tool), sent as null when editing to clear a choice.
   const [responsesApi, setResponsesApi] = useState(editing?.responsesApi === null || editing?.responsesApi === undefined ? "" : editing.responsesApi ? "yes" : "no");
   const [structuredOutput, setStructuredOutput] = useState<string>(editing?.structuredOutput ?? "");
+  const [builtInTools, setBuiltInTools] = useState(toolPricesText(editing?.builtInTools));
   const presets = useQuery({ ...trpc.channels.presets.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
   const chosenPreset = presets.data?.find((item) => item.id === preset);
   /** A preset fills the base URL (and an empty name); the server also stores the vendor's quirks with it. */
@@ -84,6 +92,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     form.clear();
     const modelMapping = parseMapping(mapping);
     if (typeof modelMapping === "string") return form.setField("modelMapping", modelMapping);
+    const toolPrices = parseMapping(builtInTools);
+    if (typeof toolPrices === "string") return form.setField("builtInTools", toolPrices.replace("public=upstream", "tool=USD"));
     const numbers = { priority: Number(priority), weight: Number(weight) };
     const fields = { name, type, baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
     const speaksResponses = type === "openai-compatible" || type === "azure-openai";
@@ -97,6 +107,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(type === "openai-compatible" ? { preset: preset || null } : {}),
         ...(speaksResponses ? { responsesApi: responsesChoice } : {}),
         ...(type === "anthropic" ? { structuredOutput: structuredChoice } : {}),
+        builtInTools: toolPrices,
       });
     } else {
       create.mutate({
@@ -105,6 +116,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(preset && type === "openai-compatible" ? { preset } : {}),
         ...(speaksResponses && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
         ...(type === "anthropic" && structuredChoice ? { structuredOutput: structuredChoice } : {}),
+        ...(Object.keys(toolPrices).length > 0 ? { builtInTools: toolPrices } : {}),
       });
     }
   };
@@ -244,6 +256,15 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
           )}
         </Field>
       ) : null}
+      <Field
+        label="Built-in tools"
+        error={errors.builtInTools}
+        hint="Tools that run on the upstream account (web_search, web_fetch, file_search, code_interpreter, code_execution, image_generation, mcp), one tool=USD per call a line; any other is refused with 400."
+      >
+        {(id, invalid, describedBy) => (
+          <textarea id={id} {...describedBy} name="builtInTools" rows={2} className={`${inputClass(invalid)} font-mono`} value={builtInTools} placeholder="web_search=0.01" onChange={(event) => setBuiltInTools(event.target.value)} />
+        )}
+      </Field>
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel={editing ? "Save" : "Add channel"} busy={create.isPending || update.isPending} />
     </form>
   );

@@ -39,6 +39,8 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   responsesApi: boolean | null;
   /** config.structuredOutput (anthropic): "native", "tool", or null for the default (the forced tool). */
   structuredOutput: "tool" | "native" | null;
+  /** config.builtInTools: each built-in tool clients may use on this channel, with its price per call in micro-USD. */
+  builtInTools: Record<string, number>;
 };
 
 /** Sends one tiny real request through a channel (the gateway's prober), for the console's Test button. */
@@ -62,7 +64,8 @@ async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelVie
   } catch {
     // Encrypted with another TOLLGATE_SECRET: the channel is still listed, without its key.
   }
-  return { ...view, keyMasked, preset, responsesApi, structuredOutput };
+  const builtInTools = Object.fromEntries(Object.entries(config.builtInTools ?? {}).map(([family, tool]) => [family, tool?.pricePerCall ?? 0]));
+  return { ...view, keyMasked, preset, responsesApi, structuredOutput, builtInTools };
 }
 
 async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
@@ -122,7 +125,7 @@ export async function updateChannel(
   input: UpdateChannelInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
 ): Promise<ChannelView> {
-  const { id, apiKey, preset, responsesApi, structuredOutput, ...fields } = input;
+  const { id, apiKey, preset, responsesApi, structuredOutput, builtInTools, ...fields } = input;
   const current = await loadChannel(db, id);
   const type = fields.type ?? current.type;
   if (fields.baseUrl !== undefined) checkBaseUrlAllowed(fields.baseUrl, policy);
@@ -150,6 +153,7 @@ export async function updateChannel(
   for (const [key, value] of [
     ["responsesApi", responsesApi],
     ["structuredOutput", structuredOutput],
+    ["builtInTools", builtInTools && Object.keys(builtInTools).length === 0 ? null : builtInTools],
   ] as const) {
     if (value === undefined) continue;
     const { [key]: _previous, ...rest } = config;

@@ -1,4 +1,4 @@
-import { channelTypes } from "@tollgate/db";
+import { builtInToolFamilies, channelTypes } from "@tollgate/db";
 import { openAICompatiblePresets } from "@tollgate/upstream";
 import { z } from "zod";
 import {
@@ -12,6 +12,7 @@ import {
   positiveIntSchema,
   recordIdSchema,
   requiredOr,
+  usdSchema,
 } from "../values/value-schemas";
 
 const TYPES = `Must be one of: ${channelTypes.join(", ")}`;
@@ -39,6 +40,16 @@ const channelFields = z.object({
   weight: positiveIntSchema,
   status: z.enum(["enabled", "disabled"], { error: 'Must be "enabled" or "disabled"' }),
 });
+
+const TOOLS = `Must name built-in tools among: ${builtInToolFamilies.join(", ")}`;
+
+/**
+ * Built-in tools the channel lets clients use (they run on the upstream account), each with its price per
+ * call in USD as text: `{ web_search: "0.01" }` -> config.builtInTools `{ web_search: { pricePerCall: 10000 } }`.
+ */
+const builtInToolsSchema = z
+  .partialRecord(z.enum(builtInToolFamilies, { error: TOOLS }), usdSchema, { error: TOOLS })
+  .transform((prices) => Object.fromEntries(Object.entries(prices).map(([family, price]) => [family, { pricePerCall: price }])));
 
 /** Mapped names must be among the channel's models. */
 function checkMapping(value: { models?: string[]; modelMapping?: Record<string, string> }, context: z.RefinementCtx): void {
@@ -76,6 +87,7 @@ export const createChannelSchema = channelFields
      * every Claude model; the default) or "native" (Anthropic's output_config.format, the models that have it).
      */
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).optional(),
+    builtInTools: builtInToolsSchema.optional(),
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
@@ -96,7 +108,7 @@ export const createChannelSchema = channelFields
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
     }
   })
-  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, baseUrl, type, ...fields }) => ({
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, baseUrl, type, ...fields }) => ({
     ...fields,
     type: type ?? "openai-compatible",
     baseUrl: baseUrl ?? openAICompatiblePresets[preset as string]!.baseUrl,
@@ -107,6 +119,7 @@ export const createChannelSchema = channelFields
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
       ...(responsesApi === undefined ? {} : { responsesApi }),
       ...(structuredOutput === undefined ? {} : { structuredOutput }),
+      ...(builtInTools === undefined || Object.keys(builtInTools).length === 0 ? {} : { builtInTools }),
     },
   }));
 
@@ -128,6 +141,8 @@ export const updateChannelSchema = channelFields
     responsesApi: z.boolean({ error: 'Must be "yes" or "no"' }).nullable().optional(),
     /** An Anthropic channel's structured-output mode; null clears it (the forced tool); omitted keeps it. */
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).nullable().optional(),
+    /** The built-in tools allowed and their prices, replacing the stored ones; null or {} allows none; omitted keeps them. */
+    builtInTools: builtInToolsSchema.nullable().optional(),
   })
   .superRefine(checkMapping);
 

@@ -4,6 +4,15 @@ import { bigserial, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm
 export const channelTypes = ["openai-compatible", "anthropic", "gemini", "azure-openai"] as const;
 export type ChannelType = (typeof channelTypes)[number];
 
+/**
+ * Built-in (server-side) tools that run on the upstream's account and bear a fee per call there, by family:
+ * OpenAI Responses `web_search`/`web_search_preview`, `file_search`, `code_interpreter`, `image_generation`,
+ * `mcp`; Anthropic `web_search_*`, `web_fetch_*`, `code_execution_*`. Client-executed tools (computer use,
+ * bash, text editor, shell, functions) bear no fee beyond tokens and are not listed.
+ */
+export const builtInToolFamilies = ["web_search", "web_fetch", "file_search", "code_interpreter", "code_execution", "image_generation", "mcp"] as const;
+export type BuiltInToolFamily = (typeof builtInToolFamilies)[number];
+
 /** Per-channel settings that are not worth a column each (timeouts, headers, preset quirks). */
 export interface ChannelConfig {
   /** Time allowed for the upstream's response headers. */
@@ -20,6 +29,11 @@ export interface ChannelConfig {
   responsesApi?: boolean;
   /** anthropic: response_format json_schema as a forced tool ("tool", the default) or as Anthropic's output_config.format ("native"). */
   structuredOutput?: "tool" | "native";
+  /**
+   * Built-in tools this channel lets clients use, each with what one call costs the client (micro-USD,
+   * added to the call's cost per call the upstream reports). A family not listed is refused with 400.
+   */
+  builtInTools?: Partial<Record<BuiltInToolFamily, { pricePerCall: number }>>;
 }
 
 /** An upstream: one base URL and key serving a set of models. */

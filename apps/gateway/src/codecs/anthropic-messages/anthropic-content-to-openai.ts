@@ -85,7 +85,7 @@ export function userTurnToOpenAI(content: unknown, param: string): OpenAIChatMes
         toolMessages.push(toolMessage(block, blockParam, toolImages));
         break;
       default:
-        throw new TranslationError(`${blockParam}.type: '${clientValueText(block.type)}' blocks cannot be sent to this model`, `${blockParam}.type`);
+        throw new TranslationError(`${blockParam}.type: '${clientValueText(block.type)}' blocks cannot be sent to this model`, `${blockParam}.type`, "unsupported_parameter");
     }
   });
   const userParts = [...toolImages, ...parts];
@@ -106,7 +106,7 @@ export function assistantTurnToOpenAI(content: unknown, param: string): OpenAICh
       }
       toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
     } else if (block.type !== "thinking" && block.type !== "redacted_thinking") {
-      throw new TranslationError(`${blockParam}.type: '${clientValueText(block.type)}' blocks cannot be sent to this model`, `${blockParam}.type`);
+      throw new TranslationError(`${blockParam}.type: '${clientValueText(block.type)}' blocks cannot be sent to this model`, `${blockParam}.type`, "unsupported_parameter");
     }
   });
   const nonEmpty = texts.filter((part) => part.text !== "");

@@ -1,7 +1,8 @@
 import { buildNativeMessagesRequest, type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
+import { anthropicMessageToolCalls, requestedBuiltInTools } from "../../accounting/built-in-tools";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
 import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
-import { errors } from "../../errors";
+import { errors, type GatewayError } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { producedText } from "../openai-chat/produced-text";
@@ -16,8 +17,13 @@ interface MessagesRequest {
   /** The client's Anthropic body and its text, sent as they are to Anthropic channels. */
   body: Record<string, unknown>;
   text: string;
-  /** The same request in OpenAI's chat format, for every other channel type (and for local counts). */
+  /**
+   * The same request in OpenAI's chat format, for every other channel type (and for local counts). When it
+   * cannot be translated (server tools, their result blocks), `chatError` is what a non-Anthropic channel
+   * answers, and the body holds the request as one text, for a local count only.
+   */
   chat: ChatRequest;
+  chatError: GatewayError | null;
   version: string | null;
   beta: string | null;
 }
@@ -46,11 +52,16 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
   async parse({ body: json, model }, services, request) {
     const body = json.value;
     let openAIBody: Record<string, unknown>;
+    let chatError: GatewayError | null = null;
     try {
       openAIBody = anthropicRequestToOpenAI(body) as unknown as Record<string, unknown>;
     } catch (error) {
-      if (error instanceof TranslationError) throw errors.invalidParameter(error.param ?? "body", error.message);
-      throw error;
+      if (!(error instanceof TranslationError)) throw error;
+      if (error.code !== "unsupported_parameter") throw errors.invalidParameter(error.param ?? "body", error.message);
+      // Valid, but only Anthropic speaks it (server tools, their blocks): Anthropic channels take it as it is.
+      chatError = errors.invalidParameter(error.param ?? "body", error.message);
+      const asText = JSON.stringify({ system: body.system, messages: body.messages, tools: body.tools });
+      openAIBody = { model, messages: [{ role: "user", content: asText }] };
     }
     const stream = body.stream === true;
     return {
@@ -58,17 +69,22 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
         body,
         text: json.text,
         chat: { body: openAIBody, model, stream, clientWantsUsage: true, path: "/chat/completions" },
+        chatError,
         version: request.headers.get("anthropic-version"),
         beta: request.headers.get("anthropic-beta"),
       },
       // max_tokens is required by the Messages API; the model's default covers a body sent without it.
       worstCaseCompletionTokens: typeof body.max_tokens === "number" ? body.max_tokens : await defaultMaxTokensFor(services, model),
       stream,
+      builtInTools: requestedBuiltInTools(body.tools, (index) => `tools.${index}.type`),
     };
   },
 
   prepare(channel, adapter, messages) {
-    if (channel.type !== "anthropic") return prepareChatAttempt(channel, adapter, messages.chat);
+    if (channel.type !== "anthropic") {
+      if (messages.chatError) throw messages.chatError;
+      return prepareChatAttempt(channel, adapter, messages.chat);
+    }
     const upstreamModel = upstreamModelFor(channel, messages.chat.model);
     const { body, text, version, beta } = messages;
     return { request: buildNativeMessagesRequest({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
@@ -77,7 +93,7 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
   readWhole(text, forwarded, messages) {
     try {
       const json = JSON.parse(text);
-      if (isNative(forwarded)) return { usage: extractAnthropicUsage(json), completion: null, body: text };
+      if (isNative(forwarded)) return { usage: extractAnthropicUsage(json), builtInToolCalls: anthropicMessageToolCalls(json), completion: null, body: text };
       const { completion } = forwarded.adapter.translateChatResponse(json, forwarded.attempt.translation!);
       const body = JSON.stringify(openAIResponseToAnthropic(completion, { model: messages.chat.model }));
       return { usage: extractUsage(completion.usage), completion, body };

@@ -25,7 +25,11 @@ function toolsOf(tools: unknown): OpenAIFunctionTool[] | undefined {
     if (!isRecord(tool) || typeof tool.name !== "string") throw new TranslationError(`tools.${index}.name: Field required`, `tools.${index}.name`);
     if (tool.type !== undefined && tool.type !== null && tool.type !== "custom") {
       // Server tools (web_search_…, bash_…, text_editor_…) run inside Anthropic; no other upstream has them.
-      throw new TranslationError(`tools.${index}.type: '${clientValueText(tool.type)}' tools are only available from Anthropic channels`, `tools.${index}.type`);
+      throw new TranslationError(
+        `tools.${index}.type: '${clientValueText(tool.type)}' tools are only available from Anthropic channels`,
+        `tools.${index}.type`,
+        "unsupported_parameter",
+      );
     }
     return {
       type: "function",

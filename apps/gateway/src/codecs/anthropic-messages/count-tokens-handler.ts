@@ -13,13 +13,17 @@ import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
 /** Set on an answer counted by the gateway's own tokenizer rather than by Anthropic: an estimate. */
 export const ESTIMATED_HEADER = "x-tollgate-estimated";
 
-/** The client's body as an OpenAI chat request, for the local count; count_tokens takes no max_tokens. */
+/**
+ * The client's body as an OpenAI chat request, for the local count; count_tokens takes no max_tokens. What
+ * only Anthropic speaks (server tools, their blocks) is counted as the request's text.
+ */
 function openAIBodyOf(body: Record<string, unknown>): Record<string, unknown> {
   try {
     return anthropicRequestToOpenAI({ ...body, max_tokens: 1 }) as unknown as Record<string, unknown>;
   } catch (error) {
-    if (error instanceof TranslationError) throw errors.invalidParameter(error.param ?? "body", error.message);
-    throw error;
+    if (!(error instanceof TranslationError)) throw error;
+    if (error.code !== "unsupported_parameter") throw errors.invalidParameter(error.param ?? "body", error.message);
+    return { messages: [{ role: "user", content: JSON.stringify({ system: body.system, messages: body.messages, tools: body.tools }) }] };
   }
 }
 

@@ -6,6 +6,7 @@ import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { parseEventStream } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
 import { producedText } from "../openai-chat/produced-text";
+import { anthropicServerToolFamily, anthropicUsageToolCalls, type BuiltInToolCalls, mergeToolCalls } from "../../accounting/built-in-tools";
 import { anthropicErrorEvent } from "./anthropic-error";
 import { createAnthropicUsageTap } from "./extract-anthropic-usage";
 import { type AnthropicSseEvent, createOpenAIToAnthropicStream } from "./openai-stream-to-anthropic";
@@ -24,14 +25,35 @@ function errorFrame(kind: "stalled" | "failed"): Uint8Array {
   return sseFrame(error.event, error.data);
 }
 
-/** An Anthropic channel's own stream, event by event as it came; usage read from message_start and message_delta. */
+/**
+ * An Anthropic channel's own stream, event by event as it came; usage read from message_start and
+ * message_delta, server tool calls from the server_tool_use blocks as they start (and message_delta's
+ * `usage.server_tool_use` counts, where larger).
+ */
 export function relayNativeStream(forwarded: ForwardedResponse<unknown>, sink: StreamSink): ReadableStream<Uint8Array> {
   const tap = createAnthropicUsageTap();
   const produced: string[] = [];
+  const blockCalls: BuiltInToolCalls = {};
+  let reportedCalls: BuiltInToolCalls = {};
   return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!), {
     frame(event) {
-      if (event.event === "message_start" || event.event === "message_delta") tap.observe(event.data);
-      else if (event.event === "content_block_delta") {
+      if (event.event === "message_start" || event.event === "message_delta") {
+        tap.observe(event.data);
+        if (event.event === "message_delta") {
+          try {
+            reportedCalls = mergeToolCalls(reportedCalls, anthropicUsageToolCalls((JSON.parse(event.data) as { usage?: unknown }).usage));
+          } catch {
+            // Relayed as it came.
+          }
+        }
+      } else if (event.event === "content_block_start") {
+        try {
+          const family = anthropicServerToolFamily((JSON.parse(event.data) as { content_block?: unknown }).content_block);
+          if (family) blockCalls[family] = (blockCalls[family] ?? 0) + 1;
+        } catch {
+          // Relayed as it came.
+        }
+      } else if (event.event === "content_block_delta") {
         const delta = (JSON.parse(event.data) as { delta?: { text?: string; partial_json?: string } }).delta;
         produced.push(delta?.text ?? delta?.partial_json ?? "");
       }
@@ -39,7 +61,7 @@ export function relayNativeStream(forwarded: ForwardedResponse<unknown>, sink: S
     },
     errorFrame,
     onFirstItem: () => sink.firstByte(),
-    onFinish: (outcome) => sink.end(outcome, tap.usage, () => produced.join("")),
+    onFinish: (outcome) => sink.end(outcome, tap.usage, () => produced.join(""), undefined, mergeToolCalls(blockCalls, reportedCalls)),
     abortUpstream: forwarded.abort,
     idleTimeoutMs: sink.idleTimeoutMs,
   });

@@ -1,4 +1,5 @@
 import type { ChatTranslationInput } from "@tollgate/upstream";
+import { type RequestedBuiltInTool, requestedBuiltInTools } from "../../accounting/built-in-tools";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
 import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errorResponse, errors } from "../../errors";
@@ -18,6 +19,19 @@ function positiveInteger(value: unknown, param: string): number | null {
     throw errors.invalidParameter(param, `'${param}' must be a positive integer.`);
   }
   return value;
+}
+
+/**
+ * Built-in tools a chat body asks for: `web_search_options` (OpenAI's search models search on every call)
+ * and tools of a built-in type, which an OpenAI-compatible channel relays as they are. A chat answer does
+ * not report its tool calls, so each is billed once per answered call.
+ */
+function chatBuiltInTools(body: Record<string, unknown>): RequestedBuiltInTool[] {
+  const requested = requestedBuiltInTools(body.tools, (index) => `tools[${index}].type`);
+  if (body.web_search_options !== undefined && body.web_search_options !== null) {
+    requested.push({ family: "web_search", type: "web_search_options", param: "web_search_options" });
+  }
+  return requested;
 }
 
 /**
@@ -49,6 +63,8 @@ function openAICompletionsCodec(endpoint: string, path: ChatRequest["path"]): Co
         request: { body, text: json.text, model, stream, clientWantsUsage: stream && streamOptions?.include_usage === true, path },
         worstCaseCompletionTokens: (maxTokens ?? (await defaultMaxTokensFor(services, model))) * choices,
         stream,
+        builtInTools: chatBuiltInTools(body),
+        builtInToolsPerAnswer: true,
       };
     },
 

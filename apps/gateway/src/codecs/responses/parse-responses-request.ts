@@ -1,4 +1,5 @@
 import { isRecord } from "@tollgate/shared";
+import { requestedBuiltInTools } from "../../accounting/built-in-tools";
 import { TranslationError } from "@tollgate/upstream";
 import { clipClientValue, errors, GatewayError } from "../../errors";
 import type { GatewayServices } from "../../gateway-services";
@@ -136,6 +137,7 @@ export async function parseResponsesRequest(
     },
     worstCaseCompletionTokens: maxOutputTokens,
     stream,
+    builtInTools: requestedBuiltInTools(body.tools, (index) => `tools[${index}].type`),
     reservationBody: chat ? { value: chat.body, bytes: json.bytes + historyBytes } : undefined,
   };
 }

@@ -6,6 +6,7 @@ import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { parseEventStream } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
 import { type ChatToResponseEventsOptions, createChatToResponseEvents, type ResponsesEvent } from "./chat-stream-to-response-events";
+import { type BuiltInToolCalls, mergeToolCalls, responsesItemFamily, responsesToolCalls } from "../../accounting/built-in-tools";
 import { extractResponsesUsage } from "./extract-responses-usage";
 
 const encoder = new TextEncoder();
@@ -41,7 +42,9 @@ function typeOf(event: EventSourceMessage): string | null {
 
 /**
  * A channel that speaks the Responses API: its events relayed as they came (data untouched, framed as the
- * upstream framed them). Only the final event is parsed, for the usage and the Response object to store;
+ * upstream framed them). Only the final event and each output item's start are parsed, for the usage, the
+ * built-in tool calls (counted as they start: a call begun is billed upstream even if the stream is then
+ * cut) and the Response object to store;
  * upstream sequence numbers count from 0, one per event, so an error frame the gateway appends takes the
  * next one. A stream that ends with response.failed is accounted as a failed call.
  */
@@ -54,17 +57,26 @@ export function relayNativeResponsesStream(
   let events = 0;
   let failed = false;
   const produced: string[] = [];
+  let toolCalls: BuiltInToolCalls = {};
   return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!), {
     frame(event) {
       events += 1;
       const type = typeOf(event);
       if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") {
         produced.push(event.data);
+      } else if (type === "response.output_item.added") {
+        try {
+          const family = responsesItemFamily((JSON.parse(event.data) as { item?: unknown }).item);
+          if (family) toolCalls[family] = (toolCalls[family] ?? 0) + 1;
+        } catch {
+          // Relayed as it came; an unreadable item is not counted.
+        }
       } else if (type !== null && finalEvents.has(type)) {
         failed = type === "response.failed";
         try {
           const response = (JSON.parse(event.data) as { response?: Record<string, unknown> }).response;
           usage = extractResponsesUsage(response);
+          toolCalls = mergeToolCalls(toolCalls, responsesToolCalls(response));
           if (response && !failed) onFinal(response);
         } catch {
           // Relayed as it came all the same; usage is then counted locally.
@@ -75,16 +87,21 @@ export function relayNativeResponsesStream(
     errorFrame: (kind) => errorEvent(kind, events),
     onFirstItem: () => sink.firstByte(),
     onFinish: (outcome) =>
-      sink.end(outcome === "completed" && failed ? "failed" : outcome, usage, () =>
-        produced
-          .map((data) => {
-            try {
-              return String((JSON.parse(data) as { delta?: unknown }).delta ?? "");
-            } catch {
-              return "";
-            }
-          })
-          .join(""),
+      sink.end(
+        outcome === "completed" && failed ? "failed" : outcome,
+        usage,
+        () =>
+          produced
+            .map((data) => {
+              try {
+                return String((JSON.parse(data) as { delta?: unknown }).delta ?? "");
+              } catch {
+                return "";
+              }
+            })
+            .join(""),
+        undefined,
+        toolCalls,
       ),
     abortUpstream: forwarded.abort,
     idleTimeoutMs: sink.idleTimeoutMs,

@@ -1,5 +1,6 @@
 import type { TokenUsage } from "@tollgate/shared";
 import { type ChatTranslationInput, upstreamModelFor } from "@tollgate/upstream";
+import { responsesToolCalls } from "../../accounting/built-in-tools";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
 import { errorResponse } from "../../errors";
 import type { GatewayServices } from "../../gateway-services";
@@ -128,7 +129,9 @@ export function createResponsesCodec(
       const frame = newFrame(parsed);
       try {
         const json = JSON.parse(text);
-        if (isNative(forwarded)) return { usage: extractResponsesUsage(json), completion: null, response: json, body: text, frame, save };
+        if (isNative(forwarded)) {
+          return { usage: extractResponsesUsage(json), builtInToolCalls: responsesToolCalls(json), completion: null, response: json, body: text, frame, save };
+        }
         const { completion, usage } = forwarded.adapter.translateChatResponse(json, forwarded.attempt.translation!);
         return { usage, completion, response: null, body: "", frame, save };
       } catch {
