@@ -150,6 +150,9 @@ export class CallRecord {
     if (caller.token.tpmLimit !== null) {
       this.services.tokenRateLimiter.consume(caller.token.id, usage.promptTokens + usage.completionTokens);
     }
+    if (caller.user.tpmLimit !== null) {
+      this.services.tokenRateLimiter.consume(caller.user.rateLimitKey, usage.promptTokens + usage.completionTokens);
+    }
     const { cost, unit, quantity } = computeUnitCost(usage, outcome.units ?? null, this.price);
     this.billedCost = cost;
     if (this.reservation) this.services.ledger.settle(this.reservation, cost);
