@@ -93,6 +93,39 @@ async function ownerLimitsOf(db: Pick<Database, "select">, userId: number): Prom
   return owner;
 }
 
+/**
+ * The limits a token owner's account puts on every token of theirs (what the token form shows as inherited):
+ * the user's model list, IP list, shared per-minute limits, budget, and whether they may create tokens.
+ * A user sees their own; an administrator anyone's (`userId`; omitted, their own).
+ */
+export async function getOwnerLimits(db: Database, actor: Actor, userId?: number) {
+  const id = userId ?? actor.id;
+  if (id === null) throw new AdminError("invalid_input", "Name the user whose limits to show", { field: "userId" });
+  if (!isAdministrator(actor) && id !== actor.id) throw new AdminError("forbidden", "You can only see your own account's limits");
+  const [owner] = await db
+    .select({
+      userId: users.id,
+      name: users.name,
+      allowedModels: users.allowedModels,
+      allowedIps: users.allowedIps,
+      rpmLimit: users.rpmLimit,
+      tpmLimit: users.tpmLimit,
+      mayCreateTokens: users.mayCreateTokens,
+      budgetLimit: users.budgetLimit,
+      usedTotal: users.usedTotal,
+      budgetPeriod: users.budgetPeriod,
+      budgetTimeZone: users.budgetTimeZone,
+      periodStart: users.periodStart,
+      periodUsed: users.periodUsed,
+    })
+    .from(users)
+    .where(eq(users.id, id))
+    .limit(1);
+  if (!owner) throw unknownUser(id, userId === undefined ? {} : { field: "userId" });
+  const { usedTotal: _usedTotal, periodStart: _periodStart, periodUsed: _periodUsed, ...limits } = owner;
+  return { ...limits, budget: budgetStatus(owner, owner.budgetLimit, owner.usedTotal) };
+}
+
 /** The fields of `changes` that differ from `current` (a value left as it is is never refused). */
 function changedFields(current: TokenLimits, changes: TokenChanges): TokenChanges {
   const changed: TokenChanges = {};
