@@ -86,6 +86,8 @@ describe("limits an administrator sets on a user bind every token of the user (f
     const refusedSpend = await errorOf(last!);
     expect(refusedSpend.code).toBe("insufficient_quota");
     expect(refusedSpend.message).toContain("account's spending budget");
+    expect(last!.headers.get("x-tollgate-budget-scope")).toBe("user");
+    expect(last!.headers.get("x-tollgate-budget-remaining")).toBe("0.001000");
     await waitFor(async () => (await spentBy(own.token.id)) === 9_000, "the three calls' request-log rows");
   });
 
