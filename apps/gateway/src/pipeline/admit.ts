@@ -63,7 +63,8 @@ function applyRateLimit(
  * The key's own per-minute limits and its owner's, which all of the owner's keys share. The checks that count
  * nothing (tokens per minute) and the key's requests per minute are sent before any is awaited (on Redis, one
  * round trip). The owner's requests per minute is counted last, once every other limit has let the call in:
- * a call that one key's own limit refuses never uses up the requests its owner's other keys share.
+ * a call that one key's own limit refuses never uses up the requests its owner's other keys share (one the
+ * owner's limit refuses has been counted in the key's own, which only that key feels).
  */
 async function checkRateLimits(services: GatewayServices, record: CallRecord, caller: Caller): Promise<void> {
   const { token, user } = caller;
@@ -106,7 +107,11 @@ export async function admit(
   const { format = "json", defaultModel } = bodyRules;
   const caller = await authenticate(services, request, record.clientAddress);
   record.identified(caller);
-  await checkRateLimits(services, record, caller);
+  const { token, user } = caller;
+  // Most keys have no per-minute limit at all: no promise on their path.
+  if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null) {
+    await checkRateLimits(services, record, caller);
+  }
   const { maxBodyBytes, bodyReadTimeoutMs } = services.options;
   const limits = { maxBytes: maxBodyBytes, timeoutMs: bodyReadTimeoutMs };
   const multipart = format === "multipart" ? await readMultipartBody(request, limits) : null;
