@@ -465,6 +465,7 @@ describe("console in a browser", () => {
     const limits = page.getByRole("dialog");
     expect(await limits.getByLabel("Requests per minute").inputValue()).toBe("30");
     await limits.getByLabel("May create tokens", { exact: false }).uncheck();
+    await shoot("13d-user-limits");
     await limits.getByRole("button", { name: "Save" }).click();
     await limits.waitFor({ state: "detached" });
     const [aliceLimits] = await database.handle.db.select({ rpmLimit: users.rpmLimit, mayCreateTokens: users.mayCreateTokens }).from(users).where(eq(users.name, "alice"));
