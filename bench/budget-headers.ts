@@ -20,6 +20,7 @@ const token = (values: Partial<CachedToken>): CachedToken => ({
 });
 const user = (values: Partial<CachedUser>): CachedUser => ({
   id: 1, name: "u", enabled: true, group: "default", balance: 0, balanceUnlimited: true, budgetLimit: null, usedTotal: 0,
+  allowedModels: null, ipAllowList: null, rpmLimit: null, tpmLimit: null, rateLimitKey: "u1",
   budgetPeriod: "none", budgetTimeZone: "UTC", periodStart: null, periodUsed: 0, ...values,
 });
 

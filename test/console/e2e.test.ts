@@ -395,6 +395,8 @@ describe("console in a browser", () => {
     const admin = consoleApp.createCaller({ headers: { cookie: responseHeaders.get("set-cookie")!.split(";")[0]! } });
     const alice = await admin.users.create({ name: "alice", password: "alice-password" });
     await admin.tokens.create({ name: "granted", userId: alice.id, quotaLimit: "5", group: "vip" });
+    // A limit on alice herself, which every token of hers inherits.
+    await admin.users.update({ id: alice.id, rpmLimit: 30 });
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("User name").waitFor();
@@ -417,6 +419,7 @@ describe("console in a browser", () => {
     expect(await group.inputValue()).toBe("vip");
     expect(await group.isDisabled()).toBe(true);
     await dialog.getByText("At most $5.00 (set by an administrator).").waitFor();
+    await dialog.getByTestId("inherited-limits").getByText("30, all tokens together").waitFor();
     await dialog.getByLabel("Unlimited").check();
     await dialog.getByRole("button", { name: "Save" }).click();
     await dialog.getByText("An administrator capped this token's quota at 5 USD: enter that or less").waitFor();
@@ -470,6 +473,17 @@ describe("console in a browser", () => {
     expect(await lowered.textContent()).toContain("2.00");
     await shoot("13c-user-balance-history-subtracted");
     await page.keyboard.press("Escape");
+
+    // The limits on alice that bind all of her tokens: the one set earlier shows, and token creation is withheld.
+    await aliceRow.getByRole("button", { name: "Limits" }).click();
+    const limits = page.getByRole("dialog");
+    expect(await limits.getByLabel("Requests per minute").inputValue()).toBe("30");
+    await limits.getByLabel("May create tokens", { exact: false }).uncheck();
+    await shoot("13d-user-limits");
+    await limits.getByRole("button", { name: "Save" }).click();
+    await limits.waitFor({ state: "detached" });
+    const [aliceLimits] = await database.handle.db.select({ rpmLimit: users.rpmLimit, mayCreateTokens: users.mayCreateTokens }).from(users).where(eq(users.name, "alice"));
+    expect(aliceLimits).toEqual({ rpmLimit: 30, mayCreateTokens: false });
 
     const rootRow = page.locator('tr[data-user-name="root"]');
     expect(await rootRow.getByRole("button", { name: "Make user" }).count()).toBe(0);

@@ -15,6 +15,11 @@ const sections = {
       together, in all or per --period (resets at midnight in --time-zone, an IANA name, default UTC).
   user budget NAME_OR_ID [--budget USD|unlimited] [--period P] [--time-zone ZONE] [--alert-at ...]
       Changes a user's budget; a new period or time zone starts the period's count afresh.
+  user update NAME_OR_ID [--models a,b|none] [--ips IP_OR_CIDR,...|none] [--rpm N|none] [--tpm N|none]
+      [--may-create-tokens true|false]
+      Limits that bind every token of the user, those the user creates later too: a token can narrow
+      them, never widen them. --rpm and --tpm are shared by all of the user's tokens together; none
+      removes a limit. With --may-create-tokens false the user cannot create tokens in the console.
   user list
   user topup NAME_OR_ID --amount USD [--reason TEXT]
   user deduct NAME_OR_ID --amount USD --reason TEXT [--allow-negative]

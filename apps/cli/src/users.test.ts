@@ -38,6 +38,11 @@ describe("user create", () => {
         resetsAt: null,
         alertThresholds: null,
       },
+      models: [],
+      ips: [],
+      rpm: null,
+      tpm: null,
+      mayCreateTokens: true,
       createdAt: expect.any(String),
     });
     const row = await userRow("plain");
@@ -139,5 +144,26 @@ describe("user topup", () => {
     await harness.expectRejected(["user", "topup", "--amount", "1"], "missing NAME_OR_ID");
     await harness.expectRejected(["user", "topup", "nobody", "--amount", "1"], 'unknown user "nobody"');
     await harness.expectRejected(["user", "topup", "999999", "--amount", "1"], 'unknown user "999999"');
+  });
+});
+
+describe("user update", () => {
+  test("sets the limits that bind all of a user's tokens, and none lifts them", async () => {
+    await harness.runJson("user", "create", "--name", "limited");
+    const updated = await harness.runJson(
+      "user", "update", "limited", "--models", "gpt-4o-mini,gpt-4o", "--ips", "10.0.0.0/8,203.0.113.7", "--rpm", "30", "--tpm", "5000", "--may-create-tokens", "false",
+    );
+    expect(updated).toMatchObject({ models: ["gpt-4o-mini", "gpt-4o"], ips: ["10.0.0.0/8", "203.0.113.7"], rpm: 30, tpm: 5000, mayCreateTokens: false });
+    expect(await userRow("limited")).toMatchObject({ allowedModels: ["gpt-4o-mini", "gpt-4o"], allowedIps: ["10.0.0.0/8", "203.0.113.7"], rpmLimit: 30, tpmLimit: 5000, mayCreateTokens: false });
+    const lifted = await harness.runJson("user", "update", "limited", "--models", "none", "--ips", "none", "--rpm", "none", "--tpm", "none", "--may-create-tokens", "true");
+    expect(lifted).toMatchObject({ models: [], ips: [], rpm: null, tpm: null, mayCreateTokens: true });
+  });
+
+  test("refuses a bad value naming its flag, and an update with nothing to change", async () => {
+    await harness.runJson("user", "create", "--name", "strict");
+    await harness.expectRejected(["user", "update", "strict", "--rpm", "0"], "error: --rpm must be a positive integer");
+    await harness.expectRejected(["user", "update", "strict", "--ips", "10.0.0.300"], 'error: --ips: "10.0.0.300" is not an IP address or CIDR range (v4 or v6)');
+    await harness.expectRejected(["user", "update", "strict", "--may-create-tokens", "maybe"], "error: --may-create-tokens must be true or false");
+    await harness.expectRejected(["user", "update", "strict"], "error: user update needs --models, --ips, --rpm, --tpm or --may-create-tokens");
   });
 });

@@ -15,7 +15,7 @@ import {
 import { budgetFields, budgetFlagLabels, budgetJson, thresholdsFromText } from "./budget-flags";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
-import { parseInput } from "./flag-values";
+import { integerFromText, listFromText, parseInput } from "./flag-values";
 import { formatFields, formatJson, formatTable, formatUsd, usdForJson } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
 
@@ -29,6 +29,11 @@ function userJson(user: UserView) {
     balance: usdForJson(user.balance),
     balanceUnlimited: user.balanceUnlimited,
     budget: budgetJson(user.budget, user.alertThresholds),
+    models: user.allowedModels,
+    ips: user.allowedIps,
+    rpm: user.rpmLimit,
+    tpm: user.tpmLimit,
+    mayCreateTokens: user.mayCreateTokens,
     createdAt: user.createdAt.toISOString(),
   };
 }
@@ -104,6 +109,60 @@ async function budgetUserCommand(argv: readonly string[], { db }: CommandContext
   const updated = await updateUser(db, cliOperator, { id: user.id, ...changes });
   if (flags.json) return formatJson(userJson(updated));
   return formatFields([["user", `${updated.name} (id ${updated.id})`], ["budget", displayBudget(updated)], ...budgetFields(updated.budget, updated.alertThresholds)]);
+}
+
+/** A list flag on update: comma-separated items, or `none` for an empty list (no restriction). */
+function listOrNone(value: string | undefined, flag: string, items?: string): string[] | undefined {
+  return value?.trim().toLowerCase() === "none" ? [] : listFromText(value, flag, items);
+}
+
+/** A per-minute limit on update: a positive integer, or `none` to remove it. */
+function limitOrNone(value: string | undefined): number | null | undefined {
+  return value?.trim().toLowerCase() === "none" ? null : integerFromText(value);
+}
+
+function booleanFromText(value: string | undefined, flag: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim().toLowerCase();
+  if (text === "true" || text === "yes") return true;
+  if (text === "false" || text === "no") return false;
+  throw new CommandError(`--${flag} must be true or false`);
+}
+
+function limitFields(user: UserView): [string, string][] {
+  return [
+    ["models", user.allowedModels.length === 0 ? "any" : user.allowedModels.join(", ")],
+    ["ips", user.allowedIps.length === 0 ? "any" : user.allowedIps.join(", ")],
+    ["rpm", user.rpmLimit === null ? "none" : `${user.rpmLimit} (all tokens together)`],
+    ["tpm", user.tpmLimit === null ? "none" : `${user.tpmLimit} (all tokens together)`],
+    ["may create tokens", user.mayCreateTokens ? "yes" : "no"],
+  ];
+}
+
+/** `user update NAME_OR_ID [--models ...] [--ips ...] [--rpm N] [--tpm N] [--may-create-tokens true|false]`. */
+async function updateUserCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
+  const { flags, positionals } = parseCommandArguments(argv, {
+    command: "user update",
+    flags: { models: "string", ips: "string", rpm: "string", tpm: "string", "may-create-tokens": "string", json: "boolean" },
+    positionals: ["NAME_OR_ID"],
+  });
+  const given = [flags.models, flags.ips, flags.rpm, flags.tpm, flags["may-create-tokens"]];
+  if (given.every((value) => value === undefined)) throw new CommandError("user update needs --models, --ips, --rpm, --tpm or --may-create-tokens");
+  const changes = parseInput(
+    updateUserSchema.omit({ id: true }),
+    {
+      allowedModels: listOrNone(flags.models, "models"),
+      allowedIps: listOrNone(flags.ips, "ips", "entries"),
+      rpmLimit: limitOrNone(flags.rpm),
+      tpmLimit: limitOrNone(flags.tpm),
+      mayCreateTokens: booleanFromText(flags["may-create-tokens"], "may-create-tokens"),
+    },
+    { allowedModels: "--models", allowedIps: "--ips", rpmLimit: "--rpm", tpmLimit: "--tpm", mayCreateTokens: "--may-create-tokens" },
+  );
+  const user = await findUser(db, positionals[0] as string);
+  const updated = await updateUser(db, cliOperator, { id: user.id, ...changes });
+  if (flags.json) return formatJson(userJson(updated));
+  return formatFields([["user", `${updated.name} (id ${updated.id})`], ...limitFields(updated)]);
 }
 
 async function listUsersCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
@@ -182,4 +241,5 @@ export const userCommands: Record<string, CommandHandler> = {
   list: listUsersCommand,
   topup: topUpUserCommand,
   budget: budgetUserCommand,
+  update: updateUserCommand,
 };

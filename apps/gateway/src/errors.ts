@@ -75,6 +75,19 @@ export function errorResponse(error: GatewayError, extraHeaders?: Record<string,
   });
 }
 
+/** Whose limit refused a call: the API key's own, or its owner's (an administrator's limit on every key of the account). */
+export type LimitScope = "token" | "user";
+
+/** How refusals name each scope, so that a client knows whom to ask. */
+export const scopeNames: Record<LimitScope, string> = {
+  token: "this API key",
+  user: "your account (an administrator's limit on all of its API keys)",
+};
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export const errors = {
   missingKey: () =>
     new GatewayError(
@@ -95,13 +108,14 @@ export const errors = {
     }),
   disabledUser: () =>
     new GatewayError("The account that owns this API key is disabled.", { status: 401, code: "user_disabled" }),
-  ipNotAllowed: () =>
-    new GatewayError("Requests from your IP address are not allowed for this API key.", {
+  /** `scope` says whose list refused: the key's own, or the one an administrator set on its owner's account. */
+  ipNotAllowed: (scope: LimitScope = "token") =>
+    new GatewayError(`Requests from your IP address are not allowed for ${scopeNames[scope]}.`, {
       status: 403,
       code: "ip_not_allowed",
     }),
-  modelNotAllowed: (model: string) =>
-    new GatewayError(`This API key is not allowed to use the model '${clipClientValue(model)}'.`, {
+  modelNotAllowed: (model: string, scope: LimitScope = "token") =>
+    new GatewayError(`${capitalised(scopeNames[scope])} is not allowed to use the model '${clipClientValue(model)}'.`, {
       status: 403,
       code: "model_not_allowed",
       param: "model",

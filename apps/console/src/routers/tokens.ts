@@ -2,8 +2,10 @@ import {
   createToken,
   createTokenSchema,
   deleteToken,
+  getOwnerLimits,
   getToken,
   idInputSchema,
+  ownerLimitsSchema,
   listTokensSchema,
   searchTokens,
   rollToken,
@@ -17,6 +19,11 @@ import { authedProcedure, router } from "../trpc";
 export const tokensRouter = router({
   /** A page of tokens, newest first, searched by name, key prefix (and owner, for administrators). */
   list: authedProcedure.input(listTokensSchema.default({ offset: 0, limit: 50 })).query(({ ctx, input }) => searchTokens(ctx.db, ctx.user, input)),
+
+  /** The limits the owner's account puts on every token (the token form shows them as inherited). */
+  ownerLimits: authedProcedure
+    .input(ownerLimitsSchema)
+    .query(({ ctx, input }) => getOwnerLimits(ctx.db, ctx.user, input.userId)),
 
   byId: authedProcedure.input(idInputSchema).query(({ ctx, input }) => getToken(ctx.db, ctx.user, input.id)),
 

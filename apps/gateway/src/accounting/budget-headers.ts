@@ -7,6 +7,8 @@ import type { QuotaLedger } from "./quota-ledger";
 export const BUDGET_REMAINING_HEADER = "x-tollgate-budget-remaining";
 /** RFC 3339 UTC instant at which that budget's period resets; absent for a lifetime budget. */
 export const BUDGET_RESET_HEADER = "x-tollgate-budget-reset";
+/** Whose limit that budget is: `token` (the key's quota) or `user` (its owner's budget, shared by all their keys). */
+export const BUDGET_SCOPE_HEADER = "x-tollgate-budget-scope";
 
 function remainingOf(view: BudgetView, ledger: QuotaLedger): number {
   return Math.max(0, view.limit - view.spent - ledger.unwritten(view.subject));
@@ -32,6 +34,7 @@ export function addBudgetHeaders(headers: Record<string, string>, ledger: QuotaL
     remaining = remainingOf(view, ledger);
   }
   headers[BUDGET_REMAINING_HEADER] = microsToUsd(remaining);
+  headers[BUDGET_SCOPE_HEADER] = view === userBudget ? "user" : "token";
   if (view.window) headers[BUDGET_RESET_HEADER] = (view.resetText ??= new Date(view.window.end).toISOString());
 }
 

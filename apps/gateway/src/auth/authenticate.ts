@@ -27,7 +27,7 @@ export function readApiKey(request: Request): string | null {
 
 /**
  * Key -> token and owner from memory (a miss loads once), then every rule that does not need the body:
- * status, expiry, owner status, IP allow-list. Throws the GatewayError to answer with.
+ * status, expiry, owner status, the key's IP allow-list and its owner's. Throws the GatewayError to answer with.
  */
 export async function authenticate(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Caller> {
   const key = readApiKey(request);
@@ -44,6 +44,7 @@ export async function authenticate(services: GatewayServices, request: Request, 
   const user = userResult instanceof Promise ? await userResult.catch(databaseUnavailable) : userResult;
   if (!user) throw errors.invalidKey();
   if (!user.enabled) throw errors.disabledUser();
-  if (token.ipAllowList && !token.ipAllowList.allows(clientAddress)) throw errors.ipNotAllowed();
+  if (token.ipAllowList && !token.ipAllowList.allows(clientAddress)) throw errors.ipNotAllowed("token");
+  if (user.ipAllowList && !user.ipAllowList.allows(clientAddress)) throw errors.ipNotAllowed("user");
   return { token, user, group: token.group ?? user.group };
 }

@@ -45,6 +45,16 @@ export interface CachedUser extends BudgetFields {
   budgetLimit: number | null;
   /** Lifetime spend, as last read or written. */
   usedTotal: number;
+  /** Models every token of the user is limited to (a token's own list narrows it further); null means no user-level restriction. */
+  allowedModels: Set<string> | null;
+  /** Source addresses every token of the user is limited to; null means any. */
+  ipAllowList: IpAllowList | null;
+  /** Requests per minute across all of the user's tokens together; null means no user-level limit. */
+  rpmLimit: number | null;
+  /** Tokens per minute across all of the user's tokens together; null means no user-level limit. */
+  tpmLimit: number | null;
+  /** The rate limiters' key for the user's shared counts (`u{id}`), made once per load, not per request. */
+  rateLimitKey: string;
 }
 
 export async function loadTokenByHash(db: Database, keyHash: string): Promise<CachedToken | null> {
@@ -94,6 +104,10 @@ export async function loadUserById(db: Database, id: number): Promise<CachedUser
       budgetTimeZone: users.budgetTimeZone,
       periodStart: users.periodStart,
       periodUsed: users.periodUsed,
+      allowedModels: users.allowedModels,
+      allowedIps: users.allowedIps,
+      rpmLimit: users.rpmLimit,
+      tpmLimit: users.tpmLimit,
     })
     .from(users)
     .where(eq(users.id, id))
@@ -108,6 +122,11 @@ export async function loadUserById(db: Database, id: number): Promise<CachedUser
     balanceUnlimited: row.balanceUnlimited,
     budgetLimit: row.budgetLimit,
     usedTotal: row.usedTotal,
+    allowedModels: row.allowedModels.length > 0 ? new Set(row.allowedModels) : null,
+    ipAllowList: row.allowedIps.length > 0 ? createIpAllowList(row.allowedIps) : null,
+    rpmLimit: row.rpmLimit,
+    tpmLimit: row.tpmLimit,
+    rateLimitKey: `u${row.id}`,
     ...budgetFields(row),
   };
 }

@@ -1,6 +1,6 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "@tollgate/shared";
 import { authenticate, type Caller } from "../auth/authenticate";
-import { errors, GatewayError } from "../errors";
+import { errors, GatewayError, type LimitScope, scopeNames } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { RateLimitDecision } from "../policy/rate-limiter-port";
 import { type JsonBody, readJsonBody } from "../routes/read-json-body";
@@ -29,23 +29,66 @@ const rateLimitHeaderNames = {
   tokens: ["x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"],
 } as const;
 
-/** Adds the decision's x-ratelimit-* headers to the answer; a refusal becomes a 429 rate_limit_exceeded. */
-function applyRateLimit(services: GatewayServices, record: CallRecord, decision: RateLimitDecision, unit: "requests" | "tokens"): void {
+/**
+ * Adds the decision's x-ratelimit-* headers to the answer; a refusal becomes a 429 rate_limit_exceeded that
+ * names whose limit it is. When the key and its owner both limit a unit, the headers report the tighter
+ * (`other`, the decision already reported for the unit, stays when it has less remaining).
+ */
+function applyRateLimit(
+  services: GatewayServices,
+  record: CallRecord,
+  decision: RateLimitDecision,
+  unit: "requests" | "tokens",
+  scope: LimitScope,
+  other: RateLimitDecision | null = null,
+): void {
   const headers = record.rateLimitHeaders;
   const [limitHeader, remainingHeader, resetHeader] = rateLimitHeaderNames[unit];
+  if (decision.allowed && other !== null && other.remaining <= decision.remaining) return;
   headers[limitHeader] = String(decision.limit);
   headers[remainingHeader] = String(decision.remaining);
   headers[resetHeader] = formatReset(decision.allowed ? decision.resetMs : decision.retryAfterMs);
   if (decision.allowed) return;
   services.prometheus.rateLimitRefusals.labels(unit).inc();
   throw new GatewayError(
-    `Rate limit reached for this API key: ${decision.limit} ${unit} per minute. Retry after ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
+    `Rate limit reached for ${scopeNames[scope]}: ${decision.limit} ${unit} per minute. Retry after ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
     {
       status: 429,
       code: "rate_limit_exceeded",
       headers: { ...headers, "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) },
     },
   );
+}
+
+/**
+ * The key's own per-minute limits and its owner's, which all of the owner's keys share. The checks that count
+ * nothing (tokens per minute) and the key's requests per minute are sent before any is awaited (on Redis, one
+ * round trip). The owner's requests per minute is counted last, once every other limit has let the call in:
+ * a call that one key's own limit refuses never uses up the requests its owner's other keys share (one the
+ * owner's limit refuses has been counted in the key's own, which only that key feels).
+ */
+async function checkRateLimits(services: GatewayServices, record: CallRecord, caller: Caller): Promise<void> {
+  const { token, user } = caller;
+  const tokenTokens = token.tpmLimit === null ? null : services.tokenRateLimiter.check(token.id, token.tpmLimit);
+  const userTokens = user.tpmLimit === null ? null : services.tokenRateLimiter.check(user.rateLimitKey, user.tpmLimit);
+  let tokenRequests: RateLimitDecision | null = null;
+  if (token.rpmLimit !== null) {
+    const checked = services.rateLimiter.check(token.id, token.rpmLimit);
+    tokenRequests = checked instanceof Promise ? await checked : checked;
+    applyRateLimit(services, record, tokenRequests, "requests", "token");
+  }
+  let tokensDecision: RateLimitDecision | null = null;
+  if (tokenTokens !== null) {
+    tokensDecision = tokenTokens instanceof Promise ? await tokenTokens : tokenTokens;
+    applyRateLimit(services, record, tokensDecision, "tokens", "token");
+  }
+  if (userTokens !== null) {
+    applyRateLimit(services, record, userTokens instanceof Promise ? await userTokens : userTokens, "tokens", "user", tokensDecision);
+  }
+  if (user.rpmLimit !== null) {
+    const checked = services.rateLimiter.check(user.rateLimitKey, user.rpmLimit);
+    applyRateLimit(services, record, checked instanceof Promise ? await checked : checked, "requests", "user", tokenRequests);
+  }
 }
 
 /**
@@ -65,15 +108,10 @@ export async function admit(
   const { format = "json", defaultModel } = bodyRules;
   const caller = await authenticate(services, request, record.clientAddress);
   record.identified(caller);
-  const { id, rpmLimit, tpmLimit } = caller.token;
-  // Both checks are sent before either is awaited: on Redis, one round trip instead of two.
-  const tokensChecked = tpmLimit === null ? null : services.tokenRateLimiter.check(id, tpmLimit);
-  if (rpmLimit !== null) {
-    const checked = services.rateLimiter.check(id, rpmLimit);
-    applyRateLimit(services, record, checked instanceof Promise ? await checked : checked, "requests");
-  }
-  if (tokensChecked !== null) {
-    applyRateLimit(services, record, tokensChecked instanceof Promise ? await tokensChecked : tokensChecked, "tokens");
+  const { token, user } = caller;
+  // Most keys have no per-minute limit at all: no promise on their path.
+  if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null) {
+    await checkRateLimits(services, record, caller);
   }
   const { maxBodyBytes, bodyReadTimeoutMs } = services.options;
   const limits = { maxBytes: maxBodyBytes, timeoutMs: bodyReadTimeoutMs };

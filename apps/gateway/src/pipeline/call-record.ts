@@ -153,6 +153,9 @@ export class CallRecord {
     if (caller.token.tpmLimit !== null) {
       this.services.tokenRateLimiter.consume(caller.token.id, usage.promptTokens + usage.completionTokens);
     }
+    if (caller.user.tpmLimit !== null) {
+      this.services.tokenRateLimiter.consume(caller.user.rateLimitKey, usage.promptTokens + usage.completionTokens);
+    }
     const metered = computeUnitCost(usage, outcome.units ?? null, this.price);
     const { unit, quantity } = metered;
     const toolCalls = hasToolCalls(outcome.builtInToolCalls) ? outcome.builtInToolCalls : undefined;

@@ -4,6 +4,7 @@ import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
 import { fittedReservation } from "../accounting/fitted-reservation";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
+import { checkModelAllowed } from "../policy/model-allowed";
 import type { RoutableChannel } from "../routing/channel-catalog";
 import { channelsFor, orderChannels } from "../routing/choose-channels";
 import type { Admission } from "./admit";
@@ -29,7 +30,7 @@ export async function route(
   builtInTools?: readonly RequestedBuiltInTool[],
 ): Promise<RoutableChannel[]> {
   const { caller, model } = admission;
-  if (caller.token.allowedModels && !caller.token.allowedModels.has(model)) throw errors.modelNotAllowed(model);
+  checkModelAllowed(caller, model);
   const catalogResult = services.catalog.get();
   const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
   const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(model), caller.group);

@@ -1,5 +1,11 @@
 export const WINDOW_MS = 60_000;
 
+/**
+ * What a limiter counts by: a token's id (a number), or a string for a count shared by several tokens
+ * (`u{id}`, a user's tokens together; CachedUser.rateLimitKey).
+ */
+export type RateLimitKey = number | string;
+
 /** One key's counts: the minute starting at windowStart (epoch ms) and the minute before it. */
 export interface MinuteCount {
   windowStart: number;
@@ -13,10 +19,10 @@ export interface MinuteCount {
  * the last 60 s. O(1) memory per active key.
  */
 export class MinuteCounters {
-  private readonly counts = new Map<number, MinuteCount>();
+  private readonly counts = new Map<RateLimitKey, MinuteCount>();
 
   /** The key's counts as of `now`, created or rolled forward to the minute of `now`. */
-  at(key: number, now: number): MinuteCount {
+  at(key: RateLimitKey, now: number): MinuteCount {
     const windowStart = now - (now % WINDOW_MS);
     let count = this.counts.get(key);
     if (!count) {

@@ -1,5 +1,7 @@
+import type { RateLimitKey } from "./minute-counters";
 import type { RateLimitDecision } from "./rate-limiter";
 
+export type { RateLimitKey } from "./minute-counters";
 export type { RateLimitDecision } from "./rate-limiter";
 
 /**
@@ -9,7 +11,7 @@ export type { RateLimitDecision } from "./rate-limiter";
  * `const result = limiter.check(id, limit); const decision = result instanceof Promise ? await result : result;`
  */
 export interface RateLimiter {
-  check(key: number, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
+  check(key: RateLimitKey, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
 }
 
 /**
@@ -19,6 +21,6 @@ export interface RateLimiter {
  * finished request's prompt + completion tokens, never waits for Redis and never throws.
  */
 export interface TokenRateLimiter {
-  check(key: number, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
-  consume(key: number, tokens: number): void;
+  check(key: RateLimitKey, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
+  consume(key: RateLimitKey, tokens: number): void;
 }

@@ -31,4 +31,12 @@ describe("sliding window rate limiter", () => {
     const later = limiter.check(1, 10, start + 90_000);
     expect(later.allowed).toBe(true);
   });
+
+  test("a user's key (a string) counts apart from a token whose id has the same digits", () => {
+    const limiter = new SlidingWindowRateLimiter();
+    const start = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+    expect(limiter.check("u7", 1, start).allowed).toBe(true);
+    expect(limiter.check("u7", 1, start + 1).allowed).toBe(false);
+    expect(limiter.check(7, 1, start + 1).allowed).toBe(true);
+  });
 });

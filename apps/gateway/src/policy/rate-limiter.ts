@@ -1,4 +1,4 @@
-import { MinuteCounters, type MinuteCount, WINDOW_MS } from "./minute-counters";
+import { MinuteCounters, type MinuteCount, type RateLimitKey, WINDOW_MS } from "./minute-counters";
 
 /** The outcome of one rate-limit check, with what the x-ratelimit-* headers report. */
 export interface RateLimitDecision {
@@ -19,7 +19,7 @@ export interface RateLimitDecision {
 export class SlidingWindowRateLimiter {
   private readonly counters = new MinuteCounters();
 
-  check(key: number, limit: number, now = Date.now()): RateLimitDecision {
+  check(key: RateLimitKey, limit: number, now = Date.now()): RateLimitDecision {
     const state = this.counters.at(key, now);
     const elapsed = now - state.windowStart;
     const previousWeight = (WINDOW_MS - elapsed) / WINDOW_MS;

@@ -107,6 +107,18 @@ describe("redis rate limiter", () => {
     expect((await second.check(102, 5, now)).allowed).toBe(true);
   });
 
+  test("a user's key shares one limit across instances, apart from the token with the same digits", async () => {
+    const [first, second] = await twoInstancesOnRedis();
+    const now = Date.now();
+    expect((await first.check("u103", 2, now)).allowed).toBe(true);
+    expect((await second.check("u103", 2, now + 1)).allowed).toBe(true);
+    expect((await first.check("u103", 2, now + 2)).allowed).toBe(false);
+    expect((await second.check(103, 2, now + 2)).allowed).toBe(true);
+    first.tokens.consume("u104", 40, now);
+    await until(async () => !(await second.tokens.check("u104", 40, now + 3)).allowed, "the user's tokens on redis");
+    expect((await second.tokens.check(104, 40, now + 3)).allowed).toBe(true);
+  });
+
   test("gives the same decisions as the in-process limiter as the window slides and decays", async () => {
     const shared = limiter(redis.url);
     await until(() => shared.backend === "redis", "limiter on redis");

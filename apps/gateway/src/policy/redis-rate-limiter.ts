@@ -1,6 +1,6 @@
 import { RedisClient } from "bun";
 import type { LogLevel } from "../logger";
-import { WINDOW_MS } from "./minute-counters";
+import { type RateLimitKey, WINDOW_MS } from "./minute-counters";
 import { type RateLimitDecision, SlidingWindowRateLimiter } from "./rate-limiter";
 import type { RateLimiter, TokenRateLimiter } from "./rate-limiter-port";
 import { decideTokens, SlidingWindowTokenLimiter } from "./token-rate-limiter";
@@ -68,8 +68,9 @@ export interface RedisRateLimiterOptions {
   /** How often a background probe tries Redis again while it is unavailable. Default 1000 ms. */
   probeIntervalMs?: number;
   /**
-   * Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` for requests and
-   * `${prefix}{tokenId}:t:${windowStart}` for tokens (the braces are a cluster hash tag).
+   * Default "tollgate:rl:"; keys are `${prefix}{key}:${windowStart}` for requests and
+   * `${prefix}{key}:t:${windowStart}` for tokens, the key a token's id or `u{userId}` for a user's tokens
+   * together (the braces are a cluster hash tag).
    */
   keyPrefix?: string;
 }
@@ -140,18 +141,18 @@ export class RedisRateLimiter implements RateLimiter {
     return this.available ? "redis" : "local";
   }
 
-  check(key: number, limit: number, now = Date.now()): RateLimitDecision | Promise<RateLimitDecision> {
+  check(key: RateLimitKey, limit: number, now = Date.now()): RateLimitDecision | Promise<RateLimitDecision> {
     if (!this.available) return this.local.check(key, limit, now);
     return this.checkOnRedis(key, limit, now);
   }
 
   /** Tokens per minute per token, shared like the requests per minute (see the class comment). */
   readonly tokens = {
-    check: (key: number, limit: number, now = Date.now()): RateLimitDecision | Promise<RateLimitDecision> => {
+    check: (key: RateLimitKey, limit: number, now = Date.now()): RateLimitDecision | Promise<RateLimitDecision> => {
       if (!this.available) return this.localTokens.check(key, limit, now);
       return this.checkTokensOnRedis(key, limit, now);
     },
-    consume: (key: number, tokens: number, now = Date.now()): void => {
+    consume: (key: RateLimitKey, tokens: number, now = Date.now()): void => {
       if (!(tokens > 0)) return;
       this.localTokens.consume(key, tokens, now);
       if (!this.available) return;
@@ -170,7 +171,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.client.close();
   }
 
-  private async checkOnRedis(key: number, limit: number, now: number): Promise<RateLimitDecision> {
+  private async checkOnRedis(key: RateLimitKey, limit: number, now: number): Promise<RateLimitDecision> {
     const windowStart = now - (now % WINDOW_MS);
     const currentKey = `${this.keyPrefix}{${key}}:${windowStart}`;
     const previousKey = `${this.keyPrefix}{${key}}:${windowStart - WINDOW_MS}`;
@@ -187,11 +188,11 @@ export class RedisRateLimiter implements RateLimiter {
     return { allowed, limit, remaining: reply[1], retryAfterMs: reply[2], resetMs: reply[3] };
   }
 
-  private tokensKey(key: number, windowStart: number): string {
+  private tokensKey(key: RateLimitKey, windowStart: number): string {
     return `${this.keyPrefix}{${key}}:t:${windowStart}`;
   }
 
-  private async checkTokensOnRedis(key: number, limit: number, now: number): Promise<RateLimitDecision> {
+  private async checkTokensOnRedis(key: RateLimitKey, limit: number, now: number): Promise<RateLimitDecision> {
     const windowStart = now - (now % WINDOW_MS);
     let counts: [string | null, string | null];
     try {

@@ -1,4 +1,4 @@
-import { MinuteCounters, WINDOW_MS } from "./minute-counters";
+import { MinuteCounters, type RateLimitKey, WINDOW_MS } from "./minute-counters";
 import type { RateLimitDecision } from "./rate-limiter";
 import type { TokenRateLimiter } from "./rate-limiter-port";
 
@@ -56,12 +56,12 @@ export function decideTokens(limit: number, current: number, previous: number, n
 export class SlidingWindowTokenLimiter implements TokenRateLimiter {
   private readonly counters = new MinuteCounters();
 
-  check(key: number, limit: number, now = Date.now()): RateLimitDecision {
+  check(key: RateLimitKey, limit: number, now = Date.now()): RateLimitDecision {
     const count = this.counters.at(key, now);
     return decideTokens(limit, count.current, count.previous, now);
   }
 
-  consume(key: number, tokens: number, now = Date.now()): void {
+  consume(key: RateLimitKey, tokens: number, now = Date.now()): void {
     if (tokens > 0) this.counters.at(key, now).current += tokens;
   }
 

@@ -3,6 +3,7 @@ import { authenticate } from "../auth/authenticate";
 import { anthropicErrorResponse } from "../codecs/anthropic-messages/anthropic-error";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
+import { modelRefusedBy } from "../policy/model-allowed";
 import { checkModelName } from "../validate-identifiers";
 
 interface ModelEntry {
@@ -13,7 +14,7 @@ interface ModelEntry {
 }
 
 /**
- * The models a token may call: served by an enabled channel of its group, minus its own restriction. Puts
+ * The models a token may call: served by an enabled channel of its group, minus its own and its owner's restriction. Puts
  * the token's budget headers into `headers`, as every /v1 answer of a token with a budget carries them.
  */
 async function listModelsFor(services: GatewayServices, request: Request, clientAddress: string | null, headers: Record<string, string>): Promise<ModelEntry[]> {
@@ -23,7 +24,7 @@ async function listModelsFor(services: GatewayServices, request: Request, client
   const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
   const entries: ModelEntry[] = [];
   for (const [model, listed] of catalog.channelsByModel) {
-    if (caller.token.allowedModels && !caller.token.allowedModels.has(model)) continue;
+    if (modelRefusedBy(caller, model) !== null) continue;
     let created = Number.POSITIVE_INFINITY;
     let ownedBy: string | null = null;
     for (const channel of listed) {

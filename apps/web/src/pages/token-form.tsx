@@ -7,6 +7,7 @@ import { formatUsd, microsToInput } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
+import { InheritedLimits } from "./inherited-limits";
 
 const BY_ADMIN = "set by an administrator";
 
@@ -42,7 +43,11 @@ export function TokenForm(props: {
   const [tpm, setTpm] = useState(String(editing?.tpmLimit ?? ""));
   const form = useFormErrors();
   const granted = props.isAdmin ? {} : (editing?.grantedLimits ?? {});
-  const modelCeiling = granted.allowedModels?.length ? granted.allowedModels : null;
+  // The owner's account limits every token of theirs: the form shows them, and lists only their models.
+  const ownerId = editing ? editing.userId : props.isAdmin && userId !== "" ? Number(userId) : undefined;
+  const owner = useQuery(trpc.tokens.ownerLimits.queryOptions({ userId: ownerId }));
+  const ownerModels = owner.data?.allowedModels.length ? owner.data.allowedModels : null;
+  const modelCeiling = granted.allowedModels?.length ? granted.allowedModels : ownerModels;
 
   const create = useMutation(
     trpc.tokens.create.mutationOptions({
@@ -102,6 +107,7 @@ export function TokenForm(props: {
           </Field>
         )}
       </div>
+      <InheritedLimits limits={owner.data} own={!props.isAdmin || ownerId === undefined} />
       {props.isAdmin && !editing ? (
         <Field label="Owner" error={errors.userId}>
           {(id, invalid, describedBy) => (
@@ -153,7 +159,7 @@ export function TokenForm(props: {
         disabled={!props.isAdmin && granted.quotaLimit != null}
         hint={!props.isAdmin && granted.quotaLimit != null ? `The quota's period (${BY_ADMIN}).` : "The quota applies to each period and resets by itself."}
       />
-      <Field label="Model restriction" error={errors.allowedModels} hint={modelHint(allowedModels.length, modelCeiling !== null)}>
+      <Field label="Model restriction" error={errors.allowedModels} hint={modelHint(allowedModels.length, modelCeiling !== null, !granted.allowedModels?.length)}>
         {() => (
           <div className="flex max-h-36 flex-wrap gap-2 overflow-y-auto rounded-md border border-slate-200 p-2">
             {knownModels.length === 0 ? <span className="text-xs text-slate-500">No models are listed yet.</span> : null}
@@ -181,7 +187,13 @@ export function TokenForm(props: {
             label="Requests per minute"
             name="rpmLimit"
             errors={errors}
-            hint={granted.rpmLimit != null ? `At most ${granted.rpmLimit} (${BY_ADMIN}).` : "Empty: no per-token limit."}
+            hint={
+              granted.rpmLimit != null
+                ? `At most ${granted.rpmLimit} (${BY_ADMIN}).`
+                : owner.data?.rpmLimit != null
+                  ? `At most ${owner.data.rpmLimit}, the account's limit. Empty: no per-token limit.`
+                  : "Empty: no per-token limit."
+            }
             value={rpm}
             onChange={setRpm}
           />
@@ -189,7 +201,13 @@ export function TokenForm(props: {
             label="Tokens per minute"
             name="tpmLimit"
             errors={errors}
-            hint={granted.tpmLimit != null ? `At most ${granted.tpmLimit} (${BY_ADMIN}).` : "Prompt + completion tokens, counted as calls finish. Empty: no limit."}
+            hint={
+              granted.tpmLimit != null
+                ? `At most ${granted.tpmLimit} (${BY_ADMIN}).`
+                : owner.data?.tpmLimit != null
+                  ? `At most ${owner.data.tpmLimit}, the account's limit. Empty: no per-token limit.`
+                  : "Prompt + completion tokens, counted as calls finish. Empty: no limit."
+            }
             value={tpm}
             onChange={setTpm}
           />
@@ -209,7 +227,10 @@ function limitFrom(text: string): number | null | undefined {
   return Number.isInteger(limit) ? limit : undefined;
 }
 
-function modelHint(selected: number, limitedByAdmin: boolean): string {
+function modelHint(selected: number, limitedByAdmin: boolean, byAccount: boolean): string {
+  if (limitedByAdmin && byAccount) {
+    return selected === 0 ? "None selected: every model the account allows." : `${selected} selected: only these may be called.`;
+  }
   if (limitedByAdmin) return `Only the models an administrator allowed are listed; select at least one. ${selected} selected.`;
   return selected === 0 ? "None selected: every model is allowed." : `${selected} selected: only these may be called.`;
 }

@@ -1,4 +1,4 @@
-import { keepPreviousData } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
 import { PAGE_SIZE, Pager, SearchBox, usePageState } from "../components/search-pager";
@@ -55,6 +55,9 @@ export function TokensPage(props: { isAdmin: boolean }) {
   });
   const [editing, setEditing] = useState<TokenView | "new" | null>(null);
   const [created, setCreated] = useState<{ secret: string; name: string } | null>(null);
+  // A user an administrator withheld token creation from is told so here, not only when the server refuses.
+  const account = useQuery({ ...trpc.tokens.ownerLimits.queryOptions({}), enabled: !props.isAdmin });
+  const mayCreate = props.isAdmin || account.data?.mayCreateTokens !== false;
   const saved = async () => {
     await list.refresh();
     setEditing(null);
@@ -66,9 +69,15 @@ export function TokensPage(props: { isAdmin: boolean }) {
         title="Tokens"
         description="API keys for /v1. Each has its own expiry, quota, model restriction and IP allow-list."
         actions={
-          <button type="button" className="button-primary" onClick={() => setEditing("new")}>
-            Add token
-          </button>
+          mayCreate ? (
+            <button type="button" className="button-primary" onClick={() => setEditing("new")}>
+              Add token
+            </button>
+          ) : (
+            <p className="text-sm text-slate-600" data-testid="tokens-withheld">
+              An administrator makes your tokens: ask one for a new token.
+            </p>
+          )
         }
       />
       <SearchBox label="Search tokens" placeholder={props.isAdmin ? "Search by name, key prefix or owner" : "Search by name or key prefix"} value={paging.text} onChange={paging.setText} />

@@ -10,10 +10,11 @@ import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 import { UserBalanceHistory } from "./user-balance-history";
 import { UserBudgetForm } from "./user-budget-form";
+import { UserLimitsForm } from "./user-limits-form";
 import { CreateUserForm, type UserFieldKind, UserFieldForm } from "./user-forms";
 import { BudgetCell } from "../components/budget-fields";
 
-type Dialog = { kind: "create" } | { kind: UserFieldKind | "history" | "budget"; user: UserView };
+type Dialog = { kind: "create" } | { kind: UserFieldKind | "history" | "budget" | "limits"; user: UserView };
 
 const titles: Record<UserFieldKind, string> = { topUp: "Top up balance", deduct: "Subtract from balance", group: "Set group", password: "Reset password" };
 
@@ -75,6 +76,7 @@ export function UsersPage(props: { currentUserId: number }) {
             <RowButton onClick={() => setDialog({ kind: "topUp", user })}>Top up</RowButton>
             <RowButton onClick={() => setDialog({ kind: "deduct", user })}>Subtract</RowButton>
             <RowButton onClick={() => setDialog({ kind: "budget", user })}>Budget</RowButton>
+            <RowButton onClick={() => setDialog({ kind: "limits", user })}>Limits</RowButton>
             <RowButton onClick={() => setDialog({ kind: "group", user })}>Group</RowButton>
             <RowButton onClick={() => setDialog({ kind: "history", user })}>History</RowButton>
             <RowButton onClick={() => setDialog({ kind: "password", user })}>Password</RowButton>
@@ -107,7 +109,12 @@ export function UsersPage(props: { currentUserId: number }) {
           <UserBudgetForm user={dialog.user} onCancel={close} onSaved={saved} />
         </Modal>
       ) : null}
-      {dialog && dialog.kind !== "create" && dialog.kind !== "history" && dialog.kind !== "budget" ? (
+      {dialog?.kind === "limits" ? (
+        <Modal title={`Limits: ${dialog.user.name}`} onClose={close} wide>
+          <UserLimitsForm user={dialog.user} onCancel={close} onSaved={saved} />
+        </Modal>
+      ) : null}
+      {dialog && dialog.kind !== "create" && dialog.kind !== "history" && dialog.kind !== "budget" && dialog.kind !== "limits" ? (
         <Modal title={`${titles[dialog.kind]}: ${dialog.user.name}`} onClose={close}>
           <UserFieldForm user={dialog.user} kind={dialog.kind} onCancel={close} onSaved={saved} />
         </Modal>

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { grantedLimitsOf, ownerEditErrors, type TokenLimits } from "./token-entitlements";
+import { grantedLimitsOf, ownerEditErrors, ownerLimitErrors, type TokenLimits } from "./token-entitlements";
 
 const granted: TokenLimits = {
   group: null,
@@ -55,5 +55,27 @@ describe("ownerEditErrors", () => {
     const disabled: TokenLimits = { ...granted, status: "disabled", grantedLimits: { disabled: true } };
     expect(ownerEditErrors(disabled, { status: "enabled" })).toEqual({ status: ["An administrator disabled this token: only an administrator can enable it"] });
     expect(ownerEditErrors({ ...disabled, grantedLimits: {} }, { status: "enabled" })).toEqual({});
+  });
+});
+
+describe("ownerLimitErrors", () => {
+  const account = { allowedModels: ["gpt-4o-mini"], allowedIps: ["10.0.0.0/8", "2001:db8::/32"], rpmLimit: 60, tpmLimit: 1000 };
+
+  test("a token within the account's limits, or leaving them empty, is not refused", () => {
+    expect(ownerLimitErrors(account, { allowedModels: ["gpt-4o-mini"], allowedIps: ["10.1.2.0/24", "2001:db8:1::1"], rpmLimit: 60, tpmLimit: 10 })).toEqual({});
+    expect(ownerLimitErrors(account, { allowedModels: [], allowedIps: [], rpmLimit: null, tpmLimit: null })).toEqual({});
+  });
+
+  test("each field beyond the account's limits is named, with the entries that lie outside", () => {
+    expect(ownerLimitErrors(account, { allowedModels: ["gpt-4o-mini", "gpt-4o"], allowedIps: ["10.0.0.0/7"], rpmLimit: 61, tpmLimit: 1001 })).toEqual({
+      allowedModels: ["An administrator limited your account to gpt-4o-mini: gpt-4o cannot be allowed"],
+      allowedIps: ["An administrator limited your account to 10.0.0.0/8, 2001:db8::/32: 10.0.0.0/7 lies outside"],
+      rpmLimit: ["An administrator allows your account at most 60 requests per minute across all its tokens: enter that or less"],
+      tpmLimit: ["An administrator allows your account at most 1000 tokens per minute across all its tokens: enter that or less"],
+    });
+  });
+
+  test("an account without limits refuses nothing", () => {
+    expect(ownerLimitErrors({ allowedModels: [], allowedIps: [], rpmLimit: null, tpmLimit: null }, { allowedModels: ["any"], allowedIps: ["0.0.0.0/0"], rpmLimit: 1e6, tpmLimit: 1e6 })).toEqual({});
   });
 });

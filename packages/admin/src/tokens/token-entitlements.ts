@@ -131,3 +131,40 @@ export function ownerEditErrors(current: TokenLimits, changes: TokenChanges): Re
   }
   return errors;
 }
+
+/** The limits an administrator set on a token's owner, which bind every token of theirs. */
+export interface OwnerLimits {
+  allowedModels: string[];
+  allowedIps: string[];
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+}
+
+/**
+ * Why a user who is not an administrator may not give their own token `changes`, by field, against the
+ * limits an administrator set on the user: a model outside the user's list, an IP entry outside the user's
+ * ranges, a per-minute limit above the user's. A limit the token leaves empty or null is no widening (the
+ * user's limit applies to it), so it is never refused.
+ */
+export function ownerLimitErrors(owner: OwnerLimits, changes: TokenChanges): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const outsideModels = (changes.allowedModels ?? []).filter((model) => owner.allowedModels.length > 0 && !owner.allowedModels.includes(model));
+  if (outsideModels.length > 0) {
+    errors.allowedModels = [`An administrator limited your account to ${few(owner.allowedModels)}: ${few(outsideModels)} cannot be allowed`];
+  }
+  const outsideIps = (changes.allowedIps ?? []).filter(
+    (entry) => owner.allowedIps.length > 0 && !owner.allowedIps.some((range) => isIpEntryWithin(entry, range)),
+  );
+  if (outsideIps.length > 0) {
+    errors.allowedIps = [`An administrator limited your account to ${few(owner.allowedIps)}: ${few(outsideIps)} lies outside`];
+  }
+  const perMinute = (field: "rpmLimit" | "tpmLimit", what: string) => {
+    const value = changes[field];
+    const ceiling = owner[field];
+    if (value === undefined || value === null || ceiling === null || value <= ceiling) return;
+    errors[field] = [`An administrator allows your account at most ${ceiling} ${what} per minute across all its tokens: enter that or less`];
+  };
+  perMinute("rpmLimit", "requests");
+  perMinute("tpmLimit", "tokens");
+  return errors;
+}

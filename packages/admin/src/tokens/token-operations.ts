@@ -5,7 +5,7 @@ import { type Actor, isAdministrator } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
-import { grantedLimitsOf, mergeGrantedLimits, ownerEditErrors } from "./token-entitlements";
+import { grantedLimitsOf, mergeGrantedLimits, ownerEditErrors, type OwnerLimits, ownerLimitErrors, type TokenChanges, type TokenLimits } from "./token-entitlements";
 import type { CreateTokenInput, UpdateTokenInput } from "./token-schemas";
 
 /** What any interface may show of a token (never its secret or hash), plus the ceilings an administrator set. */
@@ -76,10 +76,72 @@ export async function searchTokens(db: Database, actor: Actor, options: PageQuer
   return { items: items.map(withBudget), total: Number(counted?.total ?? 0), offset: options.offset, limit: options.limit };
 }
 
+/** The limits an administrator set on a user (binding all of their tokens), and whether they may create tokens. */
+async function ownerLimitsOf(db: Pick<Database, "select">, userId: number): Promise<OwnerLimits & { mayCreateTokens: boolean }> {
+  const [owner] = await db
+    .select({
+      allowedModels: users.allowedModels,
+      allowedIps: users.allowedIps,
+      rpmLimit: users.rpmLimit,
+      tpmLimit: users.tpmLimit,
+      mayCreateTokens: users.mayCreateTokens,
+    })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (!owner) throw unknownUser(userId);
+  return owner;
+}
+
+/**
+ * The limits a token owner's account puts on every token of theirs (what the token form shows as inherited):
+ * the user's model list, IP list, shared per-minute limits, budget, and whether they may create tokens.
+ * A user sees their own; an administrator anyone's (`userId`; omitted, their own).
+ */
+export async function getOwnerLimits(db: Database, actor: Actor, userId?: number) {
+  const id = userId ?? actor.id;
+  if (id === null) throw new AdminError("invalid_input", "Name the user whose limits to show", { field: "userId" });
+  if (!isAdministrator(actor) && id !== actor.id) throw new AdminError("forbidden", "You can only see your own account's limits");
+  const [owner] = await db
+    .select({
+      userId: users.id,
+      name: users.name,
+      allowedModels: users.allowedModels,
+      allowedIps: users.allowedIps,
+      rpmLimit: users.rpmLimit,
+      tpmLimit: users.tpmLimit,
+      mayCreateTokens: users.mayCreateTokens,
+      budgetLimit: users.budgetLimit,
+      usedTotal: users.usedTotal,
+      budgetPeriod: users.budgetPeriod,
+      budgetTimeZone: users.budgetTimeZone,
+      periodStart: users.periodStart,
+      periodUsed: users.periodUsed,
+    })
+    .from(users)
+    .where(eq(users.id, id))
+    .limit(1);
+  if (!owner) throw unknownUser(id, userId === undefined ? {} : { field: "userId" });
+  const { usedTotal: _usedTotal, periodStart: _periodStart, periodUsed: _periodUsed, ...limits } = owner;
+  return { ...limits, budget: budgetStatus(owner, owner.budgetLimit, owner.usedTotal) };
+}
+
+/** The fields of `changes` that differ from `current` (a value left as it is is never refused). */
+function changedFields(current: TokenLimits, changes: TokenChanges): TokenChanges {
+  const changed: TokenChanges = {};
+  const differs = (left: readonly string[], right: readonly string[]) => left.length !== right.length || left.some((item) => !right.includes(item));
+  if (changes.allowedModels !== undefined && differs(changes.allowedModels, current.allowedModels)) changed.allowedModels = changes.allowedModels;
+  if (changes.allowedIps !== undefined && differs(changes.allowedIps, current.allowedIps)) changed.allowedIps = changes.allowedIps;
+  if (changes.rpmLimit !== undefined && changes.rpmLimit !== current.rpmLimit) changed.rpmLimit = changes.rpmLimit;
+  if (changes.tpmLimit !== undefined && changes.tpmLimit !== current.tpmLimit) changed.tpmLimit = changes.tpmLimit;
+  return changed;
+}
+
 /**
  * Creates a token and returns it with its secret, which is never stored and never returned again. An
  * administrator's token carries its limits as ceilings for its owner; a user's own token has none, and
- * always uses the user's group.
+ * always uses the user's group, is refused when an administrator withheld token creation from the user, and
+ * may not widen the limits an administrator set on the user (the gateway applies those to every token anyway).
  */
 export async function createToken(db: Database, actor: Actor, input: CreateTokenInput): Promise<{ token: TokenView; secret: string }> {
   let userId = actor.id;
@@ -105,6 +167,14 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
     rpmLimit: input.rpmLimit ?? null,
     tpmLimit: input.tpmLimit ?? null,
   };
+  if (!isAdministrator(actor)) {
+    const owner = await ownerLimitsOf(db, actor.id);
+    if (!owner.mayCreateTokens) {
+      throw new AdminError("forbidden", "An administrator does not allow your account to create tokens: ask an administrator for one");
+    }
+    const refused = ownerLimitErrors(owner, limits);
+    if (Object.keys(refused).length > 0) throw AdminError.forFields("forbidden", refused);
+  }
   const secret = generateTokenSecret();
   const [created] = await db
     .insert(tokens)
@@ -168,7 +238,7 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
       .for("update")
       .limit(1);
     if (!current) throw unknownToken(id);
-    const refused = ownerEditErrors(current, changes);
+    const refused = { ...ownerLimitErrors(await ownerLimitsOf(transaction, actor.id), changedFields(current, changes)), ...ownerEditErrors(current, changes) };
     const reset = periodResetFor(changes, current);
     // A quota an administrator set is per the period they set: another period would change what it allows.
     if (Object.keys(reset).length > 0 && current.grantedLimits.quotaLimit != null) {

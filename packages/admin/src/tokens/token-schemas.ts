@@ -55,6 +55,9 @@ export const updateTokenSchema = tokenFields.partial().extend({
 /** One owner's tokens (administrators only for others), searched by name, key prefix or owner, a page at a time. */
 export const listTokensSchema = pageQuerySchema.extend({ userId: recordIdSchema.optional() });
 
+/** Whose account limits to show: omitted, the actor's own. */
+export const ownerLimitsSchema = z.object({ userId: recordIdSchema.optional() }).default({});
+
 export type CreateTokenInput = z.output<typeof createTokenSchema>;
 export type UpdateTokenInput = z.output<typeof updateTokenSchema>;
 

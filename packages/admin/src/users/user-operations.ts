@@ -22,6 +22,11 @@ const userColumns = {
   periodStart: users.periodStart,
   periodUsed: users.periodUsed,
   alertThresholds: users.alertThresholds,
+  allowedModels: users.allowedModels,
+  allowedIps: users.allowedIps,
+  rpmLimit: users.rpmLimit,
+  tpmLimit: users.tpmLimit,
+  mayCreateTokens: users.mayCreateTokens,
   status: users.status,
   hasPassword: sql<boolean>`${users.passwordHash} is not null`.mapWith(Boolean),
   createdAt: users.createdAt,
@@ -127,6 +132,11 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
         budgetPeriod: input.budgetPeriod,
         budgetTimeZone: input.budgetTimeZone,
         alertThresholds: input.alertThresholds,
+        allowedModels: input.allowedModels,
+        allowedIps: input.allowedIps,
+        rpmLimit: input.rpmLimit,
+        tpmLimit: input.tpmLimit,
+        mayCreateTokens: input.mayCreateTokens,
       })
       .returning({ id: users.id });
     if (!created) throw new Error("the new user was not returned");
@@ -161,7 +171,10 @@ export async function createFirstAdministrator(db: Database, input: { name: stri
   });
 }
 
-/** Changes group, role, status or balance mode; disabling signs the user out everywhere. No one disables or demotes themselves. */
+/**
+ * Changes group, role, status, balance mode, budget or the limits that bind all of the user's tokens;
+ * disabling signs the user out everywhere. No one disables or demotes themselves.
+ */
 export async function updateUser(db: Database, actor: Actor, input: UpdateUserInput): Promise<UserView> {
   const { id, budget, ...changes } = input;
   const current = await getUser(db, id);

@@ -1,8 +1,36 @@
 import { z } from "zod";
 import { alertThresholdsSchema, budgetPeriodSchema, timeZoneSchema } from "../values/budget-schemas";
-import { groupSchema, passwordSchema, positiveUsdSchema, recordIdSchema, requiredOr, usdLimitSchema, userNameSchema } from "../values/value-schemas";
+import { ipAllowListSchema } from "../values/ip-allow-list";
+import {
+  groupSchema,
+  modelListSchema,
+  passwordSchema,
+  positiveIntSchema,
+  positiveUsdSchema,
+  recordIdSchema,
+  requiredOr,
+  usdLimitSchema,
+  userNameSchema,
+} from "../values/value-schemas";
 
 const roleSchema = z.enum(["admin", "user"], { error: 'Must be "admin" or "user"' });
+
+/**
+ * The limits an administrator sets on a user, binding every token of the user, the ones the user creates
+ * later included: a token can narrow them, never widen them.
+ */
+const userLimitFields = {
+  /** Empty: no user-level restriction (each token's own list still applies). */
+  allowedModels: modelListSchema,
+  /** Empty: any source address. */
+  allowedIps: ipAllowListSchema,
+  /** Requests per minute across all of the user's tokens together; null is no limit. */
+  rpmLimit: positiveIntSchema.nullable(),
+  /** Tokens (prompt + completion) per minute across all of the user's tokens together; null is no limit. */
+  tpmLimit: positiveIntSchema.nullable(),
+  /** False: the user cannot create tokens (only an administrator can make them one). */
+  mayCreateTokens: z.boolean({ error: "Must be true or false" }),
+};
 
 export const createUserSchema = z
   .object({
@@ -22,6 +50,11 @@ export const createUserSchema = z
     budgetTimeZone: timeZoneSchema.default("UTC"),
     /** Spend-alert thresholds in percent; null: the setting's; empty: none. */
     alertThresholds: alertThresholdsSchema.nullable().default(null),
+    allowedModels: userLimitFields.allowedModels.default([]),
+    allowedIps: userLimitFields.allowedIps.default([]),
+    rpmLimit: userLimitFields.rpmLimit.default(null),
+    tpmLimit: userLimitFields.tpmLimit.default(null),
+    mayCreateTokens: userLimitFields.mayCreateTokens.default(true),
   })
   .superRefine((value, context) => {
     if (value.role === "admin" && value.password === undefined) {
@@ -39,6 +72,11 @@ export const updateUserSchema = z.object({
   budgetPeriod: budgetPeriodSchema.optional(),
   budgetTimeZone: timeZoneSchema.optional(),
   alertThresholds: alertThresholdsSchema.nullable().optional(),
+  allowedModels: userLimitFields.allowedModels.optional(),
+  allowedIps: userLimitFields.allowedIps.optional(),
+  rpmLimit: userLimitFields.rpmLimit.optional(),
+  tpmLimit: userLimitFields.tpmLimit.optional(),
+  mayCreateTokens: userLimitFields.mayCreateTokens.optional(),
 });
 
 export const topUpUserSchema = z.object({

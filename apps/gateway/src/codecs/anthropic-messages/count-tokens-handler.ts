@@ -4,6 +4,7 @@ import { countPromptTokens } from "../../accounting/count-tokens";
 import { errors, GatewayError } from "../../errors";
 import type { GatewayServices } from "../../gateway-services";
 import { admit } from "../../pipeline/admit";
+import { checkModelAllowed } from "../../policy/model-allowed";
 import { CallRecord } from "../../pipeline/call-record";
 import { channelsFor, orderChannels } from "../../routing/choose-channels";
 import { forwardWithFailover } from "../../routing/forward-with-failover";
@@ -51,7 +52,7 @@ export async function handleCountTokens(services: GatewayServices, request: Requ
     const admission = await admit(services, record, request, "anthropic");
     const { caller, model, body } = admission;
     const openAIBody = openAIBodyOf(body.value);
-    if (caller.token.allowedModels && !caller.token.allowedModels.has(model)) throw errors.modelNotAllowed(model);
+    checkModelAllowed(caller, model);
     const catalogResult = services.catalog.get();
     const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
     const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(model), caller.group);
