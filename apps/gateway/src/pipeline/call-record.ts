@@ -24,6 +24,12 @@ export interface CallOutcome {
   upstreamModel?: string | null;
   errorCode?: string | null;
   stream?: boolean;
+  /**
+   * The usage could not be counted (the upstream reported none and the local count failed or ran out of
+   * time): the call is billed what was held for it, its reservation, never less than `usage` would cost,
+   * so that a call whose count fails is never free.
+   */
+  billReservation?: boolean;
 }
 
 /**
@@ -150,7 +156,9 @@ export class CallRecord {
     if (caller.token.tpmLimit !== null) {
       this.services.tokenRateLimiter.consume(caller.token.id, usage.promptTokens + usage.completionTokens);
     }
-    const { cost, unit, quantity } = computeUnitCost(usage, outcome.units ?? null, this.price);
+    const counted = computeUnitCost(usage, outcome.units ?? null, this.price);
+    const { unit, quantity } = counted;
+    const cost = outcome.billReservation && this.reservation ? Math.max(counted.cost, this.reservation.amount) : counted.cost;
     this.billedCost = cost;
     if (this.reservation) this.services.ledger.settle(this.reservation, cost);
     const now = performance.now();
