@@ -7,6 +7,7 @@ import {
   parseInvalidation,
 } from "@tollgate/db";
 import { BudgetWindows, type SecretBox } from "@tollgate/shared";
+import { configureCounting } from "./accounting/count-tokens";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
 import { replayOrphanSpools } from "./accounting/spool-replay";
@@ -81,6 +82,12 @@ export interface GatewayOptions {
    */
   clock: () => number;
   spendAlerts: SpendAlertOptions;
+  /**
+   * Time a large local token count gets on the counting worker; past it the count is unavailable and the
+   * call is billed its reservation (count_tokens answers the linear estimate). One worker per process: the
+   * gateway built last sets it.
+   */
+  countDeadlineMs: number;
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -110,6 +117,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   bodyReadTimeoutMs: 30_000,
   clock: Date.now,
   spendAlerts: defaultSpendAlertOptions,
+  countDeadlineMs: 2_000,
 };
 
 /**
@@ -164,6 +172,7 @@ export function createGatewayServices(input: {
 }): GatewayServices {
   const { database, log } = input;
   const options = { ...defaultGatewayOptions, ...input.options };
+  configureCounting({ deadlineMs: options.countDeadlineMs });
   const db = database.db;
   // id -> key hash of every token seen, so that totals written by id can update the cached row.
   const tokenHashById = new Map<number, string>();

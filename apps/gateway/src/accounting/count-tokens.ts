@@ -17,13 +17,11 @@ export { TokenCountUnavailable } from "./token-count-thread";
 
 /**
  * Characters (of strings in the counted value) from which a count goes to the worker. Below it a count
- * costs at most a few tens of milliseconds on this thread (the worst text, random letters, counts at about
- * 0.8 µs a character; prose is faster), less than posting it would save.
+ * costs this thread at most ~25 ms (the worst text, words of random letters, counts at about 0.8 µs a
+ * character, prose at about 0.6), and a call makes at most two counts (prompt and completion) in a row.
  */
-export const INLINE_COUNT_CHARACTERS = 64 * 1024;
-/** Time a count on the worker gets (after the vocabulary is loaded); past it the count is unavailable. */
-export const COUNT_DEADLINE_MS = 2_000;
-
+export const INLINE_COUNT_CHARACTERS = 32 * 1024;
+let countDeadlineMs = 2_000;
 let counter: Counter | null = null;
 let loading: Promise<Counter> | null = null;
 const countingThread = new TokenCountThread();
@@ -40,6 +38,14 @@ export function loadTokenizer(): Promise<Counter> {
 /** The counter when it is already loaded (no await on the hot path); null before the first load. */
 export function loadedTokenizer(): Counter | null {
   return counter;
+}
+
+/**
+ * Time a count on the worker gets (after the vocabulary is loaded); past it the count is unavailable. Set
+ * from the gateway's options (countDeadlineMs) as its services are built: the worker is one per process.
+ */
+export function configureCounting(settings: { deadlineMs: number }): void {
+  countDeadlineMs = settings.deadlineMs;
 }
 
 /** Counts still on the worker (tests wait for one to be in flight). */
@@ -61,7 +67,7 @@ function countHere(job: CountJob, count: Counter): number {
  * promise otherwise; rejects (or throws) TokenCountUnavailable when it cannot be made.
  */
 export function countJobTokens(job: CountJob): number | Promise<number> {
-  if (jobIsLarge(job, INLINE_COUNT_CHARACTERS)) return countingThread.count(job, COUNT_DEADLINE_MS);
+  if (jobIsLarge(job, INLINE_COUNT_CHARACTERS)) return countingThread.count(job, countDeadlineMs);
   if (counter) return countHere(job, counter);
   return loadTokenizer().then((loaded) => countHere(job, loaded));
 }

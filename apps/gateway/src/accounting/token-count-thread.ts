@@ -33,21 +33,25 @@ interface RunningWorker {
  */
 export class TokenCountThread {
   private running: RunningWorker | null = null;
+  private counting = 0;
 
-  /** Jobs posted and not yet answered (tests wait for a count to be in flight). */
+  /** Counts asked for and not yet answered (tests wait for one to be in flight). */
   get inFlight(): number {
-    return this.running?.replies.size ?? 0;
+    return this.counting;
   }
 
   async count(job: CountJob, deadlineMs: number): Promise<number> {
-    const running = this.start();
-    await running.ready;
-    const answer = running.replies.expect((id) => running.worker.postMessage({ id, job } satisfies ToCountWorker));
-    const timer = setTimeout(() => this.discard(running, "deadline passed"), deadlineMs);
+    this.counting++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
+      const running = this.start();
+      await running.ready;
+      const answer = running.replies.expect((id) => running.worker.postMessage({ id, job } satisfies ToCountWorker));
+      timer = setTimeout(() => this.discard(running, "deadline passed"), deadlineMs);
       return await answer;
     } finally {
       clearTimeout(timer);
+      this.counting--;
     }
   }
 
