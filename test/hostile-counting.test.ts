@@ -114,6 +114,23 @@ describe("counting hostile input", () => {
     expect((await stack.seed.tokenRow(token.row.id)).usedQuota).toBe(reservation);
   });
 
+  test("a whole answer without usage whose prompt cannot be counted in time is billed its reservation too", async () => {
+    const token = await stack.seed.token({ userId: stack.userId });
+    stack.upstream.enqueue({ kind: "ok", content: "a short answer", omitUsage: true });
+    const body = JSON.stringify({ model: "gpt-4o-mini", max_tokens: 10, messages: [{ role: "user", content: heavyText(4_000_000) }] });
+    const response = await fetch(`${baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token.secret}` },
+      body,
+    });
+    expect(response.status).toBe(200);
+    const price = (await stack.gateway.services.catalog.get()).prices.get("gpt-4o-mini");
+    const reservation = computeCost({ promptTokens: body.length, completionTokens: 10, cachedTokens: 0 }, price);
+    expect(((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe("a short answer");
+    const row = await logRowOf(token.row.id);
+    expect(row).toMatchObject({ status: 200, usageEstimated: true, cost: reservation });
+  });
+
   test("count_tokens with one 300,000-character word answers with the linear count", async () => {
     const token = await stack.seed.token({ userId: stack.userId });
     const response = await countTokens(token.secret, JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "a".repeat(300_000) }] }));
