@@ -1,4 +1,5 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
 import {
   countInputTokens,
   countPromptTokens,
@@ -25,6 +26,9 @@ describe("countInputTokens", () => {
 });
 
 describe("count-tokens", () => {
+  // The counting worker loads the vocabulary (a second or more on a busy machine) before its first count.
+  beforeAll(() => countTextTokens("x".repeat(INLINE_COUNT_CHARACTERS)), SETUP_TIMEOUT_MS);
+
   test("a chat prompt quoting special tokens is counted as text, like any other prompt", async () => {
     const quoting = await countPromptTokens({ messages: [{ role: "user", content: "say <|endoftext|> then <|im_start|>" }] });
     const plain = await countPromptTokens({ messages: [{ role: "user", content: "hello" }] });

@@ -1,10 +1,13 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
 import { countChatPrompt } from "./count-job";
 import { TokenCountThread, TokenCountUnavailable } from "./token-count-thread";
 import { loadTotalCounter } from "./total-token-counter";
 
 const count = await loadTotalCounter();
 const thread = new TokenCountThread();
+// The worker loads the vocabulary (a second or more on a busy machine) before its first count.
+beforeAll(() => thread.count({ kind: "text", text: "warm" }, 60_000), SETUP_TIMEOUT_MS);
 afterAll(() => thread.stop());
 
 /** Words of 900 random letters, all different (under the long-piece bound): the slowest text for the byte-pair merge. */
