@@ -7,7 +7,10 @@ import { countTextTokens, loadTokenizer } from "../apps/gateway/src/accounting/c
 import { formatMs, formatTable } from "./lib/format";
 
 // The gateway's own copy of the library (a dependency of apps/gateway, not of the repository's root).
-const { countTokens, clearMergeCache } = (await import(Bun.resolveSync("gpt-tokenizer", new URL("../apps/gateway/", import.meta.url).pathname))) as typeof import("gpt-tokenizer");
+const { countTokens, clearMergeCache } = (await import(Bun.resolveSync("gpt-tokenizer", new URL("../apps/gateway/", import.meta.url).pathname))) as {
+  countTokens: (text: string) => number;
+  clearMergeCache: () => void;
+};
 const count = await loadTokenizer();
 
 function randomLetters(length: number, seed = 5): string {
