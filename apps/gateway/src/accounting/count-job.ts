@@ -53,7 +53,10 @@ export function runCountJob(job: CountJob, count: Counter): number {
   }
 }
 
-/** Strings in a value, walked without recursion (client JSON may nest deeply): the work a count of it costs. */
+/**
+ * The work a count of a value costs, roughly: characters of its strings and keys, plus one per node; walked
+ * without recursion (client JSON may nest deeply) and only until it reaches `atLeast`.
+ */
 function stringCharacters(value: unknown, atLeast: number): number {
   let total = 0;
   const pending: unknown[] = [value];
@@ -62,6 +65,8 @@ function stringCharacters(value: unknown, atLeast: number): number {
     total += 1;
     if (typeof next === "string") total += next.length;
     else if (Array.isArray(next)) {
+      // Each item counts at least one when walked: a long enough array is large without walking it.
+      if (total + next.length >= atLeast) return atLeast;
       for (const item of next) pending.push(item);
     } else if (next && typeof next === "object") {
       for (const [key, item] of Object.entries(next)) {
@@ -75,8 +80,8 @@ function stringCharacters(value: unknown, atLeast: number): number {
 }
 
 /**
- * Whether a job is at least `limit` characters of work, in time bounded by the limit (the walk stops there),
- * not by the input: a small one is counted on this thread, a large one on the worker.
+ * Whether a job is at least `limit` characters of work, found in time bounded by the limit (the walk stops
+ * there), not by the input: a small one is counted on this thread, a large one on the worker.
  */
 export function jobIsLarge(job: CountJob, limit: number): boolean {
   switch (job.kind) {
