@@ -95,6 +95,22 @@ describe("counting hostile input", () => {
     expect((await stack.seed.tokenRow(quoting.row.id)).usedQuota).toBe(quotingRow.cost);
   });
 
+  test("a stream without usage whose prompt is one 300,000-character word is billed from the linear count", async () => {
+    const token = await stack.seed.token({ userId: stack.userId });
+    stack.upstream.enqueue({ kind: "ok", content: "fine", omitUsage: true });
+    const response = await fetch(`${baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token.secret}` },
+      body: JSON.stringify({ model: "gpt-4o-mini", stream: true, messages: [{ role: "user", content: "a".repeat(300_000) }] }),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const row = await logRowOf(token.row.id);
+    // The word as a quarter of its bytes, plus the chat format (3 + 3) and the role's token.
+    expect(row).toMatchObject({ status: 200, usageEstimated: true, promptTokens: 75_007 });
+    expect(row.cost).toBeGreaterThan(0);
+  });
+
   test("a stream whose usage cannot be counted in time is billed its reservation, never 0", async () => {
     const token = await stack.seed.token({ userId: stack.userId });
     stack.upstream.enqueue({ kind: "ok", content: "a short answer", omitUsage: true });
