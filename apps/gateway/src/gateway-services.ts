@@ -8,6 +8,7 @@ import {
 } from "@tollgate/db";
 import { BudgetWindows, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { defaultOutageAllowance, OutageAllowances, type OutageAllowanceOptions } from "./accounting/outage-allowance";
+import { configureCounting } from "./accounting/count-tokens";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
 import { replayOrphanSpools } from "./accounting/spool-replay";
@@ -86,6 +87,12 @@ export interface GatewayOptions {
   spendAlerts: SpendAlertOptions;
   /** Which hosts channels and the spend-alert webhook may be sent to (UPSTREAM_ALLOW_PRIVATE_NETWORKS). */
   upstreamAddressPolicy: UpstreamAddressPolicy;
+  /**
+   * Time a large local token count gets on the counting worker; past it the count is unavailable and the
+   * call is billed its reservation (count_tokens answers the linear estimate). One worker per process: the
+   * gateway built last sets it.
+   */
+  countDeadlineMs: number;
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -117,6 +124,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   clock: Date.now,
   spendAlerts: defaultSpendAlertOptions,
   upstreamAddressPolicy: DEFAULT_UPSTREAM_ADDRESS_POLICY,
+  countDeadlineMs: 2_000,
 };
 
 /**
@@ -171,6 +179,7 @@ export function createGatewayServices(input: {
 }): GatewayServices {
   const { database, log } = input;
   const options = { ...defaultGatewayOptions, ...input.options };
+  configureCounting({ deadlineMs: options.countDeadlineMs });
   const db = database.db;
   // id -> key hash of every token seen, so that totals written by id can update the cached row.
   const tokenHashById = new Map<number, string>();

@@ -1,7 +1,7 @@
 import { upstreamModelFor } from "@tollgate/upstream";
 import type { RoutableChannel } from "../routing/channel-catalog";
-import { loadedTokenizer, loadTokenizer } from "./count-tokens";
-import { fittedPromptTokens, TOKENIZER_MARGINS, type TokenizerFamily, tokenizerFamily } from "./estimate-prompt-tokens";
+import { countJobTokens } from "./count-tokens";
+import { TOKENIZER_MARGINS, type TokenizerFamily, tokenizerFamily } from "./estimate-prompt-tokens";
 import type { FittedAmount } from "./quota-ledger";
 
 /** The family with the widest margin among the channels failover may try: the reservation holds for any of them. */
@@ -16,7 +16,9 @@ export function widestTokenizerFamily(candidates: readonly RoutableChannel[], mo
 
 /**
  * The fitted amount for the ledger, computed only when the ledger asks (the cheap bound did not fit):
- * `costOf` turns prompt tokens into the call's worst-case cost (its completion bound included).
+ * `costOf` turns prompt tokens into the call's worst-case cost (its completion bound included). The count
+ * is that of fittedPromptTokens, made on this thread or on the counting worker by its size; when it cannot
+ * be made in time, the cheap bound is what is held.
  */
 export function fittedReservation(
   body: Record<string, unknown>,
@@ -26,9 +28,15 @@ export function fittedReservation(
   costOf: (promptTokens: number) => number,
 ): FittedAmount {
   return () => {
-    const family = widestTokenizerFamily(candidates, model);
-    const count = loadedTokenizer();
-    if (count) return costOf(fittedPromptTokens(body, count, family, upperBound));
-    return loadTokenizer().then((loaded) => costOf(fittedPromptTokens(body, loaded, family, upperBound)));
+    const margin = TOKENIZER_MARGINS[widestTokenizerFamily(candidates, model)];
+    const fit = (counted: number) => costOf(Math.min(Math.ceil(counted * (1 + margin)), upperBound));
+    const uncounted = () => costOf(upperBound);
+    let counted: number | Promise<number>;
+    try {
+      counted = countJobTokens({ kind: "reservation", body });
+    } catch {
+      return uncounted();
+    }
+    return typeof counted === "number" ? fit(counted) : counted.then(fit, uncounted);
   };
 }

@@ -27,6 +27,12 @@ export interface CallOutcome {
   stream?: boolean;
   /** Built-in tool calls the upstream made for the call: each billed at the channel's price per call. */
   builtInToolCalls?: BuiltInToolCalls;
+  /**
+   * The usage could not be counted (the upstream reported none and the local count failed or ran out of
+   * time): the call is billed what was held for it, its reservation, never less than `usage` would cost,
+   * so that a call whose count fails is never free.
+   */
+  billReservation?: boolean;
 }
 
 /**
@@ -159,7 +165,9 @@ export class CallRecord {
     const metered = computeUnitCost(usage, outcome.units ?? null, this.price);
     const { unit, quantity } = metered;
     const toolCalls = hasToolCalls(outcome.builtInToolCalls) ? outcome.builtInToolCalls : undefined;
-    const cost = metered.cost + builtInToolFee(outcome.channel?.config, toolCalls);
+    const meteredCost = metered.cost + builtInToolFee(outcome.channel?.config, toolCalls);
+    // A call whose usage could not be counted is billed what was held for it, never less.
+    const cost = outcome.billReservation && this.reservation ? Math.max(meteredCost, this.reservation.amount) : meteredCost;
     this.billedCost = cost;
     if (this.reservation) this.services.ledger.settle(this.reservation, cost);
     const now = performance.now();

@@ -1,5 +1,6 @@
 import type { TokenUsage } from "@tollgate/shared";
 import { type BuiltInToolCalls, builtInToolFee } from "../accounting/built-in-tools";
+import { uncountedUsage } from "../accounting/count-tokens";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
@@ -61,12 +62,12 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   }
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
   if (codec.relay && parsed.stream && isEventStream && response.body) {
-    const relayed = codec.relay(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded, watch));
+    const relayed = codec.relay(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded, watch, admission.body.bytes));
     if (watch) watch.streaming = true;
     return new Response(relayed, { status: 200, headers: { ...streamHeaders, ...record.answerHeaders() } });
   }
   if (codec.passThrough && response.body) {
-    const relayed = codec.passThrough(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded, watch));
+    const relayed = codec.passThrough(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded, watch, admission.body.bytes));
     if (watch) watch.streaming = true;
     const contentType = response.headers.get("content-type") ?? "application/octet-stream";
     return new Response(relayed, { status: 200, headers: { "content-type": contentType, ...record.answerHeaders() } });
@@ -79,10 +80,21 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
     throw errors.upstreamUnreachable();
   }
   const estimated = answer.usage === null;
-  const usage = answer.usage ?? (await codec.estimateUsage(parsed.request, codec.producedText(answer)));
+  let usage = answer.usage;
+  let billReservation = false;
+  if (usage === null) {
+    const produced = codec.producedText(answer);
+    try {
+      usage = await codec.estimateUsage(parsed.request, produced);
+    } catch (error) {
+      services.log("warn", "usage could not be counted; billing the reservation", { requestId: record.requestId, error: String(error) });
+      usage = uncountedUsage(admission.body.bytes, produced);
+      billReservation = true;
+    }
+  }
   const units = answer.units ?? { unit: "request" as const };
   const builtInToolCalls = answer.builtInToolCalls ?? perAnswerToolCalls(parsed);
-  record.finish({ status: 200, usage, usageEstimated: estimated, units, channel, upstreamModel: attempt.upstreamModel, builtInToolCalls });
+  record.finish({ status: 200, usage, usageEstimated: estimated, billReservation, units, channel, upstreamModel: attempt.upstreamModel, builtInToolCalls });
   const body = codec.renderWhole ? codec.renderWhole(answer, usage, estimated) : answer.body;
   const contentType = answer.contentType ?? "application/json";
   return new Response(body, { status: 200, headers: { "content-type": contentType, ...record.answerHeaders() } });
@@ -96,7 +108,11 @@ function perAnswerToolCalls(parsed: ParsedCall<unknown>): BuiltInToolCalls | und
   return calls;
 }
 
-/** The usage stage of a stream: the upstream's usage when it came, otherwise a local count of what was produced. */
+/**
+ * The usage stage of a stream: the upstream's usage when it came, otherwise a local count of what was
+ * produced; when that count cannot be made, the reservation (`requestBytes` only gives the log row its
+ * rough prompt size).
+ */
 function streamSink<Parsed, Translation>(
   services: GatewayServices,
   record: CallRecord,
@@ -105,6 +121,7 @@ function streamSink<Parsed, Translation>(
   parsed: ParsedCall<Parsed>,
   forwarded: ForwardedResponse<Translation>,
   watch: AnswerWatch | undefined,
+  requestBytes: number,
 ): StreamSink {
   return {
     idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
@@ -124,9 +141,13 @@ function streamSink<Parsed, Translation>(
         record.finish({ ...base, usage });
         return;
       }
-      codec.estimateUsage(parsed.request, produced()).then(
+      const text = produced();
+      codec.estimateUsage(parsed.request, text).then(
         (estimate) => record.finish({ ...base, usage: estimate, usageEstimated: true }),
-        () => record.finish({ ...base, usage: null }),
+        (error: unknown) => {
+          services.log("warn", "usage could not be counted; billing the reservation", { requestId: record.requestId, error: String(error) });
+          record.finish({ ...base, usage: uncountedUsage(requestBytes, text), usageEstimated: true, billReservation: true });
+        },
       );
     },
   };

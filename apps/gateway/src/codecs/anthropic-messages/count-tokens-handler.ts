@@ -1,6 +1,6 @@
 import { buildNativeCountTokensRequest, TranslationError, upstreamModelFor } from "@tollgate/upstream";
 import { isRecord } from "@tollgate/shared";
-import { countPromptTokens } from "../../accounting/count-tokens";
+import { countPromptTokens, TokenCountUnavailable } from "../../accounting/count-tokens";
 import { errors, GatewayError } from "../../errors";
 import type { GatewayServices } from "../../gateway-services";
 import { admit } from "../../pipeline/admit";
@@ -43,8 +43,10 @@ function inputTokensOf(text: string): number | null {
  * rules of every call (key, IP list, requests per minute, model list) but no quota held and nothing billed:
  * forwarded to an Anthropic channel that serves the model, which counts exactly; when none does (or none
  * answers), counted here with the o200k tokenizer and marked estimated (x-tollgate-estimated: true), the
- * body still Anthropic's `{"input_tokens": N}`. Each call gets a request-log row at zero cost, so that an
- * operator sees the traffic. Errors are in Anthropic's shape.
+ * body still Anthropic's `{"input_tokens": N}`. The body is read within the limit of every /v1 body (413
+ * beyond it); a large one is counted on the counting worker, and one it cannot count in time is answered
+ * with the linear rule's figure (a quarter of its bytes), still marked estimated. Each call gets a
+ * request-log row at zero cost, so that an operator sees the traffic. Errors are in Anthropic's shape.
  */
 export async function handleCountTokens(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
   const record = new CallRecord(services, clientAddress, "messages.count_tokens");
@@ -64,7 +66,11 @@ export async function handleCountTokens(services: GatewayServices, request: Requ
       const counted = await countUpstream(services, record, request, anthropicChannels, body.value, body.text, model);
       if (counted) return counted;
     }
-    const inputTokens = await countPromptTokens(openAIBody);
+    const inputTokens = await countPromptTokens(openAIBody).catch((error: unknown) => {
+      if (!(error instanceof TokenCountUnavailable)) throw error;
+      services.log("warn", "count_tokens could not count in time; answering the linear estimate", { requestId: record.requestId });
+      return Math.ceil(body.bytes / 4);
+    });
     record.finish({ status: 200, usage: null });
     return Response.json({ input_tokens: inputTokens }, { headers: { ...record.answerHeaders(), [ESTIMATED_HEADER]: "true" } });
   } catch (error) {
