@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createSetupCodes } from "../../packages/admin/src/index";
 import { tokens } from "@tollgate/db";
 import { createSecretBox, hashTokenSecret } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
@@ -25,7 +26,7 @@ beforeAll(async () => {
   const consoleApp = createConsole({
     database: database.handle,
     secretBox,
-    embedded: true,
+    setupCodes: createSetupCodes(TEST_SECRET),
     testChannel: createChannelProber(database.handle.db, secretBox),
     webDistDir,
     clientAddress: () => "127.0.0.1",

@@ -1,4 +1,4 @@
-import { AdminError, type AdminErrorCode, type ChannelProber } from "@tollgate/admin";
+import { AdminError, type AdminErrorCode, type ChannelProber, type SetupCodes } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import type { SecretBox } from "@tollgate/shared";
 import { initTRPC, TRPCError } from "@trpc/server";
@@ -16,7 +16,8 @@ export interface ConsoleContext {
   db: Database;
   secretBox: SecretBox;
   log: ConsoleLog;
-  embedded: boolean;
+  /** Null: no first-run setup page (see ConsoleDependencies). */
+  setupCodes: SetupCodes | null;
   loginLimiter: LoginRateLimiter;
   sessionTtlMs: number;
   testChannel: ChannelProber;

@@ -1,4 +1,5 @@
 import { createLogger } from "@tollgate/gateway/logger";
+import { announceSetupCode } from "./announce-setup-code";
 import { readServerEnvironment } from "./env";
 import { openStorage } from "./open-storage";
 import { serveConsole } from "./serve-console";
@@ -17,6 +18,9 @@ const environment = readServerEnvironment(mode);
 const log = createLogger(environment.LOG_LEVEL);
 const storage = await openStorage(environment, mode);
 const profile = modeProfiles[mode];
+if (profile.servesConsole) {
+  await announceSetupCode({ db: storage.database.db, setupCodes: storage.setupCodes, dataDir: environment.TOLLGATE_DATA_DIR, log });
+}
 const serving = profile.servesGateway
   ? await serveGateway({ environment, storage, log, withConsole: profile.servesConsole })
   : serveConsole({ environment, storage, log });

@@ -1,5 +1,17 @@
-import { type DatabaseHandle, type DataDirLock, lockDataDirWhenFree, migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
+import { rmSync } from "node:fs";
+import { createSetupCodes, type SetupCodes } from "@tollgate/admin";
+import {
+  type DatabaseHandle,
+  type DataDirLock,
+  lockDataDirWhenFree,
+  migrateDatabase,
+  OWNER_ONLY_UMASK,
+  openDatabase,
+  resolveEncryptionSecret,
+  restrictDataDir,
+} from "@tollgate/db";
 import { createSecretBox, type SecretBox } from "@tollgate/shared";
+import { setupCodeFile } from "./announce-setup-code";
 import type { ServerEnvironment } from "./env";
 import type { ServerMode } from "./server-mode";
 
@@ -7,6 +19,8 @@ import type { ServerMode } from "./server-mode";
 export interface Storage {
   database: DatabaseHandle;
   secretBox: SecretBox;
+  /** The first-run setup codes, derived from the same secret (so every instance on the database agrees). */
+  setupCodes: SetupCodes;
   /** Embedded PGlite in TOLLGATE_DATA_DIR (no DATABASE_URL): this process holds the folder's lock. */
   embedded: boolean;
   /** Lets the data folder go (embedded; also done when the process exits). */
@@ -33,7 +47,11 @@ function inUseMessage(mode: ServerMode, dataDir: string, holder: { pid: number; 
 export async function openStorage(environment: ServerEnvironment, mode: ServerMode): Promise<Storage> {
   const embedded = !environment.DATABASE_URL;
   let dataDirLock: DataDirLock | null = null;
+  // Whatever an older version or a looser umask left readable in the data folder is made owner-only, and
+  // (embedded) what the database writes from now on is created so.
+  restrictDataDir(environment.TOLLGATE_DATA_DIR);
   if (embedded) {
+    process.umask(OWNER_ONLY_UMASK);
     const lock = await lockDataDirWhenFree(environment.TOLLGATE_DATA_DIR, "server", { timeoutMs: 30_000, stopIfServer: true });
     if (!("release" in lock)) {
       console.error(inUseMessage(mode, environment.TOLLGATE_DATA_DIR, lock));
@@ -51,8 +69,12 @@ export async function openStorage(environment: ServerEnvironment, mode: ServerMo
     prepareNew: migrateDatabase,
   });
   await migrateDatabase(database);
-  const secretBox = await createSecretBox(
-    resolveEncryptionSecret({ secret: environment.TOLLGATE_SECRET, databaseUrl: environment.DATABASE_URL, dataDir: environment.TOLLGATE_DATA_DIR }),
-  );
-  return { database, secretBox, embedded, releaseDataDir: () => dataDirLock?.release() };
+  const encryptionSecret = resolveEncryptionSecret({
+    secret: environment.TOLLGATE_SECRET,
+    databaseUrl: environment.DATABASE_URL,
+    dataDir: environment.TOLLGATE_DATA_DIR,
+  });
+  const secretBox = await createSecretBox(encryptionSecret);
+  const setupCodes = createSetupCodes(encryptionSecret, { onSpent: () => rmSync(setupCodeFile(environment.TOLLGATE_DATA_DIR), { force: true }) });
+  return { database, secretBox, setupCodes, embedded, releaseDataDir: () => dataDirLock?.release() };
 }

@@ -8,12 +8,12 @@ import type { ShutdownPlan } from "./shutdown";
 /** The console alone on PORT (default 3001), beside gateways that share its DATABASE_URL and TOLLGATE_SECRET. */
 export function serveConsole(input: { environment: ServerEnvironment; storage: Storage; log: Logger }): Omit<ShutdownPlan, "log" | "drainMs" | "storage"> {
   const { environment, storage, log } = input;
-  const { database, secretBox, embedded } = storage;
+  const { database, secretBox, setupCodes, embedded } = storage;
   let server: ReturnType<typeof Bun.serve> | null = null;
   const consoleApp = createConsole({
     database,
     secretBox,
-    embedded,
+    setupCodes,
     log,
     publicBaseUrl: environment.TOLLGATE_PUBLIC_URL,
     // The same request building as live traffic, so every channel type can be tested.

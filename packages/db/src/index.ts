@@ -7,3 +7,4 @@ export * from "./data-dir-lock";
 export * from "./database-errors";
 export * from "./token-columns";
 export * from "./storage-env";
+export * from "./data-dir-permissions";

@@ -7,3 +7,5 @@ export * from "./pending-replies";
 export * from "./unit-price";
 export * from "./budget-period";
 export * from "./webhook-signature";
+export * from "./secrets-equal";
+export * from "./capped-body";
