@@ -67,6 +67,30 @@ describe("console sign-in", () => {
     expect((await rejection(caller.auth.me())).code).toBe("UNAUTHORIZED");
   });
 
+  test("a session in use every day still ends 30 days after sign-in, and its renewal never reaches past that", async () => {
+    const { caller, cookie } = await harness.signedInUser();
+    const id = hashSessionSecret(cookie.split("=")[1]!);
+    const day = 24 * 60 * 60 * 1000;
+    // 29.5 days old, last seen two hours ago: renewed, but only for the half day left, not a whole idle TTL.
+    await harness.database.handle.db
+      .update(sessions)
+      .set({ createdAt: new Date(Date.now() - 29.5 * day), lastSeenAt: new Date(Date.now() - 2 * 60 * 60 * 1000), expiresAt: new Date(Date.now() + 6 * day) })
+      .where(eq(sessions.id, id));
+    const responseHeaders = new Headers();
+    expect((await harness.anonymous({ headers: { cookie }, responseHeaders }).auth.me()).id).toBeGreaterThan(0);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(responseHeaders.get("set-cookie") ?? "")?.[1]);
+    expect(maxAge).toBeGreaterThan(0.4 * 86_400);
+    expect(maxAge).toBeLessThanOrEqual(0.5 * 86_400);
+    const [renewed] = await harness.database.handle.db.select({ expiresAt: sessions.expiresAt }).from(sessions).where(eq(sessions.id, id));
+    expect(renewed!.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 0.5 * day);
+    // 31 days old, seen a minute ago and not idle-expired: refused all the same.
+    await harness.database.handle.db
+      .update(sessions)
+      .set({ createdAt: new Date(Date.now() - 31 * day), lastSeenAt: new Date(Date.now() - 60_000), expiresAt: new Date(Date.now() + 6 * day) })
+      .where(eq(sessions.id, id));
+    expect((await rejection(caller.auth.me())).code).toBe("UNAUTHORIZED");
+  });
+
   test("disabling a user ends their sessions", async () => {
     const admin = await harness.signedInUser({ role: "admin" });
     const user = await harness.signedInUser();

@@ -80,7 +80,7 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const resolved = ctx.sessionSecret ? await resolveSession(ctx.db, ctx.sessionSecret, ctx.sessionTtlMs) : null;
   if (!resolved) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue" });
   if (resolved.renewed && ctx.sessionSecret) {
-    ctx.responseHeaders.append("set-cookie", sessionCookie(ctx.sessionSecret, { maxAgeMs: ctx.sessionTtlMs, secure: ctx.secure }));
+    ctx.responseHeaders.append("set-cookie", sessionCookie(ctx.sessionSecret, { maxAgeMs: resolved.maxAgeMs, secure: ctx.secure }));
   }
   return next({ ctx: { ...ctx, user: resolved.user as SessionUser } });
 });

@@ -1,7 +1,10 @@
 import { createConsole } from "@tollgate/console";
+import { resolveClientAddress } from "@tollgate/gateway/client-address";
 import type { Logger } from "@tollgate/gateway/logger";
+import { createIpAllowList } from "@tollgate/gateway/policy/ip-allow-list";
 import { createChannelProber } from "@tollgate/upstream";
 import type { ServerEnvironment } from "./env";
+import { gatewayOptionsFrom } from "./gateway-options";
 import type { Storage } from "./open-storage";
 import type { ShutdownPlan } from "./shutdown";
 
@@ -10,6 +13,8 @@ export function serveConsole(input: { environment: ServerEnvironment; storage: S
   const { environment, storage, log } = input;
   const { database, secretBox, setupCodes, embedded } = storage;
   let server: ReturnType<typeof Bun.serve> | null = null;
+  const proxies = gatewayOptionsFrom(environment).trustedProxies ?? [];
+  const trustedProxies = proxies.length > 0 ? createIpAllowList(proxies) : null;
   const consoleApp = createConsole({
     database,
     secretBox,
@@ -18,7 +23,9 @@ export function serveConsole(input: { environment: ServerEnvironment; storage: S
     publicBaseUrl: environment.TOLLGATE_PUBLIC_URL,
     // The same request building as live traffic, so every channel type can be tested.
     testChannel: createChannelProber(database.db, secretBox),
-    clientAddress: (request) => server?.requestIP(request)?.address ?? null,
+    // Behind a trusted proxy the login limits count the client's address, by the gateway's rule.
+    clientAddress: (request) => resolveClientAddress(server?.requestIP(request)?.address ?? null, request.headers.get("x-forwarded-for"), trustedProxies),
+    bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
   });
   server = Bun.serve({
     port: environment.PORT,

@@ -36,6 +36,7 @@ export async function serveGateway(input: {
         clientAddress: clientAddressResolver(services, () => app.server),
         // The same request building as live traffic, so every channel type can be tested.
         testChannel: createChannelProber(database.db, secretBox),
+        bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
       })
     : null;
   // The app brings the rest of the server's options: the idle timeout, and a body size limit that leaves
