@@ -42,7 +42,7 @@ export function withCappedBody(request: Request, cap: BodyCap): Request {
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (timer === undefined && !finished) timer = setTimeout(() => fail(controller, cap.tooSlow()), cap.timeoutMs);
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await reader.read();
       } catch (error) {
