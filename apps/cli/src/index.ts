@@ -65,6 +65,8 @@ async function runWithDatabase(environment: ReturnType<typeof readCliEnvironment
   );
   try {
     await migrateDatabase(handle);
+    // PGlite sets its files' modes itself (past the umask): owner-only again once it has written them.
+    if (environment.databaseUrl === undefined) restrictDataDir(environment.dataDir);
     return await runCommand(argv, { db: handle.db, secretBox });
   } finally {
     await handle.close();

@@ -69,6 +69,9 @@ export async function openStorage(environment: ServerEnvironment, mode: ServerMo
     prepareNew: migrateDatabase,
   });
   await migrateDatabase(database);
+  // PGlite sets its files' modes itself (0666, past the umask): once more now that it has written them.
+  // Files it creates later sit in owner-only folders.
+  if (embedded) restrictDataDir(environment.TOLLGATE_DATA_DIR);
   const encryptionSecret = resolveEncryptionSecret({
     secret: environment.TOLLGATE_SECRET,
     databaseUrl: environment.DATABASE_URL,

@@ -1,7 +1,11 @@
 import { chmodSync, existsSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
-/** Owner-only: what the process creates from now on (embedded: the database files PGlite writes). */
+/**
+ * Owner-only: what the process creates from now on. PGlite sets the modes of its database files itself
+ * (0666, which no umask masks), so those need restrictDataDir once it has written them; the folders it
+ * creates do follow the umask, so files it adds later are out of others' reach all the same.
+ */
 export const OWNER_ONLY_UMASK = 0o077;
 
 /**
