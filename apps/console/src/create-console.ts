@@ -78,11 +78,15 @@ export const MAX_BATCH_SIZE = 20;
 
 const payloadTooLarge = () => new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: "The request body is too large" });
 
-/** A copy of `request` whose body fails at once with `reason`: tRPC answers it in its own error shape. */
+/**
+ * A copy of `request` whose body fails at once with `reason`: tRPC answers it in its own error shape. As
+ * JSON whatever it claimed to be, so that tRPC reads (and refuses) it rather than answer about its type.
+ */
 function failingBody(request: Request, reason: unknown): Request {
   const body = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(reason) });
   const headers = new Headers(request.headers);
   headers.delete("content-length");
+  headers.set("content-type", "application/json");
   return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
 }
 
