@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
-import { createSetupCodes } from "../../packages/admin/src/index";
+import { createSetupCodes, createUser, createUserSchema } from "../../packages/admin/src/index";
 import { sessions, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { hashSessionSecret } from "../../apps/console/src/auth/sessions";
@@ -245,6 +245,21 @@ describe("first-run setup", () => {
       expect((await rejection(withoutCodes.anonymous().auth.setup({ setupCode, name: "first", password: "a-long-password" }))).code).toBe("FORBIDDEN");
     } finally {
       await withoutCodes.close();
+    }
+  });
+
+  test("an administrator made by the CLI spends the code: it stays refused even if no administrator is left", async () => {
+    const harness = await startConsole();
+    try {
+      const setupCode = (await harness.setupCode())!;
+      // What `user create --admin` runs.
+      const made = await createUser(harness.database.handle.db, createUserSchema.parse({ name: "cli-admin", role: "admin", password: "a-long-password" }));
+      await harness.database.handle.db.delete(users).where(eq(users.id, made.id));
+      const refused = await rejection(harness.anonymous().auth.setup({ setupCode, name: "late", password: "a-long-password" }));
+      expect(refused.code).toBe("FORBIDDEN");
+      expect(refused.message).toContain("No setup code is current");
+    } finally {
+      await harness.close();
     }
   });
 

@@ -131,6 +131,8 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
       })
       .returning({ id: users.id });
     if (!created) throw new Error("the new user was not returned");
+    // An administrator exists: the first-run setup code is spent, whoever made one.
+    if (input.role === "admin") await db.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
     return getUser(db, created.id);
   } catch (error) {
     // A concurrent creation of the same name got there between the check and the insert.
@@ -193,6 +195,7 @@ export async function updateUser(db: Database, actor: Actor, input: UpdateUserIn
     .set({ ...changes, ...(budget === undefined ? {} : { budgetLimit: budget }), ...periodResetFor(changes, current), updatedAt: new Date() })
     .where(eq(users.id, id));
   if (changes.status === "disabled") await signOutEverywhere(db, id);
+  if (changes.role === "admin") await db.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
   return getUser(db, id);
 }
 
