@@ -40,6 +40,14 @@ function inUseMessage(mode: ServerMode, dataDir: string, holder: { pid: number; 
   );
 }
 
+function warnIfNotRestricted(dataDir: string, refused: string[]): void {
+  if (refused.length === 0) return;
+  console.error(
+    `tollgate: ${refused.length} path(s) in the data folder ${dataDir} belong to another user and stay readable by others ` +
+      `(e.g. ${refused[0]}): chown the folder to the user that runs Tollgate`,
+  );
+}
+
 /**
  * Takes the data folder (embedded: only one process may open it; a CLI command that has it is waited for,
  * another server is refused and this one exits), opens and migrates the database, and builds the secret box.
@@ -49,7 +57,7 @@ export async function openStorage(environment: ServerEnvironment, mode: ServerMo
   let dataDirLock: DataDirLock | null = null;
   // Whatever an older version or a looser umask left readable in the data folder is made owner-only, and
   // (embedded) what the database writes from now on is created so.
-  restrictDataDir(environment.TOLLGATE_DATA_DIR);
+  warnIfNotRestricted(environment.TOLLGATE_DATA_DIR, restrictDataDir(environment.TOLLGATE_DATA_DIR));
   if (embedded) {
     process.umask(OWNER_ONLY_UMASK);
     const lock = await lockDataDirWhenFree(environment.TOLLGATE_DATA_DIR, "server", { timeoutMs: 30_000, stopIfServer: true });
@@ -71,7 +79,7 @@ export async function openStorage(environment: ServerEnvironment, mode: ServerMo
   await migrateDatabase(database);
   // PGlite sets its files' modes itself (0666, past the umask): once more now that it has written them.
   // Files it creates later sit in owner-only folders.
-  if (embedded) restrictDataDir(environment.TOLLGATE_DATA_DIR);
+  if (embedded) warnIfNotRestricted(environment.TOLLGATE_DATA_DIR, restrictDataDir(environment.TOLLGATE_DATA_DIR));
   const encryptionSecret = resolveEncryptionSecret({
     secret: environment.TOLLGATE_SECRET,
     databaseUrl: environment.DATABASE_URL,

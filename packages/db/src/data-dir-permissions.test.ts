@@ -33,7 +33,7 @@ describe("restrictDataDir", () => {
     chmodSync(outside, 0o644);
     symlinkSync(outside, join(dataDir, "link"));
 
-    restrictDataDir(dataDir);
+    expect(restrictDataDir(dataDir)).toEqual([]);
 
     expect(modeOf(dataDir)).toBe(0o700);
     expect(modeOf(join(dataDir, "pglite"))).toBe(0o700);
