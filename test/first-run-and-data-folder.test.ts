@@ -121,7 +121,7 @@ describe("a fresh install", () => {
 
 describe("the console alone (npm run start:console)", () => {
   test(
-    "counts sign-in failures by the client's address behind a trusted proxy, not by the proxy's",
+    "counts sign-in failures by the client's address behind a trusted proxy, not by the proxy's, and caps bodies at 1 MiB",
     async () => {
       const dataDir = scratchDataDir();
       const server = await startServerProcess(serverEnvironment(dataDir, database, { TRUSTED_PROXIES: "127.0.0.1" }), ["console"]);
@@ -137,6 +137,10 @@ describe("the console alone (npm run start:console)", () => {
         expect((await login("198.51.100.1")).status).toBe(429);
         // Another client behind the same proxy is not kept out by the first one's failures.
         expect((await login("198.51.100.2")).status).toBe(401);
+        // Its body cap is the console's 1 MiB, in tRPC's shape, not a read of whatever is sent.
+        const tooLarge = await fetch(`${server.origin}/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: new Uint8Array(2 * 1024 * 1024) });
+        expect(tooLarge.status).toBe(413);
+        expect(await trpcErrorCode(tooLarge)).toBe("PAYLOAD_TOO_LARGE");
       } finally {
         await stop(server);
       }
