@@ -64,11 +64,11 @@ function nestedSchema(): object {
   return { type: "object", properties: { root: { $ref: "#/$defs/d0" } }, $defs: defs };
 }
 
-function multipartWithParts(parts: number): { body: Uint8Array; contentType: string } {
+function multipartWithParts(parts: number): { body: Blob; contentType: string } {
   const boundary = "b";
   const one = `--${boundary}\r\nContent-Disposition: form-data; name="x"\r\n\r\n1\r\n`;
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nhostile-whisper\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF\r\n`;
-  return { body: encoder.encode(head + one.repeat(parts) + `--${boundary}--\r\n`), contentType: `multipart/form-data; boundary=${boundary}` };
+  return { body: new Blob([head + one.repeat(parts) + `--${boundary}--\r\n`]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 interface Scenario {

@@ -4,6 +4,8 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clientAddressResolver, createApp } from "@tollgate/gateway/app";
+import { createChannelProber } from "@tollgate/upstream";
+import { createConsole } from "../apps/console/src/create-console";
 import type { GatewayServices } from "@tollgate/gateway/gateway-services";
 import type { LogLevel } from "@tollgate/gateway/logger";
 import { requestLogs } from "@tollgate/db";
@@ -560,34 +562,101 @@ describe("bodies over MAX_BODY_BYTES on a real socket", () => {
   });
 });
 
+/** tRPC's own error body (superjson): `{"error":{"json":{"message","code","data":{"code","httpStatus"}}}}`. */
+interface TrpcErrorBody {
+  error: { json: { message: string; data: { code: string; httpStatus: number } } };
+}
+
 describe("the console served on the gateway's port", () => {
-  test("gets its body and the client's address, within the same body limits and deadline as /v1", async () => {
-    const seen: Array<{ body: string; address: string | null }> = [];
+  function listenWithConsole(bodyReadTimeoutMs: number) {
+    const addresses: Array<string | null> = [];
     const listening = listenApp({
-      bodyReadTimeoutMs: 300,
+      bodyReadTimeoutMs,
       withConsole: (services, server) => {
         const addressOf = clientAddressResolver(services, server as never);
-        return async (request) => {
-          seen.push({ body: await request.text(), address: addressOf(request) });
-          return Response.json({ ok: true });
+        const consoleApp = createConsole({
+          database: stack.database.handle,
+          secretBox: stack.gateway.secretBox,
+          setupCodes: null,
+          testChannel: createChannelProber(stack.database.handle.db, stack.gateway.secretBox),
+          clientAddress: addressOf,
+          bodyReadTimeoutMs,
+        });
+        return (request) => {
+          addresses.push(addressOf(request));
+          return consoleApp.handle(request);
         };
       },
     });
+    return { ...listening, addresses };
+  }
+
+  test("gets the client's address, and refuses a body over 1 MiB in tRPC's shape before reading it", async () => {
+    const listening = listenWithConsole(30_000);
     try {
-      const answered = await fetch(`${listening.url}/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"a"}' });
+      const answered = await fetch(`${listening.url}/trpc/auth.login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ json: { name: "nobody", password: "wrong-password" } }),
+      });
+      expect(answered.status).toBe(401);
+      expect(listening.addresses).toEqual(["127.0.0.1"]);
+
+      // Only the head, declaring 16 MiB: the 413 comes without waiting for a byte of the body.
+      const connection = await RawConnection.open(listening.port);
+      await connection.write(requestHead("POST", "/trpc/auth.login", { "content-type": "application/json", "content-length": String(16 * MB) }));
+      const declared = await connection.response();
+      expect(declared.status).toBe(413);
+      expect((JSON.parse(declared.body) as TrpcErrorBody).error.json.data).toMatchObject({ code: "PAYLOAD_TOO_LARGE", httpStatus: 413 });
+      connection.destroy();
+
+      // Chunked (no length declared): counted as it arrives, refused once past 1 MiB.
+      const chunk = new Uint8Array(64 * 1024).fill(0x20);
+      const chunked = await fetch(`${listening.url}/trpc/auth.login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new ReadableStream({
+          start(controller) {
+            for (let index = 0; index < 32; index++) controller.enqueue(chunk);
+            controller.close();
+          },
+        }),
+      });
+      expect(chunked.status).toBe(413);
+      expect(((await chunked.json()) as TrpcErrorBody).error.json.data.code).toBe("PAYLOAD_TOO_LARGE");
+
+      // Not /trpc: the JSON error envelope.
+      const other = await fetch(`${listening.url}/export/logs.csv`, { method: "POST", body: new Uint8Array(2 * MB) });
+      expect(other.status).toBe(413);
+      expect(((await other.json()) as ErrorEnvelope).error.code).toBe("request_too_large");
+    } finally {
+      await listening.stop();
+    }
+  });
+
+  test("a tRPC batch of more than 20 procedures is refused with 400; 20 are answered", async () => {
+    const listening = listenWithConsole(30_000);
+    try {
+      const batch = (size: number) => fetch(`${listening.url}/trpc/${Array.from({ length: size }, () => "auth.setupStatus").join(",")}?batch=1&input={}`);
+      const refused = await batch(21);
+      expect(refused.status).toBe(400);
+      const answered = await batch(20);
       expect(answered.status).toBe(200);
-      expect(seen).toEqual([{ body: '{"name":"a"}', address: "127.0.0.1" }]);
+      expect((await answered.json()) as unknown[]).toHaveLength(20);
+    } finally {
+      await listening.stop();
+    }
+  });
 
-      const tooLarge = await fetch(`${listening.url}/trpc/auth.login`, { method: "POST", body: new Uint8Array(40 * MB) });
-      expect(tooLarge.status).toBe(413);
-      expect(((await tooLarge.json()) as ErrorEnvelope).error.code).toBe("request_too_large");
-
+  test("a body that does not arrive within the body deadline gets 408", async () => {
+    const listening = listenWithConsole(300);
+    try {
       const connection = await RawConnection.open(listening.port);
       await connection.write(requestHead("POST", "/trpc/auth.login", { "content-type": "application/json", "content-length": "1000" }));
       const slow = await connection.response();
       expect(slow.status).toBe(408);
-      await connection.whenClosed();
-      expect(seen).toHaveLength(1);
+      expect((JSON.parse(slow.body) as TrpcErrorBody).error.json.data.code).toBe("TIMEOUT");
+      connection.destroy();
     } finally {
       await listening.stop();
     }
@@ -641,12 +710,13 @@ describe("the gateway process (index.ts)", () => {
           while (!(await reader.read()).done);
         })();
         const url = `http://127.0.0.1:${port}`;
-        for (const path of ["/v1/chat/completions", "/trpc/auth.login"]) {
-          const answer = await fetch(`${url}${path}`, { method: "POST", body: new Uint8Array(40 * MB) });
-          const body = (await answer.json()) as ErrorEnvelope;
-          // No key on /v1 (401 before the body is read); the console refuses the size itself.
-          expect(body.error.code).toBe(path.startsWith("/v1") ? "missing_api_key" : "request_too_large");
-        }
+        const api = await fetch(`${url}/v1/chat/completions`, { method: "POST", body: new Uint8Array(40 * MB) });
+        // No key on /v1: 401 before the body is read.
+        expect(((await api.json()) as ErrorEnvelope).error.code).toBe("missing_api_key");
+        // The console refuses the size itself (1 MiB), in tRPC's shape.
+        const console = await fetch(`${url}/trpc/auth.login`, { method: "POST", body: new Uint8Array(40 * MB) });
+        expect(console.status).toBe(413);
+        expect(((await console.json()) as TrpcErrorBody).error.json.data.code).toBe("PAYLOAD_TOO_LARGE");
         const probe = await idleProbe(Number(port));
         await probe.whenClosed();
         expect(probe.closed).toBe(true);

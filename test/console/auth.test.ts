@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
+import { createSetupCodes, createUser, createUserSchema } from "../../packages/admin/src/index";
 import { sessions, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { hashSessionSecret } from "../../apps/console/src/auth/sessions";
+import { TEST_SECRET } from "../helpers/gateway-fixture";
 import { PASSWORD, rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
 
 // For tests and hooks of this file (the preload's setDefaultTimeout does not reach them): a fresh PGlite
@@ -62,6 +64,30 @@ describe("console sign-in", () => {
     const { caller, cookie } = await harness.signedInUser();
     const id = hashSessionSecret(cookie.split("=")[1]!);
     await harness.database.handle.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.id, id));
+    expect((await rejection(caller.auth.me())).code).toBe("UNAUTHORIZED");
+  });
+
+  test("a session in use every day still ends 30 days after sign-in, and its renewal never reaches past that", async () => {
+    const { caller, cookie } = await harness.signedInUser();
+    const id = hashSessionSecret(cookie.split("=")[1]!);
+    const day = 24 * 60 * 60 * 1000;
+    // 29.5 days old, last seen two hours ago: renewed, but only for the half day left, not a whole idle TTL.
+    await harness.database.handle.db
+      .update(sessions)
+      .set({ createdAt: new Date(Date.now() - 29.5 * day), lastSeenAt: new Date(Date.now() - 2 * 60 * 60 * 1000), expiresAt: new Date(Date.now() + 6 * day) })
+      .where(eq(sessions.id, id));
+    const responseHeaders = new Headers();
+    expect((await harness.anonymous({ headers: { cookie }, responseHeaders }).auth.me()).id).toBeGreaterThan(0);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(responseHeaders.get("set-cookie") ?? "")?.[1]);
+    expect(maxAge).toBeGreaterThan(0.4 * 86_400);
+    expect(maxAge).toBeLessThanOrEqual(0.5 * 86_400);
+    const [renewed] = await harness.database.handle.db.select({ expiresAt: sessions.expiresAt }).from(sessions).where(eq(sessions.id, id));
+    expect(renewed!.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 0.5 * day);
+    // 31 days old, seen a minute ago and not idle-expired: refused all the same.
+    await harness.database.handle.db
+      .update(sessions)
+      .set({ createdAt: new Date(Date.now() - 31 * day), lastSeenAt: new Date(Date.now() - 60_000), expiresAt: new Date(Date.now() + 6 * day) })
+      .where(eq(sessions.id, id));
     expect((await rejection(caller.auth.me())).code).toBe("UNAUTHORIZED");
   });
 
@@ -133,49 +159,114 @@ describe("console sign-in", () => {
 });
 
 describe("first-run setup", () => {
-  test("is offered in embedded mode while no admin exists, creates the admin and signs them in, then is closed", async () => {
+  test("is offered while no admin exists, creates the admin with the setup code and signs them in, then is closed", async () => {
     const harness = await startConsole();
     try {
       // A user without the admin role does not close setup.
       await harness.signedInUser({ role: "user" });
       expect(await harness.anonymous().auth.setupStatus()).toEqual({ needsSetup: true });
+      const setupCode = (await harness.setupCode())!;
+      expect(setupCode).toMatch(/^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){3}$/);
       const responseHeaders = new Headers();
-      await harness.anonymous({ responseHeaders }).auth.setup({ name: "root", password: "a-long-password" });
+      // Typed back in lower case and without the dashes: still the code.
+      await harness.anonymous({ responseHeaders }).auth.setup({ setupCode: setupCode.toLowerCase().replaceAll("-", ""), name: "root", password: "a-long-password" });
       const cookie = (responseHeaders.get("set-cookie") ?? "").split(";")[0]!;
       const me = await harness.anonymous({ headers: { cookie } }).auth.me();
       expect(me).toMatchObject({ name: "root", role: "admin" });
       expect(await harness.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
-      const again = await rejection(harness.anonymous().auth.setup({ name: "intruder", password: "a-long-password" }));
+      const again = await rejection(harness.anonymous().auth.setup({ setupCode, name: "intruder", password: "a-long-password" }));
       expect(again.code).toBe("FORBIDDEN");
       const [intruder] = await harness.database.handle.db.select().from(users).where(eq(users.name, "intruder"));
       expect(intruder).toBeUndefined();
+      // Spent: no code is current once an administrator exists.
+      expect(await harness.setupCode()).toBeNull();
     } finally {
       await harness.close();
     }
   });
 
-  test("is refused when an admin exists (created by the CLI) and outside embedded mode", async () => {
-    const embedded = await startConsole();
+  test("is refused without the right setup code from any address, also when users exist but none is an admin", async () => {
+    const harness = await startConsole();
     try {
-      await embedded.signedInUser({ role: "admin" });
-      expect(await embedded.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
-      expect((await rejection(embedded.anonymous().auth.setup({ name: "second", password: "a-long-password" }))).code).toBe("FORBIDDEN");
+      // The README's CLI quickstart: users made by the CLI, no administrator yet.
+      await harness.signedInUser({ role: "user" });
+      const setupCode = (await harness.setupCode())!;
+      const wrongCodes = ["", "AAAAA-BBBBB-CCCCC-DDDDD", setupCode.slice(0, -1), `${setupCode}0`];
+      for (const clientIp of ["127.0.0.1", "::1", "203.0.113.9", null]) {
+        for (const wrong of wrongCodes) {
+          const refused = await rejection(harness.anonymous({ clientIp }).auth.setup({ setupCode: wrong, name: "stranger", password: "a-long-password" }));
+          expect(refused.code).toBe(wrong === "" ? "BAD_REQUEST" : "FORBIDDEN");
+          expect(Object.keys(refused.fieldErrors ?? {})).toEqual(["setupCode"]);
+        }
+      }
+      const admins = await harness.database.handle.db.select().from(users).where(eq(users.role, "admin"));
+      expect(admins).toEqual([]);
+      // The code still works after the wrong ones (they do not spend it).
+      await harness.anonymous().auth.setup({ setupCode, name: "root", password: "a-long-password" });
+      expect(await harness.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
     } finally {
-      await embedded.close();
+      await harness.close();
     }
-    const standalone = await startConsole({ embedded: false });
+  });
+
+  test("every instance sharing the database and secret asks for the same code; another secret's code is refused", async () => {
+    const first = await startConsole();
     try {
-      expect(await standalone.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
-      expect((await rejection(standalone.anonymous().auth.setup({ name: "first", password: "a-long-password" }))).code).toBe("FORBIDDEN");
+      const second = await startConsole({ setupCodes: createSetupCodes(TEST_SECRET) }, first.database);
+      const stranger = createSetupCodes("another-deployment-secret");
+      // The second instance asks first here; the first derives the same code from the nonce it stored.
+      const fromSecond = await second.setupCode();
+      expect(await first.setupCode()).toBe(fromSecond);
+      const foreign = (await stranger.current(first.database.handle.db))!;
+      expect(foreign).not.toBe(fromSecond);
+      expect((await rejection(first.anonymous().auth.setup({ setupCode: foreign, name: "root", password: "a-long-password" }))).code).toBe("FORBIDDEN");
+      await first.anonymous().auth.setup({ setupCode: fromSecond!, name: "root", password: "a-long-password" });
+      expect(await second.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
+      expect(await second.setupCode()).toBeNull();
     } finally {
-      await standalone.close();
+      await first.close();
+    }
+  });
+
+  test("is refused when an admin exists (created by the CLI) and where the server gives no setup codes", async () => {
+    const withCodes = await startConsole();
+    try {
+      const setupCode = (await withCodes.setupCode())!;
+      await withCodes.signedInUser({ role: "admin" });
+      expect(await withCodes.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
+      expect((await rejection(withCodes.anonymous().auth.setup({ setupCode, name: "second", password: "a-long-password" }))).code).toBe("FORBIDDEN");
+    } finally {
+      await withCodes.close();
+    }
+    const withoutCodes = await startConsole({ setupCodes: null });
+    try {
+      expect(await withoutCodes.anonymous().auth.setupStatus()).toEqual({ needsSetup: false });
+      const setupCode = (await createSetupCodes(TEST_SECRET).current(withoutCodes.database.handle.db))!;
+      expect((await rejection(withoutCodes.anonymous().auth.setup({ setupCode, name: "first", password: "a-long-password" }))).code).toBe("FORBIDDEN");
+    } finally {
+      await withoutCodes.close();
+    }
+  });
+
+  test("an administrator made by the CLI spends the code: it stays refused even if no administrator is left", async () => {
+    const harness = await startConsole();
+    try {
+      const setupCode = (await harness.setupCode())!;
+      // What `user create --admin` runs.
+      const made = await createUser(harness.database.handle.db, createUserSchema.parse({ name: "cli-admin", role: "admin", password: "a-long-password" }));
+      await harness.database.handle.db.delete(users).where(eq(users.id, made.id));
+      const refused = await rejection(harness.anonymous().auth.setup({ setupCode, name: "late", password: "a-long-password" }));
+      expect(refused.code).toBe("FORBIDDEN");
+      expect(refused.message).toContain("No setup code is current");
+    } finally {
+      await harness.close();
     }
   });
 
   test("validates the name and password with field errors", async () => {
     const harness = await startConsole();
     try {
-      const failure = await rejection(harness.anonymous().auth.setup({ name: " ", password: "short" }));
+      const failure = await rejection(harness.anonymous().auth.setup({ setupCode: "x", name: " ", password: "short" }));
       expect(failure.code).toBe("BAD_REQUEST");
       expect(Object.keys(failure.fieldErrors ?? {}).sort()).toEqual(["name", "password"]);
     } finally {

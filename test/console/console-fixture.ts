@@ -1,3 +1,4 @@
+import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
 import { users } from "@tollgate/db";
 import { createChannelProber } from "@tollgate/upstream";
 import { createSecretBox } from "@tollgate/shared";
@@ -10,6 +11,10 @@ export const PASSWORD = "correct horse battery";
 export interface ConsoleUnderTest {
   database: FreshDatabase;
   console: ReturnType<typeof createConsole>;
+  /** The setup codes the console checks (derived from the suite's secret, as the server derives its own). */
+  setupCodes: SetupCodes;
+  /** The current setup code, as the server prints it at start (null once an administrator exists). */
+  setupCode(): Promise<string | null>;
   /** Creates a user who can sign in; returns its id and a caller signed in as it. */
   signedInUser(values?: { name?: string; role?: "admin" | "user"; group?: string }): Promise<{ id: number; name: string; caller: ReturnType<ReturnType<typeof createConsole>["createCaller"]>; cookie: string }>;
   /** Signs in through auth.login; returns the session cookie ("tollgate_session=..."). */
@@ -27,7 +32,8 @@ export async function startConsole(overrides: Partial<ConsoleDependencies> = {},
   const secretBox = await createSecretBox(TEST_SECRET);
   // The gateway's prober, as the composition root passes it: a channel test exercises what production runs.
   const testChannel = createChannelProber(database.handle.db, secretBox);
-  const consoleApp = createConsole({ database: database.handle, secretBox, embedded: true, testChannel, ...overrides });
+  const setupCodes = createSetupCodes(TEST_SECRET);
+  const consoleApp = createConsole({ database: database.handle, secretBox, setupCodes, testChannel, ...overrides });
   const passwordHash = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
 
   const login = async (name: string, password = PASSWORD, options: CallerOptions = {}) => {
@@ -40,6 +46,8 @@ export async function startConsole(overrides: Partial<ConsoleDependencies> = {},
   return {
     database,
     console: consoleApp,
+    setupCodes,
+    setupCode: () => setupCodes.current(database.handle.db),
     login,
     anonymous: (options = {}) => consoleApp.createCaller(options),
     async signedInUser(values = {}) {

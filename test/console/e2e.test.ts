@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
 import { channels, requestLogs, spendAlerts, usageHourly, users } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { createChannelProber } from "@tollgate/upstream";
@@ -8,7 +9,7 @@ import { createConsole } from "../../apps/console/src/create-console";
 import { type Browser, launchChromium, type Page } from "../../apps/console/test-support/chromium";
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from "../helpers/fake-openai-upstream";
 import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
-import { type GatewayUnderTest, startGateway, waitFor } from "../helpers/gateway-fixture";
+import { type GatewayUnderTest, startGateway, TEST_SECRET, waitFor } from "../helpers/gateway-fixture";
 import { ensureWebBuild, webDistDir } from "./build-web";
 import { expectFitsViewport } from "./layout-checks";
 
@@ -25,6 +26,7 @@ let upstream: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
 let server: ReturnType<typeof Bun.serve>;
 let consoleApp: ReturnType<typeof createConsole>;
+let setupCodes: SetupCodes;
 let browser: Browser;
 let page: Page;
 let baseUrl: string;
@@ -37,10 +39,11 @@ beforeAll(async () => {
   database = await freshDatabase();
   upstream = await startFakeOpenAIUpstream();
   gateway = await startGateway(database.handle, { socketAddress: "127.0.0.1" });
+  setupCodes = createSetupCodes(TEST_SECRET);
   consoleApp = createConsole({
     database: database.handle,
     secretBox: gateway.secretBox,
-    embedded: true,
+    setupCodes,
     testChannel: createChannelProber(database.handle.db, gateway.secretBox),
     webDistDir,
     clientAddress: () => "127.0.0.1",
@@ -111,10 +114,19 @@ function chat(secret: string): Promise<Response> {
 
 describe("console in a browser", () => {
   test("setup, channel, token, a call through /v1 seen in logs and dashboard, then the disabled token refused", async () => {
-    // First run: no admin yet, so every path leads to the setup page; a short password gets a field error.
+    // First run: no admin yet, so every path leads to the setup page. The code the server prints at start
+    // is asked for: a wrong one is refused on its field, and so is a short password.
+    const setupCode = (await setupCodes.current(database.handle.db))!;
     await page.goto(`${baseUrl}/tokens`);
     await page.getByRole("heading", { name: "Welcome to Tollgate" }).waitFor();
+    await page.getByLabel("Setup code").fill("AAAAA-BBBBB-CCCCC-DDDDD");
     await page.getByLabel("Administrator name").fill("root");
+    await page.getByLabel("Password", { exact: true }).fill("root-password");
+    await page.getByLabel("Repeat the password").fill("root-password");
+    await page.getByRole("button", { name: "Create administrator" }).click();
+    await page.getByText("Wrong setup code").waitFor();
+    expect(await page.getByLabel("Setup code").getAttribute("aria-invalid")).toBe("true");
+    await page.getByLabel("Setup code").fill(setupCode);
     await page.getByLabel("Password", { exact: true }).fill("short");
     await page.getByLabel("Repeat the password").fill("short");
     await page.getByRole("button", { name: "Create administrator" }).click();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
 import { tokens } from "@tollgate/db";
 import { createSecretBox, hashTokenSecret } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
@@ -16,16 +17,18 @@ let database: FreshDatabase;
 let server: ReturnType<typeof Bun.serve>;
 let browser: Browser;
 let page: Page;
+let setupCodes: SetupCodes;
 
 beforeAll(async () => {
   browser = await launchChromium();
   await ensureWebBuild();
   database = await freshDatabase();
   const secretBox = await createSecretBox(TEST_SECRET);
+  setupCodes = createSetupCodes(TEST_SECRET);
   const consoleApp = createConsole({
     database: database.handle,
     secretBox,
-    embedded: true,
+    setupCodes,
     testChannel: createChannelProber(database.handle.db, secretBox),
     webDistDir,
     clientAddress: () => "127.0.0.1",
@@ -50,6 +53,7 @@ afterAll(async () => {
 describe("rolling a token's key in the console", () => {
   test("Roll shows the new key once and the row shows the previous key until its grace period ends", async () => {
     await page.goto(`http://127.0.0.1:${server.port}/tokens`);
+    await page.getByLabel("Setup code").fill((await setupCodes.current(database.handle.db))!);
     await page.getByLabel("Administrator name").fill("root");
     await page.getByLabel("Password", { exact: true }).fill("root-password");
     await page.getByLabel("Repeat the password").fill("root-password");

@@ -33,11 +33,12 @@ function temporaryDataDir(): string {
   return folder;
 }
 
-async function runEntryPoint(argv: string[], environment: Record<string, string>): Promise<CommandResult> {
+async function runEntryPoint(argv: string[], environment: Record<string, string>, standardInput?: string): Promise<CommandResult> {
   const child = Bun.spawn([process.execPath, entryPoint, ...argv], {
     cwd: repositoryRoot,
     // Empty values count as unset, so the parent's DATABASE_URL cannot switch the child to Postgres.
     env: { ...process.env, DATABASE_URL: "", TOLLGATE_SECRET: "", ...environment },
+    stdin: standardInput === undefined ? "ignore" : new TextEncoder().encode(standardInput),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -97,6 +98,63 @@ describe("the admin entry point", () => {
       const [channel] = JSON.parse(listed.stdout) as Array<{ name: string; keyMasked: string }>;
       expect(channel?.name).toBe("env-key");
       expect(channel?.keyMasked.endsWith("6789")).toBe(true);
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  );
+
+  test(
+    "takes an administrator's password from --password-env or standard input, never from the command line it forwards",
+    async () => {
+      const adminSecret = "admin-secret-for-password-test";
+      const received: string[][] = [];
+      const server = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        async fetch(request) {
+          if (request.headers.get("authorization") !== `Bearer ${adminSecret}`) return new Response(null, { status: 401 });
+          const { argv } = (await request.json()) as { argv: string[] };
+          received.push(argv);
+          return Response.json(await runCommand(argv, harness.context));
+        },
+      });
+      const passwordOf = async (name: string) =>
+        (await harness.context.db.select({ hash: users.passwordHash, role: users.role }).from(users).where(eq(users.name, name)))[0];
+      try {
+        const dataDir = temporaryDataDir();
+        writeFileSync(join(dataDir, "server.json"), JSON.stringify({ pid: process.pid, port: server.port, adminSecret }));
+        const environment = { TOLLGATE_DATA_DIR: dataDir, TEST_ADMIN_PASSWORD: "password-from-environment" };
+
+        const fromEnvironment = await runEntryPoint(["user", "create", "--name", "env-admin", "--admin", "--password-env", "TEST_ADMIN_PASSWORD"], environment);
+        expect(fromEnvironment.stderr).toBe("");
+        expect(fromEnvironment.exitCode).toBe(0);
+        const stored = await passwordOf("env-admin");
+        expect(stored?.role).toBe("admin");
+        expect(await Bun.password.verify("password-from-environment", stored!.hash!)).toBe(true);
+
+        // Piped: the first line is the password (a second line is not part of it).
+        const piped = await runEntryPoint(["user", "create", "--name", "piped-admin", "--admin"], environment, "password-from-stdin\nnot-this\n");
+        expect(piped.stderr).toBe("");
+        expect(piped.exitCode).toBe(0);
+        expect(await Bun.password.verify("password-from-stdin", (await passwordOf("piped-admin"))!.hash!)).toBe(true);
+        // A user who is no administrator asks for one with --password-prompt.
+        const prompted = await runEntryPoint(["user", "create", "--name", "piped-user", "--password-prompt"], environment, "user-password-1");
+        expect(prompted.exitCode).toBe(0);
+        expect(await Bun.password.verify("user-password-1", (await passwordOf("piped-user"))!.hash!)).toBe(true);
+
+        const none = await runEntryPoint(["user", "create", "--name", "no-password", "--admin"], environment, "");
+        expect(none).toEqual({ exitCode: 2, stdout: "", stderr: "error: no password was given\n" });
+        expect(await passwordOf("no-password")).toBeUndefined();
+
+        // What reached the server carries the password as the command's own flag: the flags that named it are gone.
+        expect(received.map((argv) => argv.slice(0, 4))).toEqual([
+          ["user", "create", "--name", "env-admin"],
+          ["user", "create", "--name", "piped-admin"],
+          ["user", "create", "--name", "piped-user"],
+        ]);
+        for (const argv of received) expect(argv.some((item) => item.startsWith("--password-"))).toBe(false);
+      } finally {
+        await server.stop(true);
+      }
     },
     SUBPROCESS_TIMEOUT_MS,
   );

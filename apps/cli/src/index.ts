@@ -1,10 +1,19 @@
 import { describeUnexpectedError } from "@tollgate/admin";
 import { createSecretBox } from "@tollgate/shared";
-import { dataDirHolder, lockDataDirWhenFree, migrateDatabase, openDatabase, resolveEncryptionSecret } from "@tollgate/db";
+import {
+  dataDirHolder,
+  lockDataDirWhenFree,
+  migrateDatabase,
+  OWNER_ONLY_UMASK,
+  openDatabase,
+  resolveEncryptionSecret,
+  restrictDataDir,
+} from "@tollgate/db";
 import type { CommandResult } from "./command-context";
 import { readCliEnvironment, readVariable } from "./env";
 import { findRunningServer, forwardToServer } from "./forward-to-server";
 import { keyFromEnvironment } from "./key-from-environment";
+import { passwordFromPrompt, readPasswordFromStandardInput } from "./password-from-prompt";
 import { runCommand } from "./run-command";
 
 /** A server holds the folder but may still be starting: wait for it to say where it listens. */
@@ -31,6 +40,9 @@ async function runLocally(argv: string[]): Promise<CommandResult> {
       return { exitCode: 1, stdout: "", stderr: `error: the data folder is in use by process ${taken.pid}\n` };
     }
     lock = taken;
+    // As the server does: the data folder and the database files this process writes are owner-only.
+    process.umask(OWNER_ONLY_UMASK);
+    restrictDataDir(environment.dataDir);
   }
   try {
     return await runWithDatabase(environment, argv);
@@ -53,6 +65,8 @@ async function runWithDatabase(environment: ReturnType<typeof readCliEnvironment
   );
   try {
     await migrateDatabase(handle);
+    // PGlite sets its files' modes itself (past the umask): owner-only again once it has written them.
+    if (environment.databaseUrl === undefined) restrictDataDir(environment.dataDir);
     return await runCommand(argv, { db: handle.db, secretBox, addressPolicy: { allowPrivateNetworks: environment.allowPrivateNetworks } });
   } finally {
     await handle.close();
@@ -62,8 +76,12 @@ async function runWithDatabase(environment: ReturnType<typeof readCliEnvironment
 async function main(): Promise<number> {
   let result: CommandResult;
   try {
-    const withKey = keyFromEnvironment(process.argv.slice(2), (name) => readVariable(name));
-    const resolved = "error" in withKey ? withKey : keyFromEnvironment(withKey.argv, (name) => readVariable(name), "--webhook-secret");
+    // Secrets named by an environment variable or typed at a prompt, never on the command line.
+    let resolved: { argv: string[] } | { error: string } = { argv: process.argv.slice(2) };
+    for (const flag of ["--key", "--webhook-secret", "--password"]) {
+      if ("argv" in resolved) resolved = keyFromEnvironment(resolved.argv, (name) => readVariable(name), flag);
+    }
+    if ("argv" in resolved) resolved = await passwordFromPrompt(resolved.argv, readPasswordFromStandardInput);
     result = "error" in resolved ? { exitCode: 2, stdout: "", stderr: `error: ${resolved.error}\n` } : await runLocally(resolved.argv);
   } catch (error) {
     result = { exitCode: 1, stdout: "", stderr: `error: ${describeUnexpectedError(error)}\n` };

@@ -7,10 +7,13 @@ unknown id, 1 other failures.
 
 const sections = {
   user: `Users:
-  user create --name NAME [--group GROUP] [--balance USD|unlimited] [--admin] [--password PASSWORD]
+  user create --name NAME [--group GROUP] [--balance USD|unlimited] [--admin]
+      [--password-env VAR | --password-prompt | --password PASSWORD]
       [--budget USD|unlimited] [--period none|daily|weekly|monthly] [--time-zone ZONE]
       [--alert-at 50,80,100|default|none]
-      --admin requires --password (at least 8 characters); without --balance spending is not limited
+      --admin requires a password (at least 8 characters): from the variable VAR, or asked for (without
+      echo at a terminal, the first line of standard input when piped) when --admin is given without
+      one or with --password-prompt; --password puts it on the command line. Without --balance spending is not limited
       by a balance (cap it per token with --quota). --budget caps what all of the user's tokens spend
       together, in all or per --period (resets at midnight in --time-zone, an IANA name, default UTC).
   user budget NAME_OR_ID [--budget USD|unlimited] [--period P] [--time-zone ZONE] [--alert-at ...]

@@ -1,8 +1,9 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type ChannelProber, describeUnexpectedError } from "@tollgate/admin";
+import { type ChannelProber, describeUnexpectedError, type SetupCodes } from "@tollgate/admin";
 import type { DatabaseHandle } from "@tollgate/db";
-import { DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
+import { DEFAULT_UPSTREAM_ADDRESS_POLICY, type BodyCap, declaresTooLarge, NON_API_MAX_BODY_BYTES, type SecretBox, type UpstreamAddressPolicy, withCappedBody } from "@tollgate/shared";
+import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createLoginRateLimiter, type LoginLimits } from "./auth/login-rate-limiter";
 import { DEFAULT_SESSION_TTL_MS } from "./auth/sessions";
@@ -30,14 +31,22 @@ export interface ConsoleDependencies {
   testChannel: ChannelProber;
   /** Which hosts channels and the spend-alert webhook may point at; default: private networks allowed (UPSTREAM_ALLOW_PRIVATE_NETWORKS). */
   addressPolicy?: UpstreamAddressPolicy;
-  /** Embedded mode (one process, PGlite): enables the first-run setup page while no admin exists. */
-  embedded: boolean;
+  /**
+   * The first-run setup codes (the server derives them from its secret): while no administrator exists the
+   * console offers its first-run page, which asks for the current code. Null: no first-run page (the CLI's
+   * `user create --admin` only).
+   */
+  setupCodes: SetupCodes | null;
   /** The built SPA; default apps/web/dist. */
   webDistDir?: string;
   /** The client's address (for the per-IP login limit), e.g. the gateway's trusted-proxy-aware resolver. */
   clientAddress?: (request: Request) => string | null;
   /** Sign-in limits; default 3 failures per (name, address), then waits from 1 s doubling up to 15 minutes, and 20 per address in 15 minutes. */
   loginLimits?: Partial<LoginLimits>;
+  /** Largest request body (tRPC calls and anything else the console answers); default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Time allowed to receive a request body (BODY_READ_TIMEOUT_MS); default 30 s. */
+  bodyReadTimeoutMs?: number;
   /** Session lifetime after the last renewal; default 7 days. */
   sessionTtlMs?: number;
 }
@@ -66,8 +75,32 @@ function isSecure(url: URL, headers: Headers): boolean {
   return url.protocol === "https:" || headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
 
+/** Procedures in one batched call; the SPA's batch link sends no more (apps/web/src/trpc.ts). */
+export const MAX_BATCH_SIZE = 20;
+
+const payloadTooLarge = () => new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: "The request body is too large" });
+
+/**
+ * A copy of `request` whose body fails at once with `reason`: tRPC answers it in its own error shape. As
+ * JSON whatever it claimed to be, so that tRPC reads (and refuses) it rather than answer about its type.
+ */
+function failingBody(request: Request, reason: unknown): Request {
+  const body = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(reason) });
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  headers.set("content-type", "application/json");
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+}
+
 export function createConsole(deps: ConsoleDependencies): Console {
   const log = deps.log ?? noLog;
+  const maxBodyBytes = deps.maxBodyBytes ?? NON_API_MAX_BODY_BYTES;
+  const bodyCap: BodyCap = {
+    maxBytes: maxBodyBytes,
+    timeoutMs: deps.bodyReadTimeoutMs ?? 30_000,
+    tooLarge: payloadTooLarge,
+    tooSlow: () => new TRPCError({ code: "TIMEOUT", message: "The request body did not arrive in time" }),
+  };
   const db = deps.database.db;
   const loginLimiter = createLoginRateLimiter(deps.loginLimits);
   const sessionTtlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
@@ -80,7 +113,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
       db,
       secretBox: deps.secretBox,
       log,
-      embedded: deps.embedded,
+      setupCodes: deps.setupCodes,
       loginLimiter,
       sessionTtlMs,
       testChannel: deps.testChannel,
@@ -124,8 +157,11 @@ export function createConsole(deps: ConsoleDependencies): Console {
         const clientIp = deps.clientAddress?.(request) ?? null;
         return fetchRequestHandler({
           endpoint: "/trpc",
-          req: request,
+          // Over the cap by its Content-Length: refused before a byte is read; otherwise the bytes are
+          // counted as tRPC reads them. Either way the refusal is tRPC's own 413 (or 408), in its shape.
+          req: declaresTooLarge(request, maxBodyBytes) ? failingBody(request, payloadTooLarge()) : withCappedBody(request, bodyCap),
           router: appRouter,
+          maxBatchSize: MAX_BATCH_SIZE,
           createContext: ({ req, resHeaders }) => contextFor(url, req.headers, clientIp, resHeaders),
           onError: ({ error, path }) => {
             if (error.code === "INTERNAL_SERVER_ERROR") log("error", "console procedure failed", { path, error: describeUnexpectedError(error) });
@@ -133,10 +169,14 @@ export function createConsole(deps: ConsoleDependencies): Console {
           responseMeta: () => ({ headers: { "cache-control": "no-store" } }),
         });
       }
+      if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return null;
+      if (declaresTooLarge(request, maxBodyBytes)) {
+        const error = { message: `Request body exceeds the limit of ${maxBodyBytes} bytes.`, type: "invalid_request_error", param: null, code: "request_too_large" };
+        return Response.json({ error }, { status: 413 });
+      }
       const exported = await serveExport(request, url);
       if (exported) return exported;
       if (request.method !== "GET" && request.method !== "HEAD") return null;
-      if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return null;
       return serveStatic(request, url);
     },
   };

@@ -1,4 +1,4 @@
-import { AdminError, type AdminErrorCode, type ChannelProber } from "@tollgate/admin";
+import { AdminError, type AdminErrorCode, type ChannelProber, type SetupCodes } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import type { SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
 import { initTRPC, TRPCError } from "@trpc/server";
@@ -16,7 +16,8 @@ export interface ConsoleContext {
   db: Database;
   secretBox: SecretBox;
   log: ConsoleLog;
-  embedded: boolean;
+  /** Null: no first-run setup page (see ConsoleDependencies). */
+  setupCodes: SetupCodes | null;
   loginLimiter: LoginRateLimiter;
   sessionTtlMs: number;
   testChannel: ChannelProber;
@@ -81,7 +82,7 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const resolved = ctx.sessionSecret ? await resolveSession(ctx.db, ctx.sessionSecret, ctx.sessionTtlMs) : null;
   if (!resolved) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue" });
   if (resolved.renewed && ctx.sessionSecret) {
-    ctx.responseHeaders.append("set-cookie", sessionCookie(ctx.sessionSecret, { maxAgeMs: ctx.sessionTtlMs, secure: ctx.secure }));
+    ctx.responseHeaders.append("set-cookie", sessionCookie(ctx.sessionSecret, { maxAgeMs: resolved.maxAgeMs, secure: ctx.secure }));
   }
   return next({ ctx: { ...ctx, user: resolved.user as SessionUser } });
 });

@@ -20,7 +20,6 @@ import { handleHealth, handleReadiness } from "./routes/health";
 import { createMetricsHandler } from "./routes/metrics";
 import { handleListModels, handleRetrieveModel } from "./routes/models";
 import { handleDeleteResponse, handleListInputItems, handleRetrieveResponse } from "./routes/stored-responses";
-import { type BodyLimits, readBody } from "./routes/read-json-body";
 import { methodsServedAt } from "./served-endpoints";
 
 /** Bun's largest idle timeout, in seconds. */
@@ -30,22 +29,6 @@ const MAX_IDLE_TIMEOUT_S = 255;
 interface ServerHandle {
   requestIP(request: Request): { address: string } | null;
   timeout(request: Request, seconds: number): void;
-}
-
-/**
- * Console requests whose body was read here (bounded, under a deadline) reach the console as a copy; the
- * copy maps back to the server's own request, whose socket address the console's login limits need.
- */
-const originalRequests = new WeakMap<Request, Request>();
-
-/** A copy of `request` with its body read within `limits`, for handlers that read bodies themselves. */
-async function withBodyRead(request: Request, limits: BodyLimits): Promise<Request> {
-  if (request.method === "GET" || request.method === "HEAD") return request;
-  if (!request.headers.has("content-length") && !request.headers.has("transfer-encoding")) return request;
-  const body = await readBody(request, limits);
-  const copy = new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
-  originalRequests.set(copy, request);
-  return copy;
 }
 
 /**
@@ -104,11 +87,10 @@ function toGatewayError(error: unknown): GatewayError {
 export function createApp(dependencies: AppDependencies) {
   const { services } = dependencies;
   const idleTimeoutSeconds = Math.min(MAX_IDLE_TIMEOUT_S, dependencies.idleTimeoutSeconds ?? 30);
-  const bodyLimits: BodyLimits = { maxBytes: services.options.maxBodyBytes, timeoutMs: services.options.bodyReadTimeoutMs };
   let serverRef: ServerHandle | null = null;
   const socketAddress =
     dependencies.socketAddress ??
-    ((request: Request) => serverRef?.requestIP(originalRequests.get(request) ?? request)?.address ?? null);
+    ((request: Request) => serverRef?.requestIP(request)?.address ?? null);
   // X-Forwarded-For is read only when some proxy is trusted (otherwise it is never believed).
   const clientAddressOf = (request: Request) =>
     services.trustedProxies
@@ -188,11 +170,12 @@ export function createApp(dependencies: AppDependencies) {
     }
   };
 
-  /** The console (served from this process) gets the body limits and deadline of /v1. */
+  /**
+   * The console (served from this process) reads its own bodies, under its own cap and deadline (1 MiB, not
+   * /v1's limit), so that a refusal comes in its own shape and an anonymous caller never gets 16 MiB read.
+   */
   const answerFromFallback = (fallback: NonNullable<AppDependencies["fallback"]>, request: Request, path: string) =>
-    withoutIdleTimeout(request, () =>
-      withErrors(async () => (await fallback(await withBodyRead(request, bodyLimits))) ?? errorResponse(errors.notFound(path))),
-    );
+    withoutIdleTimeout(request, () => withErrors(async () => (await fallback(request)) ?? errorResponse(errors.notFound(path))));
 
   const app = new Elysia({
     name: "tollgate-gateway",
@@ -252,7 +235,7 @@ export function createApp(dependencies: AppDependencies) {
 export function clientAddressResolver(services: GatewayServices, server: () => { requestIP(request: Request): { address: string } | null } | null | undefined) {
   return (request: Request) =>
     resolveClientAddress(
-      server()?.requestIP(originalRequests.get(request) ?? request)?.address ?? null,
+      server()?.requestIP(request)?.address ?? null,
       request.headers.get("x-forwarded-for"),
       services.trustedProxies,
     );

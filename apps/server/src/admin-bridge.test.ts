@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Database } from "@tollgate/db";
@@ -58,6 +58,44 @@ describe("the admin bridge", () => {
           error: { message: "argv must be an array of strings", type: "invalid_request_error", param: "argv", code: "invalid_value" },
         });
       }
+    } finally {
+      scratch.cleanup();
+    }
+  });
+
+  test("makes a server.json left by an earlier process (with a looser mode) readable only by its owner", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bridge-"));
+    try {
+      const file = join(dataDir, "server.json");
+      writeFileSync(file, "{}", { mode: 0o644 });
+      chmodSync(file, 0o644);
+      createAdminBridge({ dataDir, db: unusedDatabase, secretBox: unusedSecretBox }).advertise(4321);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("refuses a body over 1 MiB with 413, by its Content-Length or as it streams", async () => {
+    const scratch = bridgeInScratchFolder();
+    try {
+      const large = `{"argv":["${"x".repeat(1024 * 1024)}"]}`;
+      const declared = await scratch.bridge.handle(scratch.command(scratch.adminSecret, large), "127.0.0.1");
+      expect(declared.status).toBe(413);
+      const bytes = new TextEncoder().encode(large);
+      const chunked = new Request(`http://127.0.0.1:4321${ADMIN_BRIDGE_PATH}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${scratch.adminSecret}` },
+        body: new ReadableStream({
+          start(controller) {
+            for (let offset = 0; offset < bytes.length; offset += 64 * 1024) controller.enqueue(bytes.subarray(offset, offset + 64 * 1024));
+            controller.close();
+          },
+        }),
+      });
+      const streamed = await scratch.bridge.handle(chunked, "127.0.0.1");
+      expect(streamed.status).toBe(413);
+      expect(((await streamed.json()) as { error: { code: string } }).error.code).toBe("request_too_large");
     } finally {
       scratch.cleanup();
     }

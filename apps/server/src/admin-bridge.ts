@@ -1,14 +1,22 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand } from "@tollgate/cli/run-command";
 import type { Database } from "@tollgate/db";
-import type { SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
+import { declaresTooLarge, NON_API_MAX_BODY_BYTES, type SecretBox, secretsEqual, type UpstreamAddressPolicy, withCappedBody } from "@tollgate/shared";
 import { NotFoundError } from "elysia";
 
 /** Where the CLI sends its commands (apps/cli/src/forward-to-server.ts). */
 export const ADMIN_BRIDGE_PATH = "/internal/admin-cli";
 
 const loopbackAddresses = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
+
+/** A command's argv arrives at once from the CLI on the same host. */
+const BODY_READ_TIMEOUT_MS = 30_000;
+
+function tooLargeResponse(): Response {
+  const error = { message: `Request body exceeds the limit of ${NON_API_MAX_BODY_BYTES} bytes.`, type: "invalid_request_error", param: null, code: "request_too_large" };
+  return Response.json({ error }, { status: 413 });
+}
 
 /**
  * The embedded admin bridge. With the embedded database only this process may open the data folder, so
@@ -33,10 +41,19 @@ export function createAdminBridge(options: { dataDir: string; db: Database; secr
   const serverFile = join(options.dataDir, "server.json");
   return {
     async handle(request, socketAddress) {
-      if (!loopbackAddresses.has(socketAddress ?? "") || request.headers.get("authorization") !== `Bearer ${secret}`) {
+      if (!loopbackAddresses.has(socketAddress ?? "") || !secretsEqual(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
         throw new NotFoundError();
       }
-      const body = (await request.json().catch(() => null)) as { argv?: unknown } | null;
+      if (declaresTooLarge(request, NON_API_MAX_BODY_BYTES)) return tooLargeResponse();
+      let tooLarge = false;
+      const capped = withCappedBody(request, {
+        maxBytes: NON_API_MAX_BODY_BYTES,
+        timeoutMs: BODY_READ_TIMEOUT_MS,
+        tooLarge: () => (tooLarge = true),
+        tooSlow: () => new Error("the body did not arrive in time"),
+      });
+      const body = (await capped.json().catch(() => null)) as { argv?: unknown } | null;
+      if (tooLarge) return tooLargeResponse();
       if (!body || !Array.isArray(body.argv) || !body.argv.every((item) => typeof item === "string")) {
         const error = { message: "argv must be an array of strings", type: "invalid_request_error", param: "argv", code: "invalid_value" };
         return Response.json({ error }, { status: 400 });
@@ -45,6 +62,8 @@ export function createAdminBridge(options: { dataDir: string; db: Database; secr
     },
     advertise(port) {
       writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, adminSecret: secret }), { mode: 0o600 });
+      // The mode above applies only to a new file: one left by a crash keeps its own.
+      chmodSync(serverFile, 0o600);
     },
     withdraw() {
       rmSync(serverFile, { force: true });

@@ -1,4 +1,5 @@
 import { createLogger } from "@tollgate/gateway/logger";
+import { announceSetupCode } from "./announce-setup-code";
 import { readServerEnvironment } from "./env";
 import { openStorage } from "./open-storage";
 import { serveConsole } from "./serve-console";
@@ -23,6 +24,9 @@ if (storage.resealed.unreadable > 0) {
   log("warn", "stored secrets that this TOLLGATE_SECRET cannot open were left as they are", { count: storage.resealed.unreadable });
 }
 const profile = modeProfiles[mode];
+if (profile.servesConsole) {
+  await announceSetupCode({ db: storage.database.db, setupCodes: storage.setupCodes, dataDir: environment.TOLLGATE_DATA_DIR, log });
+}
 const serving = profile.servesGateway
   ? await serveGateway({ environment, storage, log, withConsole: profile.servesConsole })
   : serveConsole({ environment, storage, log });

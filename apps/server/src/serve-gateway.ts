@@ -21,7 +21,7 @@ export async function serveGateway(input: {
   withConsole: boolean;
 }): Promise<Omit<ShutdownPlan, "log" | "drainMs" | "storage">> {
   const { environment, storage, log } = input;
-  const { database, secretBox, embedded } = storage;
+  const { database, secretBox, setupCodes, embedded } = storage;
   const services = createGatewayServices({ database, secretBox, log, options: gatewayOptionsFrom(environment) });
   await services.start();
 
@@ -29,7 +29,7 @@ export async function serveGateway(input: {
     ? createConsole({
         database,
         secretBox,
-        embedded,
+        setupCodes,
         log,
         publicBaseUrl: environment.TOLLGATE_PUBLIC_URL,
         // Behind a trusted proxy the login limits count the client's address, as /v1's rules do.
@@ -37,6 +37,7 @@ export async function serveGateway(input: {
         // The same request building as live traffic, so every channel type can be tested.
         testChannel: createChannelProber(database.db, secretBox, addressPolicyFrom(environment)),
         addressPolicy: addressPolicyFrom(environment),
+        bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
       })
     : null;
   // The app brings the rest of the server's options: the idle timeout, and a body size limit that leaves

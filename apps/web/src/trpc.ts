@@ -41,6 +41,7 @@ export function createQueryClient(): QueryClient {
 
 export function createClient() {
   return createTRPCClient<AppRouter>({
-    links: [httpBatchLink({ url: "/trpc", transformer: superjson })],
+    // The server refuses batches of more than 20 procedures (MAX_BATCH_SIZE in apps/console/src/create-console.ts).
+    links: [httpBatchLink({ url: "/trpc", transformer: superjson, maxItems: 20 })],
   });
 }

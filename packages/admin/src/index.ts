@@ -22,3 +22,4 @@ export * from "./values/budget-schemas";
 export * from "./values/budget-status";
 export * from "./alerts/alert-schemas";
 export * from "./alerts/alert-operations";
+export * from "./onboarding/setup-code";

@@ -8,3 +8,4 @@ export * from "./database-errors";
 export * from "./token-columns";
 export * from "./storage-env";
 export * from "./reseal-stored-secrets";
+export * from "./data-dir-permissions";

@@ -11,3 +11,5 @@ export * from "./webhook-signature";
 export * from "./upstream-address";
 export * from "./json-bounds";
 export * from "./client-value-text";
+export * from "./secrets-equal";
+export * from "./capped-body";

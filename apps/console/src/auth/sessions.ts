@@ -4,6 +4,11 @@ import { and, eq, gt, lt } from "drizzle-orm";
 export const SESSION_COOKIE = "tollgate_session";
 /** A session lasts this long after the last request that renewed it. */
 export const DEFAULT_SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * However active, a session ends this long after it was created (sign in again): a stolen cookie that is
+ * kept in use does not live forever.
+ */
+export const SESSION_MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 /** Sessions are renewed (expiry pushed, cookie re-sent) at most this often, to spare a write per request. */
 const RENEW_AFTER_MS = 60 * 60 * 1000;
 
@@ -55,18 +60,20 @@ export async function createSession(db: Database, userId: number, ttlMs: number)
 }
 
 /**
- * The enabled user behind a session cookie, or null when the session is unknown, expired or its user is
- * disabled. `renewed` is true when the expiry was pushed, so that the caller re-sends the cookie.
+ * The enabled user behind a session cookie, or null when the session is unknown, expired (idle past its
+ * time, or older than SESSION_MAX_LIFETIME_MS) or its user is disabled. `renewed` is true when the expiry
+ * was pushed, so that the caller re-sends the cookie with `maxAgeMs`: never past the absolute end.
  */
 export async function resolveSession(
   db: Database,
   secret: string,
   ttlMs: number,
-): Promise<{ user: SessionUser; renewed: boolean } | null> {
+): Promise<{ user: SessionUser; renewed: boolean; maxAgeMs: number } | null> {
   const id = hashSessionSecret(secret);
   const now = new Date();
   const [row] = await db
     .select({
+      createdAt: sessions.createdAt,
       lastSeenAt: sessions.lastSeenAt,
       id: users.id,
       name: users.name,
@@ -76,18 +83,19 @@ export async function resolveSession(
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, id), gt(sessions.expiresAt, now)))
+    .where(and(eq(sessions.id, id), gt(sessions.expiresAt, now), gt(sessions.createdAt, new Date(now.getTime() - SESSION_MAX_LIFETIME_MS))))
     .limit(1);
   if (!row || row.status !== "enabled") return null;
+  const endsAt = Math.min(now.getTime() + ttlMs, row.createdAt.getTime() + SESSION_MAX_LIFETIME_MS);
   let renewed = false;
   if (now.getTime() - row.lastSeenAt.getTime() > RENEW_AFTER_MS) {
     await db
       .update(sessions)
-      .set({ lastSeenAt: now, expiresAt: new Date(now.getTime() + ttlMs) })
+      .set({ lastSeenAt: now, expiresAt: new Date(endsAt) })
       .where(eq(sessions.id, id));
     renewed = true;
   }
-  return { user: { id: row.id, name: row.name, role: row.role, group: row.group }, renewed };
+  return { user: { id: row.id, name: row.name, role: row.role, group: row.group }, renewed, maxAgeMs: endsAt - now.getTime() };
 }
 
 export async function deleteSession(db: Database, secret: string): Promise<void> {

@@ -244,7 +244,7 @@ export function createExportHandler(deps: ExportDependencies) {
       const name = `tollgate-usage-${fileDate(from)}-to-${fileDate(to)}.csv`;
       response = csvResponse(name, USAGE_HEADER, usagePages(deps.db, admin, where), deps.log);
     }
-    if (resolved.renewed) response.headers.append("set-cookie", sessionCookie(secret, { maxAgeMs: deps.sessionTtlMs, secure: deps.secureFor(url, request.headers) }));
+    if (resolved.renewed) response.headers.append("set-cookie", sessionCookie(secret, { maxAgeMs: resolved.maxAgeMs, secure: deps.secureFor(url, request.headers) }));
     return response;
   };
 }

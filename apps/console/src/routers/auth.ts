@@ -20,18 +20,23 @@ function waitText(milliseconds: number): string {
 }
 
 export const authRouter = router({
-  /** Whether the first-run setup page applies: embedded mode and no administrator yet. */
+  /** Whether the first-run setup page applies: setup codes given (the server) and no administrator yet. */
   setupStatus: publicProcedure.query(async ({ ctx }) => ({
-    needsSetup: ctx.embedded && !(await hasAdministrator(ctx.db)),
+    needsSetup: ctx.setupCodes !== null && !(await hasAdministrator(ctx.db)),
   })),
 
-  /** Creates the first administrator and signs them in; refused once any administrator exists. */
+  /**
+   * Creates the first administrator and signs them in, given the setup code the server printed at start
+   * (from any address: the code, not the network, is what proves the caller is the operator); refused once
+   * any administrator exists.
+   */
   setup: publicProcedure.input(firstAdministratorSchema).mutation(async ({ ctx, input }) => {
-    if (!ctx.embedded) {
+    if (!ctx.setupCodes) {
       throw new TRPCError({ code: "FORBIDDEN", message: "Create the first administrator with the CLI: user create --admin" });
     }
-    const created = await createFirstAdministrator(ctx.db, input);
+    const created = await createFirstAdministrator(ctx.db, input, ctx.setupCodes);
     if (!created) throw new TRPCError({ code: "FORBIDDEN", message: "Setup is done: an administrator already exists" });
+    ctx.setupCodes.spent();
     const secret = await createSession(ctx.db, created.id, ctx.sessionTtlMs);
     ctx.responseHeaders.append("set-cookie", sessionCookie(secret, { maxAgeMs: ctx.sessionTtlMs, secure: ctx.secure }));
     ctx.log("info", "first administrator created", { userId: created.id });

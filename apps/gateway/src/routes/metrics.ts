@@ -1,3 +1,4 @@
+import { secretsEqual } from "@tollgate/shared";
 import { errorResponse, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { createIpAllowList } from "../policy/ip-allow-list";
@@ -11,7 +12,7 @@ export function createMetricsHandler(services: GatewayServices) {
   const allowList = createIpAllowList(services.options.metricsAllowedIps);
   const expected = services.options.metricsToken ? `Bearer ${services.options.metricsToken}` : null;
   return (request: Request, clientAddress: string | null): Response => {
-    const bearerOk = expected !== null && request.headers.get("authorization") === expected;
+    const bearerOk = expected !== null && secretsEqual(request.headers.get("authorization") ?? "", expected);
     if (!bearerOk && !allowList.allows(clientAddress)) {
       return errorResponse(
         new GatewayError("Metrics are restricted: send the metrics bearer token or scrape from an allowed network.", {

@@ -6,11 +6,15 @@ import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 import { AuthCard } from "./login";
 
-/** First run in embedded mode: create the administrator (offered only while none exists). */
+/**
+ * First run: create the administrator (offered only while none exists), with the one-time setup code the
+ * server printed in its log and wrote to its data folder, so that no one else reaching the page first can.
+ */
 export function SetupPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const [setupCode, setSetupCode] = useState("");
   const [name, setName] = useState("admin");
   const [password, setPassword] = useState("");
   const [repeat, setRepeat] = useState("");
@@ -31,11 +35,20 @@ export function SetupPage() {
       form.setField("repeat", "The passwords differ");
       return;
     }
-    setup.mutate({ name, password });
+    setup.mutate({ setupCode, name, password });
   };
   return (
     <AuthCard title="Welcome to Tollgate" subtitle="Create the administrator account">
       <form className="space-y-4" onSubmit={submit}>
+        <TextField
+          label="Setup code"
+          name="setupCode"
+          autoComplete="off"
+          errors={form.errors.fields}
+          hint="Printed in the server's log at start, and in the file setup-code of its data folder (./data/setup-code)."
+          value={setupCode}
+          onChange={setSetupCode}
+        />
         <TextField label="Administrator name" name="name" autoComplete="username" errors={form.errors.fields} value={name} onChange={setName} />
         <TextField label="Password" name="password" type="password" autoComplete="new-password" errors={form.errors.fields} hint="At least 8 characters." value={password} onChange={setPassword} />
         <TextField label="Repeat the password" name="repeat" type="password" autoComplete="new-password" errors={form.errors.fields} value={repeat} onChange={setRepeat} />

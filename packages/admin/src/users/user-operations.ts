@@ -1,8 +1,9 @@
-import { balanceLogs, type Database, isUniqueViolation, sessions, users } from "@tollgate/db";
+import { balanceLogs, type Database, isUniqueViolation, sessions, settings, users } from "@tollgate/db";
 import { and, asc, count, desc, eq, ilike, ne, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Actor } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
+import { readSetupNonce, SETUP_NONCE_KEY, type SetupCodes } from "../onboarding/setup-code";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
 import type { CreateUserInput, DeductUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
@@ -140,6 +141,8 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
       })
       .returning({ id: users.id });
     if (!created) throw new Error("the new user was not returned");
+    // An administrator exists: the first-run setup code is spent, whoever made one.
+    if (input.role === "admin") await db.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
     return getUser(db, created.id);
   } catch (error) {
     // A concurrent creation of the same name got there between the check and the insert.
@@ -154,13 +157,33 @@ export async function hasAdministrator(db: Database): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Creates the first administrator; null once any administrator exists (concurrent setups are serialised). */
-export async function createFirstAdministrator(db: Database, input: { name: string; password: string }): Promise<{ id: number } | null> {
+/**
+ * Creates the first administrator when `input.setupCode` is the current setup code (see SetupCodes), and
+ * spends the code in the same transaction; null once any administrator exists (concurrent setups are
+ * serialised). A wrong code, or none current, is refused as forbidden on the setupCode field.
+ */
+export async function createFirstAdministrator(
+  db: Database,
+  input: { name: string; password: string; setupCode: string },
+  setupCodes: SetupCodes,
+): Promise<{ id: number } | null> {
+  const checkCode = (nonce: string | null) => {
+    if (nonce === null) {
+      throw new AdminError("forbidden", "No setup code is current: restart the server to get one, or create the administrator with the CLI", { field: "setupCode" });
+    }
+    if (!setupCodes.matches(nonce, input.setupCode)) {
+      throw new AdminError("forbidden", "Wrong setup code: it is in the server's log and in the file setup-code of its data folder", { field: "setupCode" });
+    }
+  };
+  // Checked before the slow hash too, so that guesses cost the server no argon2 work.
+  if (!(await hasAdministrator(db))) checkCode(await readSetupNonce(db));
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (transaction) => {
     await transaction.execute(sql`select pg_advisory_xact_lock(${FIRST_ADMINISTRATOR_LOCK_ID})`);
     const [admin] = await transaction.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
     if (admin) return null;
+    checkCode(await readSetupNonce(transaction));
+    await transaction.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
     const [taken] = await transaction.select({ id: users.id }).from(users).where(eq(users.name, input.name)).limit(1);
     if (taken) throw nameTaken(input.name);
     const [row] = await transaction
@@ -185,6 +208,7 @@ export async function updateUser(db: Database, actor: Actor, input: UpdateUserIn
     .set({ ...changes, ...(budget === undefined ? {} : { budgetLimit: budget }), ...periodResetFor(changes, current), updatedAt: new Date() })
     .where(eq(users.id, id));
   if (changes.status === "disabled") await signOutEverywhere(db, id);
+  if (changes.role === "admin") await db.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
   return getUser(db, id);
 }
 

@@ -110,7 +110,12 @@ export const deductUserSchema = z.object({
 export const setPasswordSchema = z.object({ id: recordIdSchema, password: passwordSchema });
 
 /** The first administrator, created from the console's first-run page. */
-export const firstAdministratorSchema = z.object({ name: userNameSchema, password: passwordSchema });
+export const firstAdministratorSchema = z.object({
+  name: userNameSchema,
+  password: passwordSchema,
+  /** The one-time code the server printed at start (see SetupCodes). */
+  setupCode: z.string({ error: "Enter the setup code" }).trim().min(1, "Enter the setup code").max(100, "Too long for a setup code"),
+});
 
 export type CreateUserInput = z.output<typeof createUserSchema>;
 export type UpdateUserInput = z.output<typeof updateUserSchema>;
