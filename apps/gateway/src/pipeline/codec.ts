@@ -41,6 +41,8 @@ export interface WholeAnswer {
  */
 export interface StreamSink {
   readonly idleTimeoutMs: number;
+  /** The most one upstream event may weigh (UPSTREAM_MAX_EVENT_BYTES); the parsers' default when absent. */
+  readonly maxEventBytes?: number;
   firstByte(): void;
   /**
    * What a completed stream with this usage costs, in micro-USD, at the call's price: the figure finish()

@@ -1,5 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import { createParser } from "eventsource-parser";
+import { DEFAULT_UPSTREAM_MAX_EVENT_BYTES, UpstreamResponseTooLargeError } from "@tollgate/upstream";
+import { EventSizeLimit } from "./event-size-limit";
 
 const encoder = new TextEncoder();
 const LINE_FEED = 10;
@@ -129,9 +131,10 @@ export function renderEvent(event: EventSourceMessage): string {
  * at their blank line, found in the bytes, so a chunk boundary inside an event or inside a UTF-8 character is
  * carried to the next chunk. Only the usage chunk is decoded and parsed (to bill it, and to drop it if the
  * client did not ask for it). An upstream that frames with CR LF goes through eventsource-parser instead,
- * and is re-framed with LF.
+ * and is re-framed with LF. Either way an event (the bytes since the last blank line) longer than
+ * `maxEventBytes` throws UpstreamResponseTooLargeError: an event that never ends is not held without bound.
  */
-export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFramer {
+export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes = DEFAULT_UPSTREAM_MAX_EVENT_BYTES): PassthroughFramer {
   // Created when something is to be decoded: the usage event, a CR LF upstream, a last incomplete event.
   let utf8: TextDecoder | null = null;
   const decoder = () => (utf8 ??= new TextDecoder());
@@ -141,6 +144,8 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
   const parsed: string[] = [];
   // Created on the first block that needs it: most streams need it once, for the usage chunk.
   let parser: ReturnType<typeof createParser> | null = null;
+  // The CR LF mode's count of the event being received (the LF mode's is `pending`'s length).
+  let parsedEventSize: EventSizeLimit | null = null;
 
   function renderParsed(event: EventSourceMessage): string {
     if (event.data === "[DONE]" || !carriesUsage(event.data)) {
@@ -214,16 +219,22 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
 
   return {
     frame(bytes) {
-      if (parsedMode) return throughParser(decoder().decode(bytes, { stream: true }));
+      if (parsedMode) {
+        parsedEventSize!.observe(bytes);
+        return throughParser(decoder().decode(bytes, { stream: true }));
+      }
       if (bytes.indexOf(CARRIAGE_RETURN) !== -1) {
         parsedMode = true;
-        const carried = pending;
+        const carried = pending ? concatBytes(pending, bytes) : bytes;
         pending = null;
-        return throughParser(decoder().decode(carried ? concatBytes(carried, bytes) : bytes, { stream: true }));
+        parsedEventSize = new EventSizeLimit(maxEventBytes);
+        parsedEventSize.observe(carried);
+        return throughParser(decoder().decode(carried, { stream: true }));
       }
       const combined = pending ? concatBytes(pending, bytes) : bytes;
       const end = endOfLastEvent(combined);
       if (end === -1) {
+        if (combined.byteLength > maxEventBytes) throw new UpstreamResponseTooLargeError(maxEventBytes, "stream event");
         // Copied: what is kept must not depend on the upstream's buffer.
         pending = pending ? combined : bytes.slice();
         return null;
@@ -231,6 +242,7 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
       const whole = end === combined.byteLength;
       const complete = whole ? combined : combined.subarray(0, end);
       pending = whole ? null : combined.slice(end);
+      if (pending && pending.byteLength > maxEventBytes) throw new UpstreamResponseTooLargeError(maxEventBytes, "stream event");
       return frameWholeEvents(complete);
     },
     flush() {

@@ -5,6 +5,7 @@ import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { parseEventStream } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
+import { streamFailure } from "../../streaming/stream-failure";
 import { producedText } from "../openai-chat/produced-text";
 import { anthropicErrorEvent } from "./anthropic-error";
 import { createAnthropicUsageTap } from "./extract-anthropic-usage";
@@ -16,11 +17,9 @@ function sseFrame(event: string, data: string): Uint8Array {
   return encoder.encode(`event: ${event}\ndata: ${data}\n\n`);
 }
 
-function errorFrame(kind: "stalled" | "failed"): Uint8Array {
-  const error = anthropicErrorEvent(
-    kind === "stalled" ? 504 : 502,
-    kind === "stalled" ? "The upstream stopped sending data." : "The upstream stream was interrupted.",
-  );
+function errorFrame(kind: "stalled" | "failed", cause: unknown): Uint8Array {
+  const failure = streamFailure(kind, cause);
+  const error = anthropicErrorEvent(failure.status, failure.message);
   return sseFrame(error.event, error.data);
 }
 
@@ -28,7 +27,7 @@ function errorFrame(kind: "stalled" | "failed"): Uint8Array {
 export function relayNativeStream(forwarded: ForwardedResponse<unknown>, sink: StreamSink): ReadableStream<Uint8Array> {
   const tap = createAnthropicUsageTap();
   const produced: string[] = [];
-  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!), {
+  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!, sink.maxEventBytes), {
     frame(event) {
       if (event.event === "message_start" || event.event === "message_delta") tap.observe(event.data);
       else if (event.event === "content_block_delta") {
@@ -53,7 +52,7 @@ export function relayTranslatedStream(
 ): ReadableStream<Uint8Array> {
   let usage: TokenUsage | null = null;
   const produced: string[] = [];
-  const chunks = parseEventStream(forwarded.response.body!)
+  const chunks = parseEventStream(forwarded.response.body!, sink.maxEventBytes)
     .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
     .pipeThrough(
       new TransformStream<ChatStreamPart, Record<string, unknown>>({
