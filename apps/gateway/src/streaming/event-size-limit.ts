@@ -27,20 +27,32 @@ export function afterLastBlankLine(bytes: Uint8Array, previousByte: number | und
 
 /**
  * The size of the event an upstream stream is sending, as its bytes arrive: an event (the bytes since the
- * last blank line) longer than `maxBytes` throws UpstreamResponseTooLargeError, so that an upstream that
- * never ends its event is stopped at the cap instead of being buffered by the parser without bound.
+ * last blank line) may not pass `maxBytes`, so that an upstream that never ends its event is stopped at the
+ * cap instead of being buffered by a parser without bound.
  */
 export class EventSizeLimit {
   private pendingBytes = 0;
   private lastByte: number | undefined = undefined;
+  /** Set once an event went past the cap: nothing more of the stream is to be read. */
+  exceeded: UpstreamResponseTooLargeError | null = null;
 
   constructor(readonly maxBytes: number) {}
 
-  observe(bytes: Uint8Array): void {
-    if (bytes.byteLength === 0) return;
+  /**
+   * How many bytes of `bytes` may be passed on: all of them while the event being received is within the
+   * cap; once it goes past, only the whole events before it (up to its last blank line, 0 when none), and
+   * `exceeded` is set, so that what came whole still reaches the client before the error.
+   */
+  accept(bytes: Uint8Array): number {
+    if (bytes.byteLength === 0) return 0;
     const after = afterLastBlankLine(bytes, this.lastByte);
-    this.pendingBytes = after === -1 ? this.pendingBytes + bytes.byteLength : bytes.byteLength - after;
+    const pending = after === -1 ? this.pendingBytes + bytes.byteLength : bytes.byteLength - after;
+    if (pending > this.maxBytes) {
+      this.exceeded = new UpstreamResponseTooLargeError(this.maxBytes, "stream event");
+      return after === -1 ? 0 : after;
+    }
+    this.pendingBytes = pending;
     this.lastByte = bytes[bytes.byteLength - 1];
-    if (this.pendingBytes > this.maxBytes) throw new UpstreamResponseTooLargeError(this.maxBytes, "stream event");
+    return bytes.byteLength;
   }
 }

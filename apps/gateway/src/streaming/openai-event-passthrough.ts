@@ -119,6 +119,11 @@ export interface PassthroughFramer {
   frame(bytes: Uint8Array): Uint8Array | null;
   /** What is left when the upstream ends: a last event without its blank line is closed and kept. */
   flush(): Uint8Array | null;
+  /**
+   * Set once an event went past the cap after whole events that frame() still returned: the stream ends
+   * with it before anything more is read.
+   */
+  failure(): UpstreamResponseTooLargeError | null;
 }
 
 export function renderEvent(event: EventSourceMessage): string {
@@ -146,6 +151,19 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
   let parser: ReturnType<typeof createParser> | null = null;
   // The CR LF mode's count of the event being received (the LF mode's is `pending`'s length).
   let parsedEventSize: EventSizeLimit | null = null;
+  let overflow: UpstreamResponseTooLargeError | null = null;
+  const tooLarge = () => new UpstreamResponseTooLargeError(maxEventBytes, "stream event");
+
+  /** CR LF mode: what the event size allows of `bytes` through the parser; past the cap, the whole events before it. */
+  function throughParserWithin(bytes: Uint8Array): Uint8Array | null {
+    const accepted = parsedEventSize!.accept(bytes);
+    const out = accepted > 0 ? throughParser(decoder().decode(accepted === bytes.byteLength ? bytes : bytes.subarray(0, accepted), { stream: true })) : null;
+    if (parsedEventSize!.exceeded) {
+      overflow = parsedEventSize!.exceeded;
+      if (!out) throw overflow;
+    }
+    return out;
+  }
 
   function renderParsed(event: EventSourceMessage): string {
     if (event.data === "[DONE]" || !carriesUsage(event.data)) {
@@ -219,22 +237,19 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
 
   return {
     frame(bytes) {
-      if (parsedMode) {
-        parsedEventSize!.observe(bytes);
-        return throughParser(decoder().decode(bytes, { stream: true }));
-      }
+      if (overflow) throw overflow;
+      if (parsedMode) return throughParserWithin(bytes);
       if (bytes.indexOf(CARRIAGE_RETURN) !== -1) {
         parsedMode = true;
         const carried = pending ? concatBytes(pending, bytes) : bytes;
         pending = null;
         parsedEventSize = new EventSizeLimit(maxEventBytes);
-        parsedEventSize.observe(carried);
-        return throughParser(decoder().decode(carried, { stream: true }));
+        return throughParserWithin(carried);
       }
       const combined = pending ? concatBytes(pending, bytes) : bytes;
       const end = endOfLastEvent(combined);
       if (end === -1) {
-        if (combined.byteLength > maxEventBytes) throw new UpstreamResponseTooLargeError(maxEventBytes, "stream event");
+        if (combined.byteLength > maxEventBytes) throw tooLarge();
         // Copied: what is kept must not depend on the upstream's buffer.
         pending = pending ? combined : bytes.slice();
         return null;
@@ -242,10 +257,16 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
       const whole = end === combined.byteLength;
       const complete = whole ? combined : combined.subarray(0, end);
       pending = whole ? null : combined.slice(end);
-      if (pending && pending.byteLength > maxEventBytes) throw new UpstreamResponseTooLargeError(maxEventBytes, "stream event");
+      if (pending && pending.byteLength > maxEventBytes) {
+        // The whole events before it go out first; the stream ends with the error before the next read.
+        pending = null;
+        overflow = tooLarge();
+      }
       return frameWholeEvents(complete);
     },
+    failure: () => overflow,
     flush() {
+      if (overflow) throw overflow;
       const rest = (pending ? decoder().decode(pending, { stream: true }) : "") + (utf8 ? utf8.decode() : "");
       pending = null;
       if (!parsedMode && rest.trim() === "") return null;

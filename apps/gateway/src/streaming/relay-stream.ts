@@ -21,6 +21,12 @@ export interface RelayStreamOptions<Item> {
   abortUpstream(): void;
   /** Longest silence allowed between two upstream items. */
   idleTimeoutMs: number;
+  /**
+   * An error the stream is known to end with before anything more is read (a framing that handed over
+   * the whole events before an event past its cap): checked before each read, so the end is not left
+   * waiting for the upstream's next bytes.
+   */
+  pendingFailure?(): unknown;
 }
 
 class IdleTimeout extends Error {}
@@ -68,6 +74,8 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
       async pull(controller) {
         try {
           for (;;) {
+            const failure = options.pendingFailure?.();
+            if (failure) throw failure;
             readStartedAt = Date.now();
             idleTimer ??= setTimeout(checkIdle, options.idleTimeoutMs);
             reading = true;

@@ -116,6 +116,7 @@ export function relayOpenAIStream(
       ...relayOptions,
       frame: framer.frame,
       closing: framer.flush,
+      pendingFailure: framer.failure,
       errorFrame: (kind, error) => openAIErrorFrame(kind, error, false),
     });
   }
