@@ -11,8 +11,8 @@ import { createGzip } from "node:zlib";
 export type HostileMode =
   /** 3xx to the recorder (same path, a secret in the Location's query). */
   | { kind: "redirect"; status: 301 | 302 | 303 | 307 | 308 }
-  /** 200 application/json whose body opens a string and never closes it. */
-  | { kind: "endless-json" }
+  /** application/json (200 unless `status` says otherwise) whose body opens a string and never closes it. */
+  | { kind: "endless-json"; status?: number }
   /** 200 text/event-stream: one whole content event ("hello"), then an event that never ends (no blank line ever). */
   | { kind: "endless-event"; format: "openai" | "anthropic" }
   /** 200 application/json with content-encoding gzip: a few hundred KB that inflate to `inflatedBytes`. */
@@ -194,6 +194,7 @@ export async function startFakeHostileUpstream(options: { safetyBytes?: number }
           return new Response(null, { status: current.status, headers: { location: `${recorderOrigin}${seen.path}?sig=${LOCATION_SECRET}` } });
         case "endless-json":
           return new Response(endless(current.kind, '{"id":"chatcmpl-hostile","object":"chat.completion","choices":[{"message":{"content":"', "a"), {
+            status: current.status ?? 200,
             headers: { "content-type": "application/json" },
           });
         case "endless-event":

@@ -19,7 +19,10 @@ export function afterLastBlankLine(bytes: Uint8Array, previousByte: number | und
     index = Math.max(bytes.lastIndexOf(LINE_FEED, index), bytes.lastIndexOf(CARRIAGE_RETURN, index));
     if (index === -1) return -1;
     const before = index > 0 ? bytes[index - 1] : previousByte;
-    if (isLineEnd(before) && !(before === CARRIAGE_RETURN && bytes[index] === LINE_FEED)) return index + 1;
+    if (isLineEnd(before) && !(before === CARRIAGE_RETURN && bytes[index] === LINE_FEED)) {
+      // A blank line ended by CR LF ends after its LF.
+      return bytes[index] === CARRIAGE_RETURN && bytes[index + 1] === LINE_FEED ? index + 2 : index + 1;
+    }
     index -= 1;
   }
   return -1;
