@@ -58,10 +58,13 @@ function messages(model: string, body: Record<string, unknown> = {}) {
   );
 }
 
+/** The channel's last request-log row, once written (a stream's is settled after its local count). */
 async function logOf(channelId: number) {
-  await gateway.services.usage.flush();
-  const rows = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.channelId, channelId)).orderBy(asc(requestLogs.id));
-  return rows.at(-1)!;
+  return waitFor(async () => {
+    await gateway.services.usage.flush();
+    const rows = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.channelId, channelId)).orderBy(asc(requestLogs.id));
+    return rows.at(-1);
+  }, `a request-log row for channel ${channelId}`);
 }
 
 /** The most the process's RSS grew by, above where it stood when `work` began, until it settled. */
@@ -211,6 +214,37 @@ describe("a hostile upstream", () => {
     expect(value.status).toBe(502);
     expect(value.body.error.code).toBe("upstream_response_too_large");
     expect(growth).toBeLessThan(RSS_GROWTH_BOUND);
+  });
+
+  test("speech audio that never ends is relayed only up to the body cap, then the client's stream is errored", async () => {
+    const channel = await hostileChannel("openai-compatible", { kind: "endless-json" });
+    const cancelled = hostile.waitForCancel();
+    const response = await gateway.handle(
+      new Request("http://gateway.test/v1/audio/speech", {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: channel.model, voice: "alloy", input: "hello there" }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let received = 0;
+    let failure: unknown = null;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        received += value.byteLength;
+      }
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).not.toBeNull();
+    expect(received).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    await cancelled;
+    expect(isCoolingDown(channel.id)).toBe(true);
+    const log = await logOf(channel.id);
+    expect(log.errorCode).toBe("upstream_response_too_large");
   });
 
   test("a whole answer that drips past UPSTREAM_TIMEOUT_MS is a 504, and /healthz answers while it runs", async () => {

@@ -126,6 +126,7 @@ function streamSink<Parsed, Translation>(
   return {
     idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
     maxEventBytes: services.options.upstreamMaxEventBytes,
+    maxBodyBytes: services.options.upstreamMaxBodyBytes,
     firstByte: () => record.markFirstByte(),
     costOf: (usage) => record.costOf(usage, { unit: "request" }),
     end(reported, usage: TokenUsage | null, produced, measured) {
