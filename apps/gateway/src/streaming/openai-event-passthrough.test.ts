@@ -210,3 +210,30 @@ describe("the relay's event cap", () => {
     expect(framer.failure()).toBeNull();
   });
 });
+
+describe("the relay's pending event across reads", () => {
+  test("a stream cut at every possible place, in reads of any size, comes out byte for byte", () => {
+    const stream = encoder.encode(
+      [contentChunk("héllo"), contentChunk("x".repeat(3000)), usageChunk.replace('"completion_tokens":7', '"completion_tokens":8'), contentChunk("end"), "data: [DONE]\n\n"].join(""),
+    );
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let round = 0; round < 200; round++) {
+      const maxRead = 1 + Math.floor(random() * (round < 100 ? 8 : 900));
+      const cuts: number[] = [];
+      for (let at = 1 + Math.floor(random() * maxRead); at < stream.length; at += 1 + Math.floor(random() * maxRead)) cuts.push(at);
+      const { instance, usage } = framer({ forwardUsage: true });
+      const out = run(instance, split(stream, cuts));
+      expect(decoder.decode(Buffer.concat(out))).toBe(decoder.decode(stream));
+      expect(usage).toHaveLength(1);
+    }
+  });
+});
+
+describe("a line feed near an event's start", () => {
+  test("a one-character line at the start of an event is held, not searched for ever", () => {
+    const { instance } = framer({ forwardUsage: true });
+    expect(instance.frame(encoder.encode("x\ny"))).toBeNull();
+    expect(decoder.decode(instance.frame(encoder.encode("\n\n"))!)).toBe("x\ny\n\n");
+  });
+});

@@ -93,6 +93,8 @@ function endOfLastEvent(bytes: Uint8Array, start = 0, end = bytes.byteLength): n
   let index = bytes.lastIndexOf(LINE_FEED, end - 1);
   while (index > start) {
     if (bytes[index - 1] === LINE_FEED) return index + 1;
+    // A negative fromIndex would count from the end again (and loop for ever on "x\ny"): none is left here.
+    if (index < 2) return -1;
     index = bytes.lastIndexOf(LINE_FEED, index - 2);
   }
   return -1;
@@ -143,13 +145,19 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
   // Created when something is to be decoded: the usage event, a CR LF upstream, a last incomplete event.
   let utf8: TextDecoder | null = null;
   const decoder = () => (utf8 ??= new TextDecoder());
-  /** Bytes of an event not yet complete (they start at an event boundary). */
-  let pending: Uint8Array | null = null;
+  /**
+   * Bytes of an event not yet complete (they start at an event boundary): the first `pendingLength` of a
+   * buffer that doubles as an event grows over many reads, so that a long event costs linear copying, not
+   * a copy of all it holds per read. Never handed out while it is being appended to.
+   */
+  let pendingBuffer: Uint8Array | null = null;
+  let pendingLength = 0;
+  const pending = () => (pendingBuffer ? pendingBuffer.subarray(0, pendingLength) : null);
   let parsedMode = false;
   const parsed: string[] = [];
   // Created on the first block that needs it: most streams need it once, for the usage chunk.
   let parser: ReturnType<typeof createParser> | null = null;
-  // The CR LF mode's count of the event being received (the LF mode's is `pending`'s length).
+  // The CR LF mode's count of the event being received (the LF mode's is `pendingLength`).
   let parsedEventSize: EventSizeLimit | null = null;
   let overflow: UpstreamResponseTooLargeError | null = null;
   const tooLarge = () => new UpstreamResponseTooLargeError(maxEventBytes, "stream event");
@@ -238,28 +246,49 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
   return {
     frame(bytes) {
       if (overflow) throw overflow;
+      if (bytes.byteLength === 0) return null;
       if (parsedMode) return throughParserWithin(bytes);
       if (bytes.indexOf(CARRIAGE_RETURN) !== -1) {
         parsedMode = true;
-        const carried = pending ? concatBytes(pending, bytes) : bytes;
-        pending = null;
+        const held = pending();
+        const carried = held ? concatBytes(held, bytes) : bytes;
+        pendingBuffer = null;
+        pendingLength = 0;
         parsedEventSize = new EventSizeLimit(maxEventBytes);
         return throughParserWithin(carried);
       }
-      const combined = pending ? concatBytes(pending, bytes) : bytes;
-      const end = endOfLastEvent(combined);
+      let combined = bytes;
+      // Only the new bytes (and the one before them, for a blank line split across reads) can end an event.
+      let searchFrom = 0;
+      if (pendingBuffer) {
+        const length = pendingLength + bytes.byteLength;
+        if (length > pendingBuffer.byteLength) {
+          const grown = new Uint8Array(Math.max(length, Math.min(pendingBuffer.byteLength * 2, maxEventBytes + 1)));
+          grown.set(pendingBuffer.subarray(0, pendingLength));
+          pendingBuffer = grown;
+        }
+        pendingBuffer.set(bytes, pendingLength);
+        combined = pendingBuffer.subarray(0, length);
+        searchFrom = pendingLength - 1;
+      }
+      const endAfter = endOfLastEvent(searchFrom === 0 ? combined : combined.subarray(searchFrom));
+      const end = endAfter === -1 ? -1 : searchFrom + endAfter;
       if (end === -1) {
         if (combined.byteLength > maxEventBytes) throw tooLarge();
         // Copied: what is kept must not depend on the upstream's buffer.
-        pending = pending ? combined : bytes.slice();
+        if (!pendingBuffer) pendingBuffer = bytes.slice();
+        pendingLength = combined.byteLength;
         return null;
       }
       const whole = end === combined.byteLength;
       const complete = whole ? combined : combined.subarray(0, end);
-      pending = whole ? null : combined.slice(end);
-      if (pending && pending.byteLength > maxEventBytes) {
+      // `complete` may be a view of the pending buffer: it is handed out, so the rest goes to a buffer of its own.
+      pendingBuffer = whole ? null : combined.slice(end);
+      pendingLength = pendingBuffer ? pendingBuffer.byteLength : 0;
+      if (pendingLength > maxEventBytes) {
         // The whole events before it go out first; the stream ends with the error before the next read.
-        pending = null;
+        pendingBuffer = null;
+        pendingLength = 0;
         overflow = tooLarge();
       }
       return frameWholeEvents(complete);
@@ -267,8 +296,10 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
     failure: () => overflow,
     flush() {
       if (overflow) throw overflow;
-      const rest = (pending ? decoder().decode(pending, { stream: true }) : "") + (utf8 ? utf8.decode() : "");
-      pending = null;
+      const held = pending();
+      const rest = (held ? decoder().decode(held, { stream: true }) : "") + (utf8 ? utf8.decode() : "");
+      pendingBuffer = null;
+      pendingLength = 0;
       if (!parsedMode && rest.trim() === "") return null;
       // Some upstreams end without the blank line after their last event: close it, so it is not lost.
       return throughParser(`${rest}\n\n`);
