@@ -10,6 +10,8 @@ const QUOTE = 0x22;
 const SPACE = 0x20;
 const COLON = 0x3a;
 const LETTER_G = 0x67;
+/** A pending event shorter than this grows to exactly its size; a longer one doubles its buffer. */
+const GROW_EXACTLY_BELOW = 64 * 1024;
 
 /**
  * Whether a relayed chunk carries a usage object. Most chunks carry none, or `"usage":null` when the
@@ -258,21 +260,23 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
         return throughParserWithin(carried);
       }
       let combined = bytes;
-      // Only the new bytes (and the one before them, for a blank line split across reads) can end an event.
       let searchFrom = 0;
       if (pendingBuffer) {
         const length = pendingLength + bytes.byteLength;
         if (length > pendingBuffer.byteLength) {
-          const grown = new Uint8Array(Math.max(length, Math.min(pendingBuffer.byteLength * 2, maxEventBytes + 1)));
-          grown.set(pendingBuffer.subarray(0, pendingLength));
+          // Exactly what is needed while the event is small (the usual event split across two reads); doubling
+          // past that, so that a long event costs linear copying.
+          const size = length < GROW_EXACTLY_BELOW ? length : Math.max(length, Math.min(pendingBuffer.byteLength * 2, maxEventBytes + 1));
+          const grown = new Uint8Array(size);
+          grown.set(pendingLength === pendingBuffer.byteLength ? pendingBuffer : pendingBuffer.subarray(0, pendingLength));
           pendingBuffer = grown;
         }
         pendingBuffer.set(bytes, pendingLength);
-        combined = pendingBuffer.subarray(0, length);
+        combined = length === pendingBuffer.byteLength ? pendingBuffer : pendingBuffer.subarray(0, length);
+        // Only the new bytes (and the one before them, for a blank line split across reads) can end an event.
         searchFrom = pendingLength - 1;
       }
-      const endAfter = endOfLastEvent(searchFrom === 0 ? combined : combined.subarray(searchFrom));
-      const end = endAfter === -1 ? -1 : searchFrom + endAfter;
+      const end = searchFrom > 0 && bytes.indexOf(LINE_FEED) === -1 ? -1 : endOfLastEvent(combined, searchFrom);
       if (end === -1) {
         if (combined.byteLength > maxEventBytes) throw tooLarge();
         // Copied: what is kept must not depend on the upstream's buffer.
