@@ -94,7 +94,7 @@ function recorderAnswer(path: string): Response {
 }
 
 /** A gzip member of `inflatedBytes` of 'a' after a JSON prefix, compressed a chunk at a time (never held inflated). */
-async function gzipBomb(inflatedBytes: number): Promise<Uint8Array> {
+async function gzipBomb(inflatedBytes: number): Promise<Uint8Array<ArrayBuffer>> {
   const gzip = createGzip({ level: 9 });
   const pieces: Buffer[] = [];
   gzip.on("data", (piece: Buffer) => pieces.push(piece));
@@ -109,7 +109,13 @@ async function gzipBomb(inflatedBytes: number): Promise<Uint8Array> {
   }
   gzip.end('"}}]}');
   await done;
-  return new Uint8Array(Buffer.concat(pieces));
+  const bomb = new Uint8Array(pieces.reduce((total, piece) => total + piece.byteLength, 0));
+  let offset = 0;
+  for (const piece of pieces) {
+    bomb.set(piece, offset);
+    offset += piece.byteLength;
+  }
+  return bomb;
 }
 
 function openAIPrelude(): string {
@@ -147,7 +153,7 @@ export async function startFakeHostileUpstream(options: { safetyBytes?: number }
   const requests: RecordedRequest[] = [];
   const sent: SentBody[] = [];
   let mode: HostileMode = { kind: "endless-json" };
-  const bombs = new Map<number, Promise<Uint8Array>>();
+  const bombs = new Map<number, Promise<Uint8Array<ArrayBuffer>>>();
   let cancelsClaimed = 0;
   const cancelWaiters: Array<{ index: number; resolve: (body: SentBody) => void }> = [];
   const settleWaiters = () => {

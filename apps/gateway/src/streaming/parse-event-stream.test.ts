@@ -93,7 +93,8 @@ describe("event stream parsing under an event cap", () => {
       },
     });
     let count = 0;
-    for await (const _event of parseEventStream(body, event.length)) count++;
+    const reader = parseEventStream(body, event.length).getReader();
+    while (!(await reader.read()).done) count++;
     expect(count).toBe(200);
   });
 });
