@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readStorageEnvironment } from "@tollgate/db";
 import { readServerEnvironment } from "./env";
+import { gatewayOptionsFrom } from "./gateway-options";
 import { parseServerMode } from "./server-mode";
 
 describe("the server's environment", () => {
@@ -25,6 +26,13 @@ describe("the server's environment", () => {
     const set = { DATABASE_URL: "postgres://tollgate@db:5432/tollgate", TOLLGATE_DATA_DIR: "/srv/tollgate", TOLLGATE_SECRET: "s".repeat(16) };
     expect(readStorageEnvironment(set)).toEqual({ databaseUrl: set.DATABASE_URL, dataDir: "/srv/tollgate", secret: set.TOLLGATE_SECRET });
     expect(readServerEnvironment("gateway", set)).toMatchObject(set);
+  });
+
+  test("the upstream caps default to 64 MiB a whole answer and 4 MiB an event, and reach the gateway's options", () => {
+    const defaults = gatewayOptionsFrom(readServerEnvironment("gateway", {}));
+    expect(defaults).toMatchObject({ upstreamMaxBodyBytes: 64 * 1024 * 1024, upstreamMaxEventBytes: 4 * 1024 * 1024, upstreamTimeoutMs: 600_000 });
+    const set = gatewayOptionsFrom(readServerEnvironment("gateway", { UPSTREAM_MAX_BODY_BYTES: "1048576", UPSTREAM_MAX_EVENT_BYTES: "65536" }));
+    expect(set).toMatchObject({ upstreamMaxBodyBytes: 1_048_576, upstreamMaxEventBytes: 65_536 });
   });
 
   test("a malformed storage variable is named in a one-line message", () => {
