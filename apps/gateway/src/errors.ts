@@ -186,6 +186,18 @@ export const errors = {
     }),
   upstreamUnreachable: () =>
     new GatewayError("The upstream provider could not be reached.", { status: 502, code: "upstream_unreachable" }),
+  /** The upstream answered 3xx: never followed (the Location, which may carry anything, is not quoted). */
+  upstreamRedirect: (status: number) =>
+    new GatewayError(`The upstream provider answered with a redirect (HTTP ${status}), which the gateway does not follow.`, {
+      status: 502,
+      code: "upstream_redirect",
+    }),
+  /** The upstream's answer went past UPSTREAM_MAX_BODY_BYTES (or an event past UPSTREAM_MAX_EVENT_BYTES). */
+  upstreamResponseTooLarge: (limitBytes: number) =>
+    new GatewayError(`The upstream provider's answer exceeded the gateway's limit of ${limitBytes} bytes.`, {
+      status: 502,
+      code: "upstream_response_too_large",
+    }),
   upstreamTimeout: () =>
     new GatewayError("The upstream provider did not answer in time.", { status: 504, code: "upstream_timeout" }),
   internal: () => new GatewayError("The gateway hit an internal error.", { status: 500, code: "internal_error" }),

@@ -9,6 +9,7 @@ import {
 import { BudgetWindows, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { defaultOutageAllowance, OutageAllowances, type OutageAllowanceOptions } from "./accounting/outage-allowance";
 import { configureCounting } from "./accounting/count-tokens";
+import { DEFAULT_UPSTREAM_MAX_BODY_BYTES, DEFAULT_UPSTREAM_MAX_EVENT_BYTES } from "@tollgate/upstream";
 import { QuotaLedger } from "./accounting/quota-ledger";
 import { defaultLeaseOptions, LeaseBook, type LeaseOptions } from "./accounting/quota-leases";
 import { replayOrphanSpools } from "./accounting/spool-replay";
@@ -44,7 +45,12 @@ export interface GatewayOptions {
   maxBodyBytes: number;
   /** IPs/CIDRs whose X-Forwarded-For is believed. */
   trustedProxies: string[];
+  /** Time allowed for an upstream's whole non-streamed exchange, headers and body (a channel may allow its headers longer). */
   upstreamTimeoutMs: number;
+  /** The most a whole (non-streamed) upstream answer may weigh, decoded; past it: 502 upstream_response_too_large. */
+  upstreamMaxBodyBytes: number;
+  /** The most one event of an upstream stream may weigh; past it the stream ends with an error event. */
+  upstreamMaxEventBytes: number;
   usageFlushIntervalMs: number;
   usageBufferMax: number;
   /** Run the write-behind on a worker thread of its own (off the event loop that serves requests), on either database. */
@@ -105,6 +111,8 @@ export const defaultGatewayOptions: GatewayOptions = {
   maxBodyBytes: 16 * 1024 * 1024,
   trustedProxies: [],
   upstreamTimeoutMs: 600_000,
+  upstreamMaxBodyBytes: DEFAULT_UPSTREAM_MAX_BODY_BYTES,
+  upstreamMaxEventBytes: DEFAULT_UPSTREAM_MAX_EVENT_BYTES,
   usageFlushIntervalMs: 1000,
   usageBufferMax: 100_000,
   usageWriterThread: true,

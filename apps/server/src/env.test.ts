@@ -36,6 +36,13 @@ describe("the server's environment", () => {
     expect(addressPolicyFrom(readServerEnvironment("all", {}))).toEqual({ allowPrivateNetworks: true });
   });
 
+  test("the upstream caps default to 64 MiB a whole answer and 4 MiB an event, and reach the gateway's options", () => {
+    const defaults = gatewayOptionsFrom(readServerEnvironment("gateway", {}));
+    expect(defaults).toMatchObject({ upstreamMaxBodyBytes: 64 * 1024 * 1024, upstreamMaxEventBytes: 4 * 1024 * 1024, upstreamTimeoutMs: 600_000 });
+    const set = gatewayOptionsFrom(readServerEnvironment("gateway", { UPSTREAM_MAX_BODY_BYTES: "1048576", UPSTREAM_MAX_EVENT_BYTES: "65536" }));
+    expect(set).toMatchObject({ upstreamMaxBodyBytes: 1_048_576, upstreamMaxEventBytes: 65_536 });
+  });
+
   test("a malformed storage variable is named in a one-line message", () => {
     expect(() => readStorageEnvironment({ DATABASE_URL: "not a url", TOLLGATE_SECRET: "short" })).toThrow(
       /^invalid environment: DATABASE_URL: .+; TOLLGATE_SECRET: .+$/,

@@ -25,8 +25,12 @@ const schema = z.object({
   USAGE_BUFFER_MAX: integer(100_000),
   /** The write-behind runs on a worker thread; "false" keeps it on the request thread. */
   USAGE_WRITER_THREAD: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
-  /** Upstream time to response headers (non-streamed answers can take minutes). */
+  /** Time allowed for an upstream's whole non-streamed answer, headers and body (they can take minutes). */
   UPSTREAM_TIMEOUT_MS: integer(600_000),
+  /** The most a whole (non-streamed) upstream answer may weigh, decoded; larger: 502 upstream_response_too_large. */
+  UPSTREAM_MAX_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** The most one event of an upstream stream may weigh; larger: the stream ends with an error event. */
+  UPSTREAM_MAX_EVENT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Channels tried for one request before giving up (failover). */
   UPSTREAM_MAX_ATTEMPTS: integer(3),
   /** Longest silence between two chunks of an upstream stream before it is ended with an error. */

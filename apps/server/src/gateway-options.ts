@@ -12,6 +12,8 @@ export function gatewayOptionsFrom(environment: ServerEnvironment): Partial<Gate
     maxBodyBytes: environment.MAX_BODY_BYTES,
     trustedProxies: list(environment.TRUSTED_PROXIES),
     upstreamTimeoutMs: environment.UPSTREAM_TIMEOUT_MS,
+    upstreamMaxBodyBytes: environment.UPSTREAM_MAX_BODY_BYTES,
+    upstreamMaxEventBytes: environment.UPSTREAM_MAX_EVENT_BYTES,
     usageFlushIntervalMs: environment.USAGE_FLUSH_INTERVAL_MS,
     usageBufferMax: environment.USAGE_BUFFER_MAX,
     usageWriterThread: environment.USAGE_WRITER_THREAD,

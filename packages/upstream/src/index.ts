@@ -13,3 +13,15 @@ export type { MappedUpstreamError } from "./shared/upstream-error";
 export { upstreamModelFor } from "./upstream-model";
 export { buildMediaRequest, type MediaBody, type MediaHttpRequest, type MediaOperation, servesMediaOperation } from "./media-request";
 export { AZURE_CANNOT_LIST_MODELS, listUpstreamModels, type ModelListChannel, type ModelListResult } from "./list-upstream-models";
+export {
+  DEFAULT_UPSTREAM_MAX_BODY_BYTES,
+  DEFAULT_UPSTREAM_MAX_EVENT_BYTES,
+  discardBody,
+  fetchUpstream,
+  readUpstreamBytes,
+  readUpstreamErrorText,
+  readUpstreamText,
+  UPSTREAM_ERROR_BODY_BYTES,
+  UpstreamRedirectError,
+  UpstreamResponseTooLargeError,
+} from "./fetch-upstream";

@@ -1,4 +1,5 @@
 import { adapterFor } from "./adapters";
+import { fetchUpstream, readUpstreamErrorText, readUpstreamText, UpstreamRedirectError, UpstreamResponseTooLargeError } from "./fetch-upstream";
 import { anthropicApiUrl, anthropicVersion } from "./anthropic/build-request";
 import type { AdapterChannel } from "./provider-adapter";
 import { scrubSecret } from "./shared/scrub-secret";
@@ -23,6 +24,8 @@ export interface ModelListOptions {
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 const DEFAULT_MAX_PAGES = 20;
+/** The most one page of a model list may weigh (OpenRouter's full list, descriptions included, is a few MB). */
+const MAX_PAGE_BYTES = 16 * 1024 * 1024;
 
 /** Thrown inside a listing to stop it with the message the admin sees. */
 class ListingFailure extends Error {
@@ -36,11 +39,23 @@ class ListingFailure extends Error {
 
 /** GET a JSON page; an error status becomes the adapter's reading of the upstream's error body (key scrubbed). */
 async function getJson(channel: ModelListChannel, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { method: "GET", headers: { accept: "application/json", ...headers }, signal });
-  const text = await response.text();
+  let response: Response;
+  try {
+    response = await fetchUpstream(url, { method: "GET", headers: { accept: "application/json", ...headers }, signal });
+  } catch (error) {
+    if (error instanceof UpstreamRedirectError) throw new ListingFailure(error.message, error.status);
+    throw error;
+  }
   if (!response.ok) {
-    const mapped = adapterFor(channel.type).mapError(response.status, text, channel);
+    const mapped = adapterFor(channel.type).mapError(response.status, await readUpstreamErrorText(response), channel);
     throw new ListingFailure(`The upstream answered ${response.status}: ${mapped.message}`, response.status);
+  }
+  let text: string;
+  try {
+    text = await readUpstreamText(response, MAX_PAGE_BYTES);
+  } catch (error) {
+    if (error instanceof UpstreamResponseTooLargeError) throw new ListingFailure(error.message, response.status);
+    throw error;
   }
   try {
     const parsed: unknown = JSON.parse(text);

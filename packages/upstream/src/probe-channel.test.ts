@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "../../../test/helpers/fake-anthropic-upstream";
+import { LOCATION_SECRET, startFakeHostileUpstream } from "../../../test/helpers/fake-hostile-upstream";
 import { type FreshDatabase, freshDatabase } from "../../../test/helpers/fresh-database";
 import { SETUP_TIMEOUT_MS } from "../../../test/helpers/timeouts";
 import { nextChannelId } from "../../../test/helpers/next-channel-id";
@@ -40,5 +41,23 @@ describe("channel probe", () => {
     expect(failed.error).toContain("HTTP 401");
     expect(failed.error).not.toContain("sk-ant-wrong-key");
     expect(await probe(99_999)).toEqual({ ok: false, latencyMs: 0, error: "unknown channel" });
+  });
+
+  test("an upstream that redirects fails the probe, and the key never reaches the host it names", async () => {
+    const hostile = await startFakeHostileUpstream();
+    try {
+      hostile.setMode({ kind: "redirect", status: 307 });
+      const secretBox = await createSecretBox("test-secret-for-tollgate-suite");
+      const values = { name: "hostile", type: "anthropic", baseUrl: hostile.origin, apiKeyEncrypted: await secretBox.encrypt("sk-ant-probed-key"), models: ["claude"] };
+      const [row] = await database.handle.db.insert(channels).values(values).returning();
+      const result = await createChannelProber(database.handle.db, secretBox)(row!.id);
+      expect(result.ok).toBe(false);
+      expect(result.error).toContain("redirect");
+      expect(result.error).not.toContain(LOCATION_SECRET);
+      expect(hostile.requests.at(-1)!.headers["x-api-key"]).toBe("sk-ant-probed-key");
+      expect(hostile.recorder.requests).toEqual([]);
+    } finally {
+      await hostile.close();
+    }
   });
 });

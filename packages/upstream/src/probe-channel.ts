@@ -2,6 +2,7 @@ import { channels, type Database } from "@tollgate/db";
 import { channelKeyBinding, checkResolvedAddress, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import { adapterFor } from "./adapters";
+import { fetchUpstream, readUpstreamErrorText } from "./fetch-upstream";
 import type { AdapterChannel } from "./provider-adapter";
 import { scrubSecret } from "./shared/scrub-secret";
 import { upstreamModelFor } from "./upstream-model";
@@ -48,8 +49,9 @@ export function createChannelProber(db: Database, secretBox: SecretBox, policy: 
         text: JSON.stringify(body),
         stream: false,
       });
-      const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal });
-      const text = await response.text();
+      const response = await fetchUpstream(request.url, { method: "POST", headers: request.headers, body: request.body, signal });
+      // The answer is read only for an error's message, and only so far: an upstream's body is not trusted.
+      const text = await readUpstreamErrorText(response);
       const latencyMs = Math.round(performance.now() - started);
       if (response.ok) return { ok: true, latencyMs };
       return { ok: false, latencyMs, error: `HTTP ${response.status}: ${adapter.mapError(response.status, text, channel).message}`.slice(0, 300) };

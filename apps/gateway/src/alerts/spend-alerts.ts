@@ -1,3 +1,4 @@
+import { discardBody } from "@tollgate/upstream";
 import { type Database, resultRows, settings } from "@tollgate/db";
 import {
   budgetWindowAt,
@@ -202,7 +203,8 @@ export class SpendAlerts {
     if (failure === null) {
       try {
         const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(this.options.timeoutMs) });
-        await response.arrayBuffer().catch(() => {});
+        // Only the status matters: the receiver's body is dropped unread (it could be endless).
+        discardBody(response);
         if (response.status < 200 || response.status > 299) failure = `HTTP ${response.status}`;
       } catch (error) {
         failure = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : "request failed";

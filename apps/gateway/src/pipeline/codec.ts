@@ -54,6 +54,10 @@ export interface WholeAnswer {
  */
 export interface StreamSink {
   readonly idleTimeoutMs: number;
+  /** The most one upstream event may weigh (UPSTREAM_MAX_EVENT_BYTES); the parsers' default when absent. */
+  readonly maxEventBytes?: number;
+  /** The most a whole answer relayed as it comes (passThrough) may weigh (UPSTREAM_MAX_BODY_BYTES). */
+  readonly maxBodyBytes?: number;
   firstByte(): void;
   /**
    * What a completed stream with this usage costs, in micro-USD, at the call's price: the figure finish()

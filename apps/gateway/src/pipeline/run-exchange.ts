@@ -1,9 +1,10 @@
 import type { TokenUsage } from "@tollgate/shared";
 import { type BuiltInToolCalls, builtInToolFee } from "../accounting/built-in-tools";
 import { uncountedUsage } from "../accounting/count-tokens";
-import { errors } from "../errors";
+import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
+import { readWholeAnswer } from "../routing/read-whole-answer";
 import type { StreamOutcome } from "../streaming/relay-stream";
 import { admit } from "./admit";
 import type { CallRecord } from "./call-record";
@@ -16,6 +17,7 @@ function outcomeStatus(outcome: StreamOutcome): { status: number; errorCode: str
   if (outcome === "completed") return { status: 200, errorCode: null };
   if (outcome === "cancelled") return { status: 499, errorCode: "client_closed" };
   if (outcome === "stalled") return { status: 504, errorCode: "upstream_idle_timeout" };
+  if (outcome === "too_large") return { status: 502, errorCode: "upstream_response_too_large" };
   return { status: 502, errorCode: "upstream_stream_error" };
 }
 
@@ -72,7 +74,24 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
     const contentType = response.headers.get("content-type") ?? "application/octet-stream";
     return new Response(relayed, { status: 200, headers: { "content-type": contentType, ...record.answerHeaders() } });
   }
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await readWholeAnswer(services, forwarded, record.requestId, request.signal);
+  } catch (error) {
+    if (error instanceof GatewayError && error.code === "upstream_response_too_large") {
+      record.finish({
+        status: error.status,
+        usage: await reservedUsage(codec, parsed),
+        usageEstimated: true,
+        billReservation: true,
+        units: parsed.worstCaseUnits ?? null,
+        channel,
+        upstreamModel: attempt.upstreamModel,
+        errorCode: error.code,
+      });
+    }
+    throw error;
+  }
   record.markFirstByte();
   const answer = codec.readWhole(text, forwarded, parsed.request);
   if (!answer) {
@@ -109,6 +128,15 @@ function perAnswerToolCalls(parsed: ParsedCall<unknown>): BuiltInToolCalls | und
 }
 
 /**
+ * What a call whose answer was cut by the byte cap is billed: the upstream produced more than the cap, so
+ * at least the worst case held for it (the prompt's local count, and the most the answer could take).
+ */
+async function reservedUsage<Parsed>(codec: Codec<Parsed, unknown, WholeAnswer>, parsed: ParsedCall<Parsed>): Promise<TokenUsage> {
+  const prompt = await codec.estimateUsage(parsed.request, "").catch(() => null);
+  return { promptTokens: prompt?.promptTokens ?? 0, completionTokens: parsed.worstCaseCompletionTokens, cachedTokens: 0 };
+}
+
+/**
  * The usage stage of a stream: the upstream's usage when it came, otherwise a local count of what was
  * produced; when that count cannot be made, the reservation (`requestBytes` only gives the log row its
  * rough prompt size).
@@ -125,6 +153,8 @@ function streamSink<Parsed, Translation>(
 ): StreamSink {
   return {
     idleTimeoutMs: forwarded.channel.config.idleTimeoutMs ?? services.options.streamIdleTimeoutMs,
+    maxEventBytes: services.options.upstreamMaxEventBytes,
+    maxBodyBytes: services.options.upstreamMaxBodyBytes,
     firstByte: () => record.markFirstByte(),
     costOf: (usage) => record.costOf(usage, { unit: "request" }) + builtInToolFee(forwarded.channel.config, perAnswerToolCalls(parsed)),
     end(reported, usage: TokenUsage | null, produced, measured, reportedToolCalls) {
@@ -133,6 +163,11 @@ function streamSink<Parsed, Translation>(
       // The relay reports its end as it hands over its last chunk (the closing or error frame).
       if (outcome !== "cancelled") watch?.drained();
       const { status, errorCode } = outcomeStatus(outcome);
+      if (outcome === "too_large") {
+        // An event past the cap is the upstream's doing: counted against the channel, like a failed call.
+        services.health.recordFailure(forwarded.channel.id);
+        services.metrics?.upstreamError(forwarded.channel.id, "too_large");
+      }
       // A stream that completed is one request served, unless it measured another unit.
       const units = measured ?? (outcome === "completed" ? { unit: "request" as const } : null);
       const builtInToolCalls = reportedToolCalls ?? (outcome === "completed" ? perAnswerToolCalls(parsed) : undefined);

@@ -1,4 +1,12 @@
-import type { MediaHttpRequest, ProviderAdapter, UpstreamHttpRequest } from "@tollgate/upstream";
+import {
+  fetchUpstream,
+  type MediaHttpRequest,
+  type ProviderAdapter,
+  readUpstreamErrorText,
+  TranslationError,
+  UpstreamRedirectError,
+  type UpstreamHttpRequest,
+} from "@tollgate/upstream";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import type { RoutableChannel } from "./channel-catalog";
@@ -28,6 +36,11 @@ export interface ForwardedResponse<Translation> {
   upstreamError: GatewayError | null;
   /** Aborts the upstream call (client went away, stream stalled). */
   abort: () => void;
+  /**
+   * When (performance.now()) the whole exchange must be over if the answer is read whole: UPSTREAM_TIMEOUT_MS
+   * after the attempt began (or the channel's longer time to headers). A relayed stream has its idle timeout.
+   */
+  deadlineAt: number;
 }
 
 type FailoverServices = Pick<GatewayServices, "options" | "health" | "metrics" | "log" | "disableChannel">;
@@ -60,10 +73,33 @@ function gatewayErrorOf(mapped: ReturnType<ProviderAdapter["mapError"]>): Gatewa
 }
 
 /**
+ * The attempt for one channel, built from the client's input before anything is sent: whatever it throws is
+ * the client's request's doing (a TranslationError: 400; anything else: 500), never the channel's fault, so
+ * that a client cannot cool channels down with requests that break a translator.
+ */
+function buildAttempt<Translation>(
+  services: FailoverServices,
+  call: FailoverCall,
+  channel: RoutableChannel,
+  prepare: (channel: RoutableChannel, adapter: ProviderAdapter) => UpstreamAttempt<Translation>,
+): UpstreamAttempt<Translation> {
+  try {
+    return prepare(channel, channel.adapter);
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    if (error instanceof TranslationError) throw new GatewayError(error.message, { status: 400, code: error.code, param: error.param });
+    services.log("error", "building the upstream request failed", { requestId: call.requestId, channel: channel.id, error: String(error) });
+    throw errors.internal();
+  }
+}
+
+/**
  * Sends the request to the candidates in order until one answers with something other than a connection
- * error, a timeout, or an error its adapter classifies as retryable (429, 5xx) or as the channel's fault (a
- * refused key: the channel is disabled too). Nothing has reached the client yet, so another channel is
- * invisible to it. An error that is the caller's fault is returned, mapped, and never retried.
+ * error, a timeout, a redirect (never followed: a channel key must not reach the host it names), or an
+ * error its adapter classifies as retryable (429, 5xx) or as the channel's fault (a refused key: the
+ * channel is disabled too). Nothing has reached the client yet, so another channel is invisible to it. An
+ * error that is the caller's fault is returned, mapped, and never retried. An error answer's body is read
+ * for its message only up to UPSTREAM_ERROR_BODY_BYTES, within the time allowed for the headers.
  */
 export async function forwardWithFailover<Translation>(
   services: FailoverServices,
@@ -79,47 +115,50 @@ export async function forwardWithFailover<Translation>(
     if (clientSignal?.aborted) break;
     if (call.channelsTried.length > 0) services.metrics?.retry(channel.id);
     call.channelsTried.push(channel.id);
+    const attempt = buildAttempt(services, call, channel, prepare);
+    const adapter = channel.adapter;
     services.health.begin(channel.id);
     const controller = new AbortController();
     const onClientAbort = () => controller.abort();
     clientSignal?.addEventListener("abort", onClientAbort, ONCE);
     let timedOut = false;
+    const headersTimeoutMs = channel.config.firstByteTimeoutMs ?? services.options.upstreamTimeoutMs;
+    const deadlineAt = performance.now() + Math.max(headersTimeoutMs, services.options.upstreamTimeoutMs);
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, channel.config.firstByteTimeoutMs ?? services.options.upstreamTimeoutMs);
-    const adapter = channel.adapter;
-    let attempt: UpstreamAttempt<Translation>;
+    }, headersTimeoutMs);
     let response: Response;
     try {
-      attempt = prepare(channel, adapter);
       const { url, headers, body } = attempt.request;
-      response = await fetch(url, { method: "POST", headers, body, signal: controller.signal });
+      response = await fetchUpstream(url, { method: "POST", headers, body, signal: controller.signal });
     } catch (error) {
       clearTimeout(timer);
       clientSignal?.removeEventListener("abort", onClientAbort);
-      if (error instanceof GatewayError) throw error;
       if (clientSignal?.aborted) break;
-      lastError = timedOut ? errors.upstreamTimeout() : errors.upstreamUnreachable();
+      const redirected = error instanceof UpstreamRedirectError;
+      lastError = timedOut ? errors.upstreamTimeout() : redirected ? errors.upstreamRedirect(error.status) : errors.upstreamUnreachable();
       services.health.recordFailure(channel.id);
-      services.metrics?.upstreamError(channel.id, timedOut ? "timeout" : "connect");
+      services.metrics?.upstreamError(channel.id, timedOut ? "timeout" : redirected ? "redirect" : "connect");
       services.log("warn", "upstream request failed", {
         requestId: call.requestId,
         channel: channel.id,
-        reason: timedOut ? "timeout" : (error as Error).name,
+        reason: timedOut ? "timeout" : redirected ? `redirect ${(error as UpstreamRedirectError).status}` : (error as Error).name,
       });
       continue;
     }
-    clearTimeout(timer);
     const abort = () => controller.abort();
     if (response.ok) {
+      clearTimeout(timer);
       services.health.recordSuccess(channel.id);
-      return { response, channel, adapter, attempt, upstreamError: null, abort };
+      return { response, channel, adapter, attempt, upstreamError: null, abort, deadlineAt };
     }
     const status = response.status;
-    const mapped = adapter.mapError(status, await response.text().catch(() => ""), channel);
+    const errorText = await readUpstreamErrorText(response);
+    clearTimeout(timer);
+    const mapped = adapter.mapError(status, errorText, channel);
     if (!mapped.retryable && !mapped.channelFault) {
-      return { response, channel, adapter, attempt, upstreamError: gatewayErrorOf(mapped), abort };
+      return { response, channel, adapter, attempt, upstreamError: gatewayErrorOf(mapped), abort, deadlineAt };
     }
     clientSignal?.removeEventListener("abort", onClientAbort);
     lastError = gatewayErrorOf(mapped);

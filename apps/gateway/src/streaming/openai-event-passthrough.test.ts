@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { EventSourceMessage } from "eventsource-parser";
+import { UpstreamResponseTooLargeError } from "@tollgate/upstream";
 import { eventData } from "./event-data";
 import { bytesCarryUsage, carriesUsage, createPassthroughFramer } from "./openai-event-passthrough";
 
@@ -160,5 +161,79 @@ describe("the usage scan on bytes", () => {
     expect(bytesCarryUsage(encoder.encode(usageChunk))).toBe(true);
     expect(bytesCarryUsage(encoder.encode(contentChunk("usage")))).toBe(false);
     expect(bytesCarryUsage(encoder.encode('data: {"usagex":{"a":1},"usage":null}\n\n'))).toBe(false);
+  });
+});
+
+describe("the relay's event cap", () => {
+  function capped(maxEventBytes: number) {
+    const forwarded: (string | Uint8Array)[] = [];
+    return createPassthroughFramer(
+      { onUsageEvent: () => {}, onForwarded: (events) => forwarded.push(events), renderUsageEvent: (event) => `data: ${event.data}\n\n` },
+      maxEventBytes,
+    );
+  }
+
+  test("an event that never ends is refused once past the cap, whether it comes in many reads or in one", () => {
+    const framer = capped(4096);
+    expect(framer.frame(encoder.encode("data: {\"a\":\""))).toBeNull();
+    const filler = encoder.encode("a".repeat(1024));
+    expect(() => {
+      for (let index = 0; index < 10; index++) framer.frame(filler);
+    }).toThrow(UpstreamResponseTooLargeError);
+    expect(() => capped(4096).frame(encoder.encode(`data: ${"b".repeat(5000)}`))).toThrow(UpstreamResponseTooLargeError);
+  });
+
+  test("the whole events before an oversized one go out, then the stream ends with the error", () => {
+    const framer = capped(4096);
+    const out = framer.frame(encoder.encode(`${contentChunk("hello")}data: ${"c".repeat(5000)}`));
+    expect(decoder.decode(out!)).toBe(contentChunk("hello"));
+    expect(framer.failure()).toBeInstanceOf(UpstreamResponseTooLargeError);
+    expect(() => framer.frame(encoder.encode("ccc"))).toThrow(UpstreamResponseTooLargeError);
+    expect(() => framer.flush()).toThrow(UpstreamResponseTooLargeError);
+  });
+
+  test("an upstream framing with CR LF is held to the same cap", () => {
+    const framer = capped(4096);
+    const out = framer.frame(encoder.encode(`data: 1\r\n\r\ndata: ${"d".repeat(5000)}`));
+    expect(decoder.decode(out!)).toBe("data: 1\n\n");
+    expect(framer.failure()).toBeInstanceOf(UpstreamResponseTooLargeError);
+  });
+
+  test("events as large as the cap pass", () => {
+    const framer = capped(4096);
+    const event = `data: ${"e".repeat(4000)}\n\n`;
+    const halves = [encoder.encode(event.slice(0, 2000)), encoder.encode(event.slice(2000))];
+    for (let index = 0; index < 20; index++) {
+      expect(framer.frame(halves[0]!)).toBeNull();
+      expect(decoder.decode(framer.frame(halves[1]!)!)).toBe(event);
+    }
+    expect(framer.failure()).toBeNull();
+  });
+});
+
+describe("the relay's pending event across reads", () => {
+  test("a stream cut at every possible place, in reads of any size, comes out byte for byte", () => {
+    const stream = encoder.encode(
+      [contentChunk("héllo"), contentChunk("x".repeat(3000)), usageChunk.replace('"completion_tokens":7', '"completion_tokens":8'), contentChunk("end"), "data: [DONE]\n\n"].join(""),
+    );
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let round = 0; round < 200; round++) {
+      const maxRead = 1 + Math.floor(random() * (round < 100 ? 8 : 900));
+      const cuts: number[] = [];
+      for (let at = 1 + Math.floor(random() * maxRead); at < stream.length; at += 1 + Math.floor(random() * maxRead)) cuts.push(at);
+      const { instance, usage } = framer({ forwardUsage: true });
+      const out = run(instance, split(stream, cuts));
+      expect(decoder.decode(Buffer.concat(out))).toBe(decoder.decode(stream));
+      expect(usage).toHaveLength(1);
+    }
+  });
+});
+
+describe("a line feed near an event's start", () => {
+  test("a one-character line at the start of an event is held, not searched for ever", () => {
+    const { instance } = framer({ forwardUsage: true });
+    expect(instance.frame(encoder.encode("x\ny"))).toBeNull();
+    expect(decoder.decode(instance.frame(encoder.encode("\n\n"))!)).toBe("x\ny\n\n");
   });
 });

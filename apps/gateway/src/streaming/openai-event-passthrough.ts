@@ -1,5 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import { createParser } from "eventsource-parser";
+import { DEFAULT_UPSTREAM_MAX_EVENT_BYTES, UpstreamResponseTooLargeError } from "@tollgate/upstream";
+import { EventSizeLimit } from "./event-size-limit";
 
 const encoder = new TextEncoder();
 const LINE_FEED = 10;
@@ -8,6 +10,8 @@ const QUOTE = 0x22;
 const SPACE = 0x20;
 const COLON = 0x3a;
 const LETTER_G = 0x67;
+/** A pending event shorter than this grows to exactly its size; a longer one doubles its buffer. */
+const GROW_EXACTLY_BELOW = 64 * 1024;
 
 /**
  * Whether a relayed chunk carries a usage object. Most chunks carry none, or `"usage":null` when the
@@ -91,6 +95,8 @@ function endOfLastEvent(bytes: Uint8Array, start = 0, end = bytes.byteLength): n
   let index = bytes.lastIndexOf(LINE_FEED, end - 1);
   while (index > start) {
     if (bytes[index - 1] === LINE_FEED) return index + 1;
+    // A negative fromIndex would count from the end again (and loop for ever on "x\ny"): none is left here.
+    if (index < 2) return -1;
     index = bytes.lastIndexOf(LINE_FEED, index - 2);
   }
   return -1;
@@ -117,6 +123,11 @@ export interface PassthroughFramer {
   frame(bytes: Uint8Array): Uint8Array | null;
   /** What is left when the upstream ends: a last event without its blank line is closed and kept. */
   flush(): Uint8Array | null;
+  /**
+   * Set once an event went past the cap after whole events that frame() still returned: the stream ends
+   * with it before anything more is read.
+   */
+  failure(): UpstreamResponseTooLargeError | null;
 }
 
 export function renderEvent(event: EventSourceMessage): string {
@@ -129,18 +140,40 @@ export function renderEvent(event: EventSourceMessage): string {
  * at their blank line, found in the bytes, so a chunk boundary inside an event or inside a UTF-8 character is
  * carried to the next chunk. Only the usage chunk is decoded and parsed (to bill it, and to drop it if the
  * client did not ask for it). An upstream that frames with CR LF goes through eventsource-parser instead,
- * and is re-framed with LF.
+ * and is re-framed with LF. Either way an event (the bytes since the last blank line) longer than
+ * `maxEventBytes` throws UpstreamResponseTooLargeError: an event that never ends is not held without bound.
  */
-export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFramer {
+export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes = DEFAULT_UPSTREAM_MAX_EVENT_BYTES): PassthroughFramer {
   // Created when something is to be decoded: the usage event, a CR LF upstream, a last incomplete event.
   let utf8: TextDecoder | null = null;
   const decoder = () => (utf8 ??= new TextDecoder());
-  /** Bytes of an event not yet complete (they start at an event boundary). */
-  let pending: Uint8Array | null = null;
+  /**
+   * Bytes of an event not yet complete (they start at an event boundary): the first `pendingLength` of a
+   * buffer that doubles as an event grows over many reads, so that a long event costs linear copying, not
+   * a copy of all it holds per read. Never handed out while it is being appended to.
+   */
+  let pendingBuffer: Uint8Array | null = null;
+  let pendingLength = 0;
+  const pending = () => (pendingBuffer ? pendingBuffer.subarray(0, pendingLength) : null);
   let parsedMode = false;
   const parsed: string[] = [];
   // Created on the first block that needs it: most streams need it once, for the usage chunk.
   let parser: ReturnType<typeof createParser> | null = null;
+  // The CR LF mode's count of the event being received (the LF mode's is `pendingLength`).
+  let parsedEventSize: EventSizeLimit | null = null;
+  let overflow: UpstreamResponseTooLargeError | null = null;
+  const tooLarge = () => new UpstreamResponseTooLargeError(maxEventBytes, "stream event");
+
+  /** CR LF mode: what the event size allows of `bytes` through the parser; past the cap, the whole events before it. */
+  function throughParserWithin(bytes: Uint8Array): Uint8Array | null {
+    const accepted = parsedEventSize!.accept(bytes);
+    const out = accepted > 0 ? throughParser(decoder().decode(accepted === bytes.byteLength ? bytes : bytes.subarray(0, accepted), { stream: true })) : null;
+    if (parsedEventSize!.exceeded) {
+      overflow = parsedEventSize!.exceeded;
+      if (!out) throw overflow;
+    }
+    return out;
+  }
 
   function renderParsed(event: EventSourceMessage): string {
     if (event.data === "[DONE]" || !carriesUsage(event.data)) {
@@ -214,28 +247,63 @@ export function createPassthroughFramer(hooks: PassthroughHooks): PassthroughFra
 
   return {
     frame(bytes) {
-      if (parsedMode) return throughParser(decoder().decode(bytes, { stream: true }));
+      if (overflow) throw overflow;
+      if (bytes.byteLength === 0) return null;
+      if (parsedMode) return throughParserWithin(bytes);
       if (bytes.indexOf(CARRIAGE_RETURN) !== -1) {
         parsedMode = true;
-        const carried = pending;
-        pending = null;
-        return throughParser(decoder().decode(carried ? concatBytes(carried, bytes) : bytes, { stream: true }));
+        const held = pending();
+        const carried = held ? concatBytes(held, bytes) : bytes;
+        pendingBuffer = null;
+        pendingLength = 0;
+        parsedEventSize = new EventSizeLimit(maxEventBytes);
+        return throughParserWithin(carried);
       }
-      const combined = pending ? concatBytes(pending, bytes) : bytes;
-      const end = endOfLastEvent(combined);
+      let combined = bytes;
+      let searchFrom = 0;
+      if (pendingBuffer) {
+        const length = pendingLength + bytes.byteLength;
+        if (length > pendingBuffer.byteLength) {
+          // Exactly what is needed while the event is small (the usual event split across two reads); doubling
+          // past that, so that a long event costs linear copying.
+          const size = length < GROW_EXACTLY_BELOW ? length : Math.max(length, Math.min(pendingBuffer.byteLength * 2, maxEventBytes + 1));
+          const grown = new Uint8Array(size);
+          grown.set(pendingLength === pendingBuffer.byteLength ? pendingBuffer : pendingBuffer.subarray(0, pendingLength));
+          pendingBuffer = grown;
+        }
+        pendingBuffer.set(bytes, pendingLength);
+        combined = length === pendingBuffer.byteLength ? pendingBuffer : pendingBuffer.subarray(0, length);
+        // Only the new bytes (and the one before them, for a blank line split across reads) can end an event.
+        searchFrom = pendingLength - 1;
+      }
+      const end = searchFrom > 0 && bytes.indexOf(LINE_FEED) === -1 ? -1 : endOfLastEvent(combined, searchFrom);
       if (end === -1) {
+        if (combined.byteLength > maxEventBytes) throw tooLarge();
         // Copied: what is kept must not depend on the upstream's buffer.
-        pending = pending ? combined : bytes.slice();
+        if (!pendingBuffer) pendingBuffer = bytes.slice();
+        pendingLength = combined.byteLength;
         return null;
       }
       const whole = end === combined.byteLength;
       const complete = whole ? combined : combined.subarray(0, end);
-      pending = whole ? null : combined.slice(end);
+      // `complete` may be a view of the pending buffer: it is handed out, so the rest goes to a buffer of its own.
+      pendingBuffer = whole ? null : combined.slice(end);
+      pendingLength = pendingBuffer ? pendingBuffer.byteLength : 0;
+      if (pendingLength > maxEventBytes) {
+        // The whole events before it go out first; the stream ends with the error before the next read.
+        pendingBuffer = null;
+        pendingLength = 0;
+        overflow = tooLarge();
+      }
       return frameWholeEvents(complete);
     },
+    failure: () => overflow,
     flush() {
-      const rest = (pending ? decoder().decode(pending, { stream: true }) : "") + (utf8 ? utf8.decode() : "");
-      pending = null;
+      if (overflow) throw overflow;
+      const held = pending();
+      const rest = (held ? decoder().decode(held, { stream: true }) : "") + (utf8 ? utf8.decode() : "");
+      pendingBuffer = null;
+      pendingLength = 0;
       if (!parsedMode && rest.trim() === "") return null;
       // Some upstreams end without the blank line after their last event: close it, so it is not lost.
       return throughParser(`${rest}\n\n`);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { carriesUsage } from "./openai-event-passthrough";
+import { UpstreamResponseTooLargeError } from "@tollgate/upstream";
 import { parseEventStream } from "./parse-event-stream";
 
 describe("usage detection in relayed chunks", () => {
@@ -45,5 +46,55 @@ describe("event stream parsing", () => {
       ["ping", "1"],
       [undefined, "[DONE]"],
     ]);
+  });
+});
+
+describe("event stream parsing under an event cap", () => {
+  function streamOf(pieces: string[]): { body: ReadableStream<Uint8Array>; cancelled: () => boolean } {
+    let wasCancelled = false;
+    let index = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (index < pieces.length) controller.enqueue(new TextEncoder().encode(pieces[index++]!));
+        else controller.enqueue(new TextEncoder().encode("x".repeat(1024)));
+      },
+      cancel() {
+        wasCancelled = true;
+      },
+    });
+    return { body, cancelled: () => wasCancelled };
+  }
+
+  test("an event that never ends errors the stream after the whole events before it, and the upstream is cancelled", async () => {
+    const { body, cancelled } = streamOf(["data: 1\n\ndata: 2\n\ndata: xx"]);
+    const reader = parseEventStream(body, 8 * 1024).getReader();
+    const data: string[] = [];
+    let failure: unknown = null;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        data.push(value.data);
+      }
+    } catch (error) {
+      failure = error;
+    }
+    expect(data).toEqual(["1", "2"]);
+    expect(failure).toBeInstanceOf(UpstreamResponseTooLargeError);
+    expect(cancelled()).toBe(true);
+  });
+
+  test("events up to the cap pass, however many", async () => {
+    const event = `data: ${"y".repeat(1000)}\n\n`;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let index = 0; index < 200; index++) controller.enqueue(new TextEncoder().encode(event));
+        controller.close();
+      },
+    });
+    let count = 0;
+    const reader = parseEventStream(body, event.length).getReader();
+    while (!(await reader.read()).done) count++;
+    expect(count).toBe(200);
   });
 });

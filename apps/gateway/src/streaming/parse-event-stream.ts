@@ -1,28 +1,62 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import { createParser } from "eventsource-parser";
+import { DEFAULT_UPSTREAM_MAX_EVENT_BYTES } from "@tollgate/upstream";
+import { EventSizeLimit } from "./event-size-limit";
 
 /**
  * Upstream bytes -> SSE events, the first stage of every translated relay: one stage that decodes UTF-8
- * (streaming, so a character split across chunks survives) and feeds eventsource-parser, instead of two
- * chained streams.
+ * (streaming, so a character split across chunks survives) and feeds eventsource-parser, read as its
+ * consumer pulls. An event longer than `maxEventBytes` ends the stream with UpstreamResponseTooLargeError
+ * once the whole events before it are handed over (the parser would otherwise buffer an event that never
+ * ends, without bound); the relay then closes the client's stream with an error event in its format.
  */
-export function parseEventStream(body: ReadableStream<Uint8Array>): ReadableStream<EventSourceMessage> {
+export function parseEventStream(
+  body: ReadableStream<Uint8Array>,
+  maxEventBytes = DEFAULT_UPSTREAM_MAX_EVENT_BYTES,
+): ReadableStream<EventSourceMessage> {
+  const reader = body.getReader();
   const decoder = new TextDecoder();
-  let parser: ReturnType<typeof createParser>;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, EventSourceMessage>({
-      start(controller) {
-        parser = createParser({ onEvent: (event) => controller.enqueue(event) });
+  const eventSize = new EventSizeLimit(maxEventBytes);
+  const parsed: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => parsed.push(event) });
+  const handOver = (controller: ReadableStreamDefaultController<EventSourceMessage>) => {
+    for (const event of parsed) controller.enqueue(event);
+    parsed.length = 0;
+  };
+  return new ReadableStream<EventSourceMessage>(
+    {
+      async pull(controller) {
+        if (eventSize.exceeded) {
+          reader.cancel(eventSize.exceeded).catch(() => {});
+          controller.error(eventSize.exceeded);
+          return;
+        }
+        while (parsed.length === 0) {
+          const { done, value } = await reader.read();
+          if (done) {
+            const rest = decoder.decode();
+            if (rest) parser.feed(rest);
+            // Some upstreams end without the blank line after their last event: close it, so it is not lost.
+            parser.feed("\n\n");
+            handOver(controller);
+            controller.close();
+            return;
+          }
+          const accepted = eventSize.accept(value);
+          if (accepted > 0) parser.feed(decoder.decode(accepted === value.byteLength ? value : value.subarray(0, accepted), { stream: true }));
+          if (eventSize.exceeded) {
+            if (parsed.length > 0) break;
+            reader.cancel(eventSize.exceeded).catch(() => {});
+            controller.error(eventSize.exceeded);
+            return;
+          }
+        }
+        handOver(controller);
       },
-      transform(chunk) {
-        parser.feed(decoder.decode(chunk, { stream: true }));
+      cancel(reason) {
+        return reader.cancel(reason);
       },
-      flush() {
-        const rest = decoder.decode();
-        if (rest) parser.feed(rest);
-        // Some upstreams end without the blank line after their last event: close it, so it is not lost.
-        parser.feed("\n\n");
-      },
-    }),
+    },
+    { highWaterMark: 0 },
   );
 }

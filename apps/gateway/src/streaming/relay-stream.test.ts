@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { UpstreamResponseTooLargeError } from "@tollgate/upstream";
 import { relayStream, type StreamOutcome } from "./relay-stream";
 
 /** An upstream that sends `chunks` and then breaks. */
@@ -27,5 +28,65 @@ describe("relayStream without an error frame (binary answers)", () => {
     expect((await reader.read()).value).toEqual(new Uint8Array([1, 2, 3]));
     await expect(reader.read()).rejects.toThrow("upstream connection reset");
     expect(outcomes).toEqual(["failed"]);
+  });
+});
+
+describe("relayStream and an upstream past its cap", () => {
+  test("an item past its cap ends the stream with the error frame, as too_large, and the upstream call is aborted", async () => {
+    const outcomes: StreamOutcome[] = [];
+    let aborted = false;
+    let framedError: unknown = null;
+    let index = 0;
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (index++ === 0) controller.enqueue(new Uint8Array([1]));
+        else controller.error(new UpstreamResponseTooLargeError(4096, "stream event"));
+      },
+    });
+    const relayed = relayStream(source, {
+      frame: (bytes) => bytes,
+      errorFrame: (_kind, error) => {
+        framedError = error;
+        return new Uint8Array([9]);
+      },
+      onFirstItem: () => {},
+      onFinish: (outcome) => outcomes.push(outcome),
+      abortUpstream: () => {
+        aborted = true;
+      },
+      idleTimeoutMs: 60_000,
+    });
+    expect(Array.from(new Uint8Array(await new Response(relayed).arrayBuffer()))).toEqual([1, 9]);
+    expect(framedError).toBeInstanceOf(UpstreamResponseTooLargeError);
+    expect(outcomes).toEqual(["too_large"]);
+    expect(aborted).toBe(true);
+  });
+
+  test("a failure the framing already knows ends the stream before the next read, not when the upstream sends again", async () => {
+    const outcomes: StreamOutcome[] = [];
+    let reads = 0;
+    let failure: Error | null = null;
+    // The second read never resolves: only the pending failure can end the stream.
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        reads++;
+        if (reads === 1) controller.enqueue(new Uint8Array([1]));
+        else return new Promise(() => {});
+      },
+    });
+    const relayed = relayStream(source, {
+      frame: (bytes) => {
+        failure = new UpstreamResponseTooLargeError(4096, "stream event");
+        return bytes;
+      },
+      pendingFailure: () => failure,
+      errorFrame: () => new Uint8Array([9]),
+      onFirstItem: () => {},
+      onFinish: (outcome) => outcomes.push(outcome),
+      abortUpstream: () => {},
+      idleTimeoutMs: 60_000,
+    });
+    expect(Array.from(new Uint8Array(await new Response(relayed).arrayBuffer()))).toEqual([1, 9]);
+    expect(outcomes).toEqual(["too_large"]);
   });
 });

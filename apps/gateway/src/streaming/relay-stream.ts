@@ -1,4 +1,7 @@
-export type StreamOutcome = "completed" | "cancelled" | "failed" | "stalled";
+import { UpstreamResponseTooLargeError } from "@tollgate/upstream";
+
+/** How a relayed stream ended; "too_large": an upstream event went past its cap (the channel's fault). */
+export type StreamOutcome = "completed" | "cancelled" | "failed" | "stalled" | "too_large";
 
 export interface RelayStreamOptions<Item> {
   /** Turns one upstream item into bytes for the client, or null to skip it. */
@@ -7,7 +10,8 @@ export interface RelayStreamOptions<Item> {
   closing?(): Uint8Array | null;
   /**
    * The in-band error event sent when the upstream breaks or stalls; null where the format has none (a
-   * binary body): the client's stream is then errored, so that a cut answer never looks complete.
+   * binary body): the client's stream is then errored, so that a cut answer never looks complete. A
+   * "failed" stream's `error` is an UpstreamResponseTooLargeError when a cap cut it (see streamFailure).
    */
   errorFrame(kind: "stalled" | "failed", error: unknown): Uint8Array | null;
   onFirstItem(): void;
@@ -17,6 +21,12 @@ export interface RelayStreamOptions<Item> {
   abortUpstream(): void;
   /** Longest silence allowed between two upstream items. */
   idleTimeoutMs: number;
+  /**
+   * An error the stream is known to end with before anything more is read (a framing that handed over
+   * the whole events before an event past its cap): checked before each read, so the end is not left
+   * waiting for the upstream's next bytes.
+   */
+  pendingFailure?(): unknown;
 }
 
 class IdleTimeout extends Error {}
@@ -64,6 +74,8 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
       async pull(controller) {
         try {
           for (;;) {
+            const failure = options.pendingFailure?.();
+            if (failure) throw failure;
             readStartedAt = Date.now();
             idleTimer ??= setTimeout(checkIdle, options.idleTimeoutMs);
             reading = true;
@@ -92,7 +104,9 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
           stopIdleTimer();
           if (finished) return;
           const stalled = error instanceof IdleTimeout;
-          if (stalled) options.abortUpstream();
+          const tooLarge = error instanceof UpstreamResponseTooLargeError;
+          // A cap stops the read: the upstream is not left sending what no one will read.
+          if (stalled || tooLarge) options.abortUpstream();
           try {
             const frame = options.errorFrame(stalled ? "stalled" : "failed", error);
             if (frame) {
@@ -105,7 +119,7 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
             // The client is gone as well.
           }
           reader.cancel().catch(() => {});
-          finish(stalled ? "stalled" : "failed", error);
+          finish(stalled ? "stalled" : tooLarge ? "too_large" : "failed", error);
         }
       },
       cancel() {

@@ -8,6 +8,7 @@ import { checkModelAllowed } from "../../policy/model-allowed";
 import { CallRecord } from "../../pipeline/call-record";
 import { channelsFor, orderChannels } from "../../routing/choose-channels";
 import { forwardWithFailover } from "../../routing/forward-with-failover";
+import { readWholeAnswer } from "../../routing/read-whole-answer";
 import { anthropicErrorResponse } from "./anthropic-error";
 import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
 
@@ -112,7 +113,7 @@ async function countUpstream(
     record.finish({ status: forwarded.upstreamError.status, usage: null, channel, upstreamModel: attempt.upstreamModel, errorCode: forwarded.upstreamError.code });
     throw forwarded.upstreamError;
   }
-  const answer = await response.text();
+  const answer = await readWholeAnswer(services, forwarded, record.requestId, request.signal);
   const inputTokens = inputTokensOf(answer);
   if (inputTokens === null) {
     services.log("warn", "anthropic count_tokens answer unreadable; counting locally", { requestId: record.requestId, channel: channel.id });

@@ -5,6 +5,7 @@ import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { parseEventStream } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
+import { streamFailure } from "../../streaming/stream-failure";
 import { producedText } from "../openai-chat/produced-text";
 import { anthropicServerToolFamily, anthropicUsageToolCalls, type BuiltInToolCalls, mergeToolCalls } from "../../accounting/built-in-tools";
 import { anthropicErrorEvent } from "./anthropic-error";
@@ -17,11 +18,9 @@ function sseFrame(event: string, data: string): Uint8Array {
   return encoder.encode(`event: ${event}\ndata: ${data}\n\n`);
 }
 
-function errorFrame(kind: "stalled" | "failed"): Uint8Array {
-  const error = anthropicErrorEvent(
-    kind === "stalled" ? 504 : 502,
-    kind === "stalled" ? "The upstream stopped sending data." : "The upstream stream was interrupted.",
-  );
+function errorFrame(kind: "stalled" | "failed", cause: unknown): Uint8Array {
+  const failure = streamFailure(kind, cause);
+  const error = anthropicErrorEvent(failure.status, failure.message);
   return sseFrame(error.event, error.data);
 }
 
@@ -35,7 +34,7 @@ export function relayNativeStream(forwarded: ForwardedResponse<unknown>, sink: S
   const produced: string[] = [];
   const blockCalls: BuiltInToolCalls = {};
   let reportedCalls: BuiltInToolCalls = {};
-  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!), {
+  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!, sink.maxEventBytes), {
     frame(event) {
       if (event.event === "message_start" || event.event === "message_delta") {
         tap.observe(event.data);
@@ -75,7 +74,7 @@ export function relayTranslatedStream(
 ): ReadableStream<Uint8Array> {
   let usage: TokenUsage | null = null;
   const produced: string[] = [];
-  const chunks = parseEventStream(forwarded.response.body!)
+  const chunks = parseEventStream(forwarded.response.body!, sink.maxEventBytes)
     .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
     .pipeThrough(
       new TransformStream<ChatStreamPart, Record<string, unknown>>({

@@ -1,4 +1,5 @@
 import type { MeteredUnits } from "@tollgate/shared";
+import { DEFAULT_UPSTREAM_MAX_BODY_BYTES, UpstreamResponseTooLargeError } from "@tollgate/upstream";
 import { countTextTokens } from "../../accounting/count-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
@@ -39,8 +40,15 @@ export const speechCodec: Codec<SpeechRequest, null> = {
 
   passThrough(forwarded, speech, sink) {
     const units: MeteredUnits = { unit: "character", count: speech.characters };
+    const maxBytes = sink.maxBodyBytes ?? DEFAULT_UPSTREAM_MAX_BODY_BYTES;
+    let relayedBytes = 0;
     return relayStream(forwarded.response.body!, {
-      frame: (bytes) => bytes,
+      frame: (bytes) => {
+        // Relayed as it comes, but an answer is still bounded: audio that never ends is cut at the body cap.
+        relayedBytes += bytes.byteLength;
+        if (relayedBytes > maxBytes) throw new UpstreamResponseTooLargeError(maxBytes);
+        return bytes;
+      },
       // Audio has no in-band error: a cut stream is errored so that the client never takes it for a whole file.
       errorFrame: () => null,
       onFirstItem: () => sink.firstByte(),

@@ -6,6 +6,7 @@ import { eventData } from "../../streaming/event-data";
 import { createPassthroughFramer, renderEvent } from "../../streaming/openai-event-passthrough";
 import { parseEventStream } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
+import { streamFailure } from "../../streaming/stream-failure";
 import { collectChunkText } from "./produced-text";
 
 const encoder = new TextEncoder();
@@ -14,14 +15,10 @@ const doneFrame = encoder.encode("data: [DONE]\n\n");
 export const KEPT_EVENT_BYTES = 16 * 1024;
 
 function openAIErrorFrame(kind: "stalled" | "failed", error: unknown, translated: boolean): Uint8Array {
-  const message =
-    kind === "stalled"
-      ? "The upstream stopped sending data; the stream was ended."
-      : error instanceof Error && translated
-        ? error.message
-        : "The upstream stream was interrupted.";
-  const code = kind === "stalled" ? "upstream_idle_timeout" : "upstream_stream_error";
-  return encoder.encode(`data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code } })}\n\n`);
+  const failure = streamFailure(kind, error);
+  // A translating adapter's own error says what went wrong with the upstream's stream (never a secret).
+  const message = failure.code === "upstream_stream_error" && translated && error instanceof Error ? error.message : failure.message;
+  return encoder.encode(`data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code: failure.code } })}\n\n`);
 }
 
 /**
@@ -114,15 +111,16 @@ export function relayOpenAIStream(
         const text = renderUsageChunk(chunk, clientWantsUsage, eventUsage, sink);
         return text === undefined ? renderEvent(event) : text;
       },
-    });
+    }, sink.maxEventBytes);
     return relayStream<Uint8Array>(body, {
       ...relayOptions,
       frame: framer.frame,
       closing: framer.flush,
+      pendingFailure: framer.failure,
       errorFrame: (kind, error) => openAIErrorFrame(kind, error, false),
     });
   }
-  const parts = parseEventStream(body).pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation));
+  const parts = parseEventStream(body, sink.maxEventBytes).pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation));
   // The usage chunk a client asked for is held until the adapter's usage part (the figure billed) follows
   // it, so that the chunk's cost is the one billed.
   let heldUsageChunk: Record<string, unknown> | null = null;

@@ -5,6 +5,7 @@ import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { parseEventStream } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
+import { streamFailure } from "../../streaming/stream-failure";
 import { type ChatToResponseEventsOptions, createChatToResponseEvents, type ResponsesEvent } from "./chat-stream-to-response-events";
 import { type BuiltInToolCalls, mergeToolCalls, responsesItemFamily, responsesToolCalls } from "../../accounting/built-in-tools";
 import { extractResponsesUsage } from "./extract-responses-usage";
@@ -16,11 +17,12 @@ function sseFrame(type: string, data: string): Uint8Array {
 }
 
 /** The stream's `error` event (OpenAI, "Streaming events: error") for an upstream that broke off or went silent. */
-function errorEvent(kind: "stalled" | "failed", sequenceNumber: number): Uint8Array {
+function errorEvent(kind: "stalled" | "failed", cause: unknown, sequenceNumber: number): Uint8Array {
+  const failure = streamFailure(kind, cause);
   const event = {
     type: "error",
-    code: kind === "stalled" ? "upstream_idle_timeout" : "upstream_stream_error",
-    message: kind === "stalled" ? "The upstream stopped sending data; the stream was ended." : "The upstream stream was interrupted.",
+    code: failure.code,
+    message: failure.message,
     param: null,
     sequence_number: sequenceNumber,
   };
@@ -58,7 +60,7 @@ export function relayNativeResponsesStream(
   let failed = false;
   const produced: string[] = [];
   let toolCalls: BuiltInToolCalls = {};
-  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!), {
+  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!, sink.maxEventBytes), {
     frame(event) {
       events += 1;
       const type = typeOf(event);
@@ -84,7 +86,7 @@ export function relayNativeResponsesStream(
       }
       return event.event ? sseFrame(event.event, event.data) : encoder.encode(`data: ${event.data}\n\n`);
     },
-    errorFrame: (kind) => errorEvent(kind, events),
+    errorFrame: (kind, cause) => errorEvent(kind, cause, events),
     onFirstItem: () => sink.firstByte(),
     onFinish: (outcome) =>
       sink.end(
@@ -117,7 +119,7 @@ export function relayTranslatedResponsesStream(
   let usage: TokenUsage | null = null;
   const produced: string[] = [];
   let sequenceNumber = 0;
-  const events = parseEventStream(forwarded.response.body!)
+  const events = parseEventStream(forwarded.response.body!, sink.maxEventBytes)
     .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
     .pipeThrough(
       new TransformStream({
@@ -140,7 +142,7 @@ export function relayTranslatedResponsesStream(
       if (event.type === "response.failed") failed = true;
       return sseFrame(event.type, JSON.stringify({ ...event, sequence_number: sequenceNumber++ }));
     },
-    errorFrame: (kind) => errorEvent(kind, sequenceNumber++),
+    errorFrame: (kind, cause) => errorEvent(kind, cause, sequenceNumber++),
     onFirstItem: () => sink.firstByte(),
     onFinish: (outcome) => sink.end(outcome === "completed" && failed ? "failed" : outcome, usage, () => produced.join("")),
     abortUpstream: forwarded.abort,
