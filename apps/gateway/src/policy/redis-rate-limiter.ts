@@ -9,7 +9,9 @@ import { decideTokens, SlidingWindowTokenLimiter } from "./token-rate-limiter";
  * The sliding-window counter of SlidingWindowRateLimiter, done atomically on Redis. The arithmetic is
  * written in the same order as the local limiter's, so both give the same decision to the bit for the
  * same counts (Lua numbers are doubles, like JavaScript's).
- * KEYS[1]: this minute's counter, KEYS[2]: the previous minute's. ARGV: limit, now (ms), window (ms).
+ * KEYS[1]: this minute's counter, KEYS[2]: the previous minute's, KEYS[3] and KEYS[4]: the time (epoch ms)
+ * of the last request each of them counted. A count without its time (written by an older version) is
+ * taken to be as late as it could be. ARGV: limit, now (ms), window (ms).
  * Returns {allowed (1/0), remaining, retryAfterMs, resetMs}.
  */
 export const SLIDING_WINDOW_SCRIPT = `
@@ -18,25 +20,32 @@ local now = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
 local elapsed = now % window
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-local previous = tonumber(redis.call('GET', KEYS[2]) or '0')
+local storedPrevious = tonumber(redis.call('GET', KEYS[2]) or '0')
+local currentLast = tonumber(redis.call('GET', KEYS[3]) or ARGV[2])
+local previousLast = tonumber(redis.call('GET', KEYS[4]) or tostring(now - elapsed - 1))
+if storedPrevious == 0 then previousLast = 0 end
+local previous = storedPrevious
+if now - previousLast >= window then previous = 0 end
 local previousWeight = (window - elapsed) / window
 local used = previous * previousWeight + current
 local reset = window - elapsed
-if previous > 0 then reset = reset + window end
+if storedPrevious > 0 then reset = reset + window end
 if used + 1 > limit then
   local retry
   if current + 1 > limit then
     local needed = 0
     if current > 0 then needed = (1 - (limit - 1) / current) * window end
     retry = math.ceil((window - elapsed) + math.max(0, needed))
+    if current > 0 then retry = math.max(1, math.min(retry, currentLast + window - now)) end
   else
     local weightNeeded = 1
     if previous > 0 then weightNeeded = (limit - 1 - current) / previous end
-    retry = math.max(1, math.ceil((1 - weightNeeded) * window - elapsed))
+    retry = math.max(1, math.min(math.ceil((1 - weightNeeded) * window - elapsed), previousLast + window - now))
   end
   return {0, 0, retry, reset}
 end
 if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], window * 2 + 1000) end
+redis.call('SET', KEYS[3], ARGV[2], 'PX', window * 2 + 1000)
 return {1, math.max(0, math.floor(limit - used - 1)), 0, reset}
 `;
 
@@ -68,7 +77,8 @@ export interface RedisRateLimiterOptions {
   /** How often a background probe tries Redis again while it is unavailable. Default 1000 ms. */
   probeIntervalMs?: number;
   /**
-   * Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` for requests and
+   * Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` for requests (with
+   * `${prefix}{tokenId}:${windowStart}:last`, the time of the minute's last request) and
    * `${prefix}{tokenId}:t:${windowStart}` for tokens (the braces are a cluster hash tag).
    */
   keyPrefix?: string;
@@ -174,10 +184,10 @@ export class RedisRateLimiter implements RateLimiter {
     const windowStart = now - (now % WINDOW_MS);
     const currentKey = `${this.keyPrefix}{${key}}:${windowStart}`;
     const previousKey = `${this.keyPrefix}{${key}}:${windowStart - WINDOW_MS}`;
-    const args = [currentKey, previousKey, String(limit), String(now), String(WINDOW_MS)];
+    const args = [currentKey, previousKey, `${currentKey}:last`, `${previousKey}:last`, String(limit), String(now), String(WINDOW_MS)];
     let reply: [number, number, number, number];
     try {
-      reply = await this.withTimeout(this.evaluate<[number, number, number, number]>(this.windowScript, "2", args));
+      reply = await this.withTimeout(this.evaluate<[number, number, number, number]>(this.windowScript, "4", args));
     } catch (error) {
       this.markUnavailable(error);
       return this.local.check(key, limit, now);
@@ -206,7 +216,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /** keyCount and args (keys first, then arguments) as EVALSHA takes them. */
-  private async evaluate<T>(script: Script, keyCount: "1" | "2", args: string[]): Promise<T> {
+  private async evaluate<T>(script: Script, keyCount: "1" | "2" | "4", args: string[]): Promise<T> {
     if (script.sha !== null) {
       try {
         return await this.client.send("EVALSHA", [script.sha, keyCount, ...args]);
