@@ -53,6 +53,8 @@ const schema = z.object({
   LISTENER_CHECK_INTERVAL_MS: integer(10_000),
   /** Seconds a connection may stay silent (keep-alive between requests, slow headers) before it is closed. */
   HTTP_IDLE_TIMEOUT_S: integer(30),
+  /** Invalid API keys one client address may present per minute; past it, unknown keys get 429 without a lookup (0: no limit). */
+  INVALID_KEYS_PER_MINUTE: integer(30),
   /** Time allowed to receive a whole request body on /v1; a slower body gets 408. */
   BODY_READ_TIMEOUT_MS: integer(30_000),
   /** Time in-flight requests and streams get to finish on SIGTERM/SIGINT before they are cut (and billed). */

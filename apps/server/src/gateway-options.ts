@@ -28,6 +28,7 @@ export function gatewayOptionsFrom(environment: ServerEnvironment): Partial<Gate
     cacheMaxAgeMs: environment.CACHE_MAX_AGE_MS,
     listenerCheckIntervalMs: environment.LISTENER_CHECK_INTERVAL_MS,
     bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
+    invalidKeysPerMinute: environment.INVALID_KEYS_PER_MINUTE,
     channelHealth: {
       failureThreshold: Math.max(1, environment.CHANNEL_FAILURE_THRESHOLD),
       windowMs: environment.CHANNEL_FAILURE_WINDOW_MS,
