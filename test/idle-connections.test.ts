@@ -21,7 +21,13 @@ beforeAll(async () => {
   const app = createApp({ services: stack.gateway.services, idleTimeoutSeconds: 1 });
   app.listen({ port: 0, hostname: "127.0.0.1" });
   const port = app.server!.port as number;
-  listening = { port, url: `http://127.0.0.1:${port}`, stop: () => app.stop(true) };
+  listening = {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await app.stop(true);
+    },
+  };
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
