@@ -290,6 +290,44 @@ describe("redis tokens-per-minute limiter", () => {
     }
   });
 
+  test("a key that spent its minute early is told at most 60 s, and bursts decide as in process", async () => {
+    const shared = limiter(redis.url);
+    await until(() => shared.backend === "redis", "limiter on redis");
+    const start = startOfMinute(Date.now()) + 60_000;
+    shared.tokens.consume(701, 3000, start + 1000);
+    const refused = await shared.tokens.check(701, 1000, start + 5000);
+    expect(refused).toMatchObject({ allowed: false, retryAfterMs: 56_000 });
+    expect((await shared.tokens.check(701, 1000, start + 60_999)).allowed).toBe(false);
+    expect((await shared.tokens.check(701, 1000, start + 61_000)).allowed).toBe(true);
+
+    const local = new SlidingWindowTokenLimiter();
+    let seed = 5;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let run = 0; run < 20; run++) {
+      const key = 800 + run;
+      const limit = 100 + Math.floor(random() * 2000);
+      let time = start + Math.floor(random() * 60_000);
+      for (let index = 0; index < 15; index++) {
+        time += Math.floor(random() * (random() < 0.5 ? 500 : 20_000));
+        const fromRedis = await shared.tokens.check(key, limit, time);
+        expect(fromRedis).toEqual(local.check(key, limit, time));
+        if (fromRedis.allowed) {
+          const tokens = Math.floor(random() * limit * 1.5);
+          shared.tokens.consume(key, tokens, time);
+          local.consume(key, tokens, time);
+          continue;
+        }
+        expect(fromRedis.retryAfterMs).toBeLessThanOrEqual(60_000);
+        time += fromRedis.retryAfterMs;
+        expect(await shared.tokens.check(key, limit, time)).toMatchObject({ allowed: true });
+        expect(local.check(key, limit, time).allowed).toBe(true);
+      }
+    }
+  });
+
   test("falls back to this process's counts while redis is down, and counts on redis again when it is back", async () => {
     const own = await startRedis();
     const logs: LogLine[] = [];

@@ -51,12 +51,15 @@ return {1, math.max(0, math.floor(limit - used - 1)), 0, reset}
 
 /**
  * Adds a finished request's tokens to this minute's tokens-per-minute counter, with the counter's expiry
- * set in the same step (a key never outlives its window).
- * KEYS[1]: this minute's token counter. ARGV: tokens, expiry (ms).
+ * set in the same step (a key never outlives its window), and keeps the time of the minute's last
+ * consumption (the latest any instance reported).
+ * KEYS[1]: this minute's token counter, KEYS[2]: its last consumption (epoch ms). ARGV: tokens, expiry (ms), now (ms).
  */
 export const CONSUME_TOKENS_SCRIPT = `
 local tokens = tonumber(ARGV[1])
 if redis.call('INCRBY', KEYS[1], tokens) == tokens then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+if last < tonumber(ARGV[3]) then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2]) end
 return 1
 `;
 
@@ -79,7 +82,7 @@ export interface RedisRateLimiterOptions {
   /**
    * Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` for requests (with
    * `${prefix}{tokenId}:${windowStart}:last`, the time of the minute's last request) and
-   * `${prefix}{tokenId}:t:${windowStart}` for tokens (the braces are a cluster hash tag).
+   * `${prefix}{tokenId}:t:${windowStart}` for tokens (with its `:last`); the braces are a cluster hash tag.
    */
   keyPrefix?: string;
 }
@@ -165,8 +168,9 @@ export class RedisRateLimiter implements RateLimiter {
       if (!(tokens > 0)) return;
       this.localTokens.consume(key, tokens, now);
       if (!this.available) return;
-      const args = [this.tokensKey(key, now - (now % WINDOW_MS)), String(Math.ceil(tokens)), String(KEY_EXPIRY_MS)];
-      this.withTimeout(this.evaluate(this.consumeScript, "1", args)).catch((error) => this.markUnavailable(error));
+      const counter = this.tokensKey(key, now - (now % WINDOW_MS));
+      const args = [counter, `${counter}:last`, String(Math.ceil(tokens)), String(KEY_EXPIRY_MS), String(now)];
+      this.withTimeout(this.evaluate(this.consumeScript, "2", args)).catch((error) => this.markUnavailable(error));
     },
   } satisfies TokenRateLimiter;
 
@@ -203,16 +207,19 @@ export class RedisRateLimiter implements RateLimiter {
 
   private async checkTokensOnRedis(key: number, limit: number, now: number): Promise<RateLimitDecision> {
     const windowStart = now - (now % WINDOW_MS);
-    let counts: [string | null, string | null];
+    const currentKey = this.tokensKey(key, windowStart);
+    const previousKey = this.tokensKey(key, windowStart - WINDOW_MS);
+    let counts: [string | null, string | null, string | null, string | null];
     try {
-      counts = await this.withTimeout(
-        this.client.send("MGET", [this.tokensKey(key, windowStart), this.tokensKey(key, windowStart - WINDOW_MS)]),
-      );
+      counts = await this.withTimeout(this.client.send("MGET", [currentKey, previousKey, `${currentKey}:last`, `${previousKey}:last`]));
     } catch (error) {
       this.markUnavailable(error);
       return this.localTokens.check(key, limit, now);
     }
-    return decideTokens(limit, Number(counts[0] ?? 0), Number(counts[1] ?? 0), now);
+    // A count without its time (written by an older version) is taken to be as late as it could be.
+    const lastAt = counts[2] === null ? now : Number(counts[2]);
+    const previousLastAt = counts[3] === null ? windowStart - 1 : Number(counts[3]);
+    return decideTokens(limit, Number(counts[0] ?? 0), Number(counts[1] ?? 0), now, lastAt, previousLastAt);
   }
 
   /** keyCount and args (keys first, then arguments) as EVALSHA takes them. */
