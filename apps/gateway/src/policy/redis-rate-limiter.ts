@@ -80,9 +80,10 @@ export interface RedisRateLimiterOptions {
   /** How often a background probe tries Redis again while it is unavailable. Default 1000 ms. */
   probeIntervalMs?: number;
   /**
-   * Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` for requests (with
-   * `${prefix}{tokenId}:${windowStart}:last`, the time of the minute's last request) and
-   * `${prefix}{tokenId}:t:${windowStart}` for tokens (with its `:last`); the braces are a cluster hash tag.
+   * Default "tollgate:rl:"; keys are `${prefix}{tokenId}:${windowStart}` for requests and
+   * `${prefix}{tokenId}:t:${windowStart}` for tokens, with the time of each minute's last request in
+   * `${prefix}{tokenId}:l:${windowStart}` and last consumption in `...:tl:${windowStart}` (the braces are a
+   * cluster hash tag).
    */
   keyPrefix?: string;
 }
@@ -168,8 +169,8 @@ export class RedisRateLimiter implements RateLimiter {
       if (!(tokens > 0)) return;
       this.localTokens.consume(key, tokens, now);
       if (!this.available) return;
-      const counter = this.tokensKey(key, now - (now % WINDOW_MS));
-      const args = [counter, `${counter}:last`, String(Math.ceil(tokens)), String(KEY_EXPIRY_MS), String(now)];
+      const windowStart = now - (now % WINDOW_MS);
+      const args = [this.tokensKey(key, windowStart), this.lastKey(key, "tl", windowStart), String(Math.ceil(tokens)), String(KEY_EXPIRY_MS), String(now)];
       this.withTimeout(this.evaluate(this.consumeScript, "2", args)).catch((error) => this.markUnavailable(error));
     },
   } satisfies TokenRateLimiter;
@@ -188,7 +189,8 @@ export class RedisRateLimiter implements RateLimiter {
     const windowStart = now - (now % WINDOW_MS);
     const currentKey = `${this.keyPrefix}{${key}}:${windowStart}`;
     const previousKey = `${this.keyPrefix}{${key}}:${windowStart - WINDOW_MS}`;
-    const args = [currentKey, previousKey, `${currentKey}:last`, `${previousKey}:last`, String(limit), String(now), String(WINDOW_MS)];
+    const lastKeys = [this.lastKey(key, "l", windowStart), this.lastKey(key, "l", windowStart - WINDOW_MS)];
+    const args = [currentKey, previousKey, ...lastKeys, String(limit), String(now), String(WINDOW_MS)];
     let reply: [number, number, number, number];
     try {
       reply = await this.withTimeout(this.evaluate<[number, number, number, number]>(this.windowScript, "4", args));
@@ -205,13 +207,18 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.keyPrefix}{${key}}:t:${windowStart}`;
   }
 
+  /** The time of a minute's last request ("l") or last consumption ("tl"), beside its counter. */
+  private lastKey(key: number, kind: "l" | "tl", windowStart: number): string {
+    return `${this.keyPrefix}{${key}}:${kind}:${windowStart}`;
+  }
+
   private async checkTokensOnRedis(key: number, limit: number, now: number): Promise<RateLimitDecision> {
     const windowStart = now - (now % WINDOW_MS);
-    const currentKey = this.tokensKey(key, windowStart);
-    const previousKey = this.tokensKey(key, windowStart - WINDOW_MS);
+    const previousStart = windowStart - WINDOW_MS;
+    const keys = [this.tokensKey(key, windowStart), this.tokensKey(key, previousStart), this.lastKey(key, "tl", windowStart), this.lastKey(key, "tl", previousStart)];
     let counts: [string | null, string | null, string | null, string | null];
     try {
-      counts = await this.withTimeout(this.client.send("MGET", [currentKey, previousKey, `${currentKey}:last`, `${previousKey}:last`]));
+      counts = await this.withTimeout(this.client.send("MGET", keys));
     } catch (error) {
       this.markUnavailable(error);
       return this.localTokens.check(key, limit, now);
