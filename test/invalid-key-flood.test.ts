@@ -112,6 +112,30 @@ describe("a flood of invalid keys", () => {
   });
 });
 
+describe("behind a proxy", () => {
+  test("invalid keys are counted by the client's address from a trusted proxy, and by the socket's from anyone else", async () => {
+    const proxied = await startGateway(database.handle, { trustedProxies: ["192.0.2.1"] });
+    try {
+      const proxiedApp = createApp({ services: proxied.services, socketAddress: (request) => request.headers.get("x-test-peer") });
+      const from = (peer: string, forwardedFor: string) =>
+        proxiedApp.handle(
+          new Request("http://gateway.test/v1/models", {
+            headers: { authorization: `Bearer ${randomKey()}`, "x-test-peer": peer, "x-forwarded-for": forwardedFor },
+          }),
+        );
+      for (let index = 0; index < 30; index++) expect((await from("192.0.2.1", "203.0.113.50")).status).toBe(401);
+      expect((await from("192.0.2.1", "203.0.113.50")).status).toBe(429);
+      // Another client behind the same proxy is not refused for its neighbour's keys.
+      expect((await from("192.0.2.1", "203.0.113.51")).status).toBe(401);
+      // From an untrusted socket X-Forwarded-For is ignored: changing it does not reset the count.
+      for (let index = 0; index < 30; index++) expect((await from("198.51.100.99", `203.0.113.${index}`)).status).toBe(401);
+      expect((await from("198.51.100.99", "203.0.113.200")).status).toBe(429);
+    } finally {
+      await proxied.stop();
+    }
+  });
+});
+
 describe("two instances", () => {
   test.if(Boolean(process.env.DATABASE_URL))(
     "an instance that cached a key as unknown accepts it once another instance's database has created it",
