@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import { createApp } from "@tollgate/gateway/app";
 import OpenAI from "openai";
+import { startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { type GatewayStack, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -126,6 +127,36 @@ describe("keep-alive connections past HTTP_IDLE_TIMEOUT_S", () => {
       } finally {
         clearInterval(sending);
         socket.destroy();
+      }
+    },
+    IDLE_TEST_CEILING_MS,
+  );
+
+  test(
+    "a client that stops reading a stream is let go after STREAM_IDLE_TIMEOUT_MS: the call ends, the connection is closed",
+    async () => {
+      // An upstream as fast as it can be: the socket buffers fill at once, and the server has to wait for the client.
+      const fast = await startFakeOpenAIUpstream({ chunkDelayMs: 0 });
+      await stack.seed.channel({ baseUrl: fast.url, models: ["bulk-model"] });
+      const services = stack.gateway.services;
+      const app = createApp({ services: { ...services, options: { ...services.options, streamIdleTimeoutMs: 1000 } }, idleTimeoutSeconds: 1 });
+      app.listen({ port: 0, hostname: "127.0.0.1" });
+      const { socket, state } = await openConnection(app.server!.port as number);
+      try {
+        fast.enqueue({ kind: "ok", content: "word ".repeat(1_000_000) });
+        const body = JSON.stringify({ model: "bulk-model", stream: true, messages: [{ role: "user", content: "hi" }] });
+        socket.write(head("POST", "/v1/chat/completions", { authorization: `Bearer ${secret}`, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }) + body);
+        await waitFor(() => state.received.includes("data: "), "the stream's first events");
+        socket.pause();
+        await waitFor(() => services.calls.size === 0, "the call to be let go and accounted", 20_000);
+        // What the server wrote before letting go is still delivered, then the connection ends.
+        socket.resume();
+        await waitFor(() => state.closed, "the server to close the connection", 20_000);
+        expect(state.received).not.toContain("data: [DONE]");
+      } finally {
+        socket.destroy();
+        await app.stop(true);
+        await fast.close();
       }
     },
     IDLE_TEST_CEILING_MS,

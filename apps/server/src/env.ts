@@ -28,7 +28,7 @@ const schema = z.object({
   UPSTREAM_TIMEOUT_MS: integer(600_000),
   /** Channels tried for one request before giving up (failover). */
   UPSTREAM_MAX_ATTEMPTS: integer(3),
-  /** Longest silence between two chunks of an upstream stream before it is ended with an error. */
+  /** Longest silence between two chunks of an upstream stream before it is ended with an error; also the longest a client may leave a stream unread. */
   STREAM_IDLE_TIMEOUT_MS: integer(120_000),
   /** Failures within CHANNEL_FAILURE_WINDOW_MS that put a channel into cool-down. */
   CHANNEL_FAILURE_THRESHOLD: integer(3),
