@@ -99,6 +99,18 @@ export const errors = {
       status: 401,
       code: "invalid_api_key",
     }),
+  /**
+   * The client's address presented too many invalid keys in the last minute (INVALID_KEYS_PER_MINUTE): its
+   * keys are not looked up until the minute is over.
+   */
+  tooManyInvalidKeys: (retryAfterMs: number) => {
+    const seconds = Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)));
+    return new GatewayError(`Too many requests with an invalid API key from your address. Retry after ${seconds} s.`, {
+      status: 429,
+      code: "too_many_invalid_keys",
+      headers: { "retry-after": String(seconds) },
+    });
+  },
   disabledKey: () =>
     new GatewayError("This API key is disabled. Enable it in the console.", { status: 401, code: "token_disabled" }),
   expiredKey: () =>

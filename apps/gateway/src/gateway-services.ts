@@ -20,6 +20,7 @@ import { InFlightCalls } from "./in-flight-calls";
 import { ThreadedUsageWriter, type UsageWorkerSettings } from "./accounting/usage-writer-thread";
 import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from "./auth/cached-records";
 import { CoarseClock } from "./auth/coarse-clock";
+import { InvalidKeyLimiter } from "./auth/invalid-key-limiter";
 import { LoadingCache } from "./auth/loading-cache";
 import { DatabaseCircuit, defaultProbeIntervalMs } from "./database-circuit";
 import { defaultEchoTimeoutMs, ListenerCheck } from "./listener-check";
@@ -85,6 +86,8 @@ export interface GatewayOptions {
   listenerCheckIntervalMs: number;
   /** Time allowed to receive a whole /v1 request body. */
   bodyReadTimeoutMs: number;
+  /** Invalid API keys one client address may present per minute before its unknown keys get 429 unchecked; 0: no limit. */
+  invalidKeysPerMinute: number;
   /**
    * Epoch ms for budget periods (which period a call is admitted in, and the reset header): the system
    * clock, read once per call that has a period; tests inject one they control to stand at a boundary.
@@ -129,6 +132,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   cacheMaxAgeMs: 60_000,
   listenerCheckIntervalMs: 10_000,
   bodyReadTimeoutMs: 30_000,
+  invalidKeysPerMinute: 30,
   clock: Date.now,
   spendAlerts: defaultSpendAlertOptions,
   upstreamAddressPolicy: DEFAULT_UPSTREAM_ADDRESS_POLICY,
@@ -151,6 +155,8 @@ export interface GatewayServices {
   log: Logger;
   tokens: LoadingCache<string, CachedToken>;
   users: LoadingCache<number, CachedUser>;
+  /** Invalid keys per client address: past the limit, unknown keys are refused without a query. */
+  invalidKeys: InvalidKeyLimiter;
   catalog: ChannelCatalog;
   settings: SettingsCache;
   /** Open while the database is known to be unreachable: quota leases and cache misses then fail fast (503). */
@@ -194,8 +200,11 @@ export function createGatewayServices(input: {
   const circuit = new DatabaseCircuit(() => db.execute(sql`select 1`), { probeIntervalMs: defaultProbeIntervalMs, log });
   // Cache ages are told by a clock read from memory: the warm path compares two numbers, and reads no system clock.
   const clock = new CoarseClock();
+  // Unknown keys are remembered apart from the tokens (a flood of them evicts only older unknown keys), for
+  // 30 s or until a NOTIFY says a token was created or rolled under that hash, on every instance at once.
   const tokens = new LoadingCache<string, CachedToken>((hash) => circuit.run(() => loadTokenByHash(db, hash)), {
     maxEntries: 200_000,
+    maxAbsentEntries: 100_000,
     negativeTtlMs: 30_000,
     maxAgeMs: options.cacheMaxAgeMs,
     now: clock.now,
@@ -275,6 +284,7 @@ export function createGatewayServices(input: {
     });
     return replaying;
   };
+  const invalidKeys = new InvalidKeyLimiter({ perMinute: options.invalidKeysPerMinute });
   const localLimiter = new SlidingWindowRateLimiter();
   const redisLimiter = options.redisUrl ? new RedisRateLimiter({ url: options.redisUrl, log, keyPrefix: options.redisKeyPrefix }) : null;
   const rateLimiter: RateLimiter = redisLimiter ?? localLimiter;
@@ -364,6 +374,7 @@ export function createGatewayServices(input: {
     log,
     tokens,
     users,
+    invalidKeys,
     catalog,
     settings,
     databaseCircuit: circuit,
@@ -418,6 +429,7 @@ export function createGatewayServices(input: {
       pruneTimer = setInterval(() => {
         localLimiter.prune();
         localTokenLimiter.prune();
+        invalidKeys.prune();
       }, 60_000);
       // Tokens and users re-validate on use; the two small caches are re-read whole once per max age.
       revalidateTimer = setInterval(() => {

@@ -33,7 +33,7 @@ const schema = z.object({
   UPSTREAM_MAX_EVENT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Channels tried for one request before giving up (failover). */
   UPSTREAM_MAX_ATTEMPTS: integer(3),
-  /** Longest silence between two chunks of an upstream stream before it is ended with an error. */
+  /** Longest silence between two chunks of an upstream stream before it is ended with an error; also the longest a client may leave a stream unread. */
   STREAM_IDLE_TIMEOUT_MS: integer(120_000),
   /** Failures within CHANNEL_FAILURE_WINDOW_MS that put a channel into cool-down. */
   CHANNEL_FAILURE_THRESHOLD: integer(3),
@@ -64,6 +64,8 @@ const schema = z.object({
   LISTENER_CHECK_INTERVAL_MS: integer(10_000),
   /** Seconds a connection may stay silent (keep-alive between requests, slow headers) before it is closed. */
   HTTP_IDLE_TIMEOUT_S: integer(30),
+  /** Invalid API keys one client address may present per minute; past it, unknown keys get 429 without a lookup (0: no limit). */
+  INVALID_KEYS_PER_MINUTE: integer(30),
   /** Time allowed to receive a whole request body on /v1; a slower body gets 408. */
   BODY_READ_TIMEOUT_MS: integer(30_000),
   /** Time in-flight requests and streams get to finish on SIGTERM/SIGINT before they are cut (and billed). */

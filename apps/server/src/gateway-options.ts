@@ -35,6 +35,7 @@ export function gatewayOptionsFrom(environment: ServerEnvironment): Partial<Gate
       share: environment.OUTAGE_ALLOWANCE_PERCENT / 100,
       capMicroUsd: Math.round(environment.OUTAGE_ALLOWANCE_MAX_USD * 1_000_000),
     },
+    invalidKeysPerMinute: environment.INVALID_KEYS_PER_MINUTE,
     channelHealth: {
       failureThreshold: Math.max(1, environment.CHANNEL_FAILURE_THRESHOLD),
       windowMs: environment.CHANNEL_FAILURE_WINDOW_MS,

@@ -48,7 +48,8 @@ describe("channel probe", () => {
     try {
       hostile.setMode({ kind: "redirect", status: 307 });
       const secretBox = await createSecretBox("test-secret-for-tollgate-suite");
-      const values = { name: "hostile", type: "anthropic", baseUrl: hostile.origin, apiKeyEncrypted: await secretBox.encrypt("sk-ant-probed-key"), models: ["claude"] };
+      const id = await nextChannelId(database.handle.db);
+      const values = { id, name: "hostile", type: "anthropic", baseUrl: hostile.origin, apiKeyEncrypted: await secretBox.encrypt("sk-ant-probed-key", channelKeyBinding(id)), models: ["claude"] };
       const [row] = await database.handle.db.insert(channels).values(values).returning();
       const result = await createChannelProber(database.handle.db, secretBox)(row!.id);
       expect(result.ok).toBe(false);

@@ -25,6 +25,12 @@ export function readApiKey(request: Request): string | null {
   return request.headers.get("x-api-key")?.trim() || null;
 }
 
+/** A key that is no key: counted against the client's address (see InvalidKeyLimiter). */
+function invalidKey(services: GatewayServices, clientAddress: string | null): never {
+  services.invalidKeys.record(clientAddress);
+  throw errors.invalidKey();
+}
+
 /**
  * Key -> token and owner from memory (a miss loads once), then every rule that does not need the body:
  * status, expiry, owner status, the key's IP allow-list and its owner's. Throws the GatewayError to answer with.
@@ -32,12 +38,19 @@ export function readApiKey(request: Request): string | null {
 export async function authenticate(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Caller> {
   const key = readApiKey(request);
   if (!key) throw errors.missingKey();
-  if (!key.startsWith("sk-") || key.length > 256) throw errors.invalidKey();
-  const tokenResult = services.tokens.get(hashTokenSecret(key));
+  // An address past its invalid keys for the minute is answered from memory: only a key cached as valid passes.
+  const refusedForMs = services.invalidKeys.refusedFor(clientAddress);
+  if (!key.startsWith("sk-") || key.length > 256) {
+    if (refusedForMs > 0) throw errors.tooManyInvalidKeys(refusedForMs);
+    invalidKey(services, clientAddress);
+  }
+  const keyHash = hashTokenSecret(key);
+  if (refusedForMs > 0 && !services.tokens.peek(keyHash)) throw errors.tooManyInvalidKeys(refusedForMs);
+  const tokenResult = services.tokens.get(keyHash);
   const token = tokenResult instanceof Promise ? await tokenResult.catch(databaseUnavailable) : tokenResult;
-  if (!token) throw errors.invalidKey();
+  if (!token) invalidKey(services, clientAddress);
   // A rolled token's previous secret past its grace period is no key at all.
-  if (token.secretRetiresAt !== null && token.secretRetiresAt <= Date.now()) throw errors.invalidKey();
+  if (token.secretRetiresAt !== null && token.secretRetiresAt <= Date.now()) invalidKey(services, clientAddress);
   if (!token.enabled) throw errors.disabledKey();
   if (token.expiresAt !== null && token.expiresAt <= Date.now()) throw errors.expiredKey();
   const userResult = services.users.get(token.userId);

@@ -172,14 +172,52 @@ describe("loading cache", () => {
     await waitFor(() => cache.peek("a")?.used === 6);
   });
 
-  test("unknown keys are remembered as null and the oldest entry goes when full", async () => {
+  test("unknown keys are remembered as null, apart from values: the oldest absence goes when they are full", async () => {
     let loads = 0;
-    const cache = new LoadingCache<string, number>(async (key) => (loads++, key === "missing" ? null : 1), { maxEntries: 2, negativeTtlMs: 60_000 });
-    expect(await cache.get("missing")).toBeNull();
-    expect(cache.get("missing")).toBeNull();
+    const cache = new LoadingCache<string, number>(async (key) => (loads++, key.startsWith("missing") ? null : 1), {
+      maxEntries: 2,
+      maxAbsentEntries: 2,
+      negativeTtlMs: 60_000,
+    });
+    expect(await cache.get("missing-1")).toBeNull();
+    expect(cache.get("missing-1")).toBeNull();
     await cache.get("x");
     await cache.get("y");
-    expect(cache.peek("missing")).toBeUndefined();
+    expect(cache.peek("missing-1")).toBeNull();
     expect(loads).toBe(3);
+    await cache.get("missing-2");
+    await cache.get("missing-3");
+    expect(cache.peek("missing-1")).toBeUndefined();
+    expect([cache.peek("missing-2"), cache.peek("missing-3")]).toEqual([null, null]);
+    expect([cache.size, cache.absentSize]).toEqual([2, 2]);
+  });
+
+  test("a flood of unknown keys never evicts a cached value, and an unknown key asked again costs no load", async () => {
+    const loaded: string[] = [];
+    const cache = new LoadingCache<string, number>(async (key) => (loaded.push(key), key === "valid" ? 42 : null), {
+      maxEntries: 10,
+      maxAbsentEntries: 100,
+      negativeTtlMs: 60_000,
+    });
+    expect(await cache.get("valid")).toBe(42);
+    for (let index = 0; index < 1000; index++) expect(await cache.get(`random-${index}`)).toBeNull();
+    expect(cache.absentSize).toBe(100);
+    loaded.length = 0;
+    expect(cache.get("valid")).toBe(42);
+    expect(cache.get("random-999")).toBeNull();
+    expect(loaded).toEqual([]);
+  });
+
+  test("a cached absence ends after negativeTtlMs, and at once when its key is inserted or changed", async () => {
+    let clock = 1_000;
+    const rows = new Map<string, number>();
+    const cache = new LoadingCache<string, number>(async (key) => rows.get(key) ?? null, { maxEntries: 10, negativeTtlMs: 5_000, now: () => clock });
+    for (const key of ["a", "b", "c"]) expect(await cache.get(key)).toBeNull();
+    for (const key of ["a", "b", "c"]) rows.set(key, 1);
+    cache.forgetAbsent("a");
+    cache.delete("b");
+    expect([cache.get("a") instanceof Promise, cache.get("b") instanceof Promise, cache.get("c")]).toEqual([true, true, null]);
+    clock += 5_000;
+    expect(await cache.get("c")).toBe(1);
   });
 });

@@ -9,11 +9,10 @@ interface Inflight<Value> {
 }
 
 interface Entry<Value> {
-  value: Value | null;
+  value: Value;
   /**
-   * Epoch ms. A cached absence (null) is dropped then. A value is served on, and re-read in the background
-   * by the first get() after it: so a change whose notification never arrived is seen within max age + one
-   * request.
+   * Epoch ms. The value is served on, and re-read in the background by the first get() after it: so a change
+   * whose notification never arrived is seen within max age + one request.
    */
   expiresAt: number;
 }
@@ -21,8 +20,9 @@ interface Entry<Value> {
 /**
  * A read-through cache whose misses load once however many requests wait on them. A load that was under
  * way when its key was evicted or changed is not stored (it may have read the row before the change);
- * evictions of other keys do not disturb it. Negative results (null) are kept for `negativeTtlMs`, so a
- * flood of unknown keys cannot reach the database.
+ * evictions of other keys do not disturb it. Negative results (null) are kept for `negativeTtlMs` apart from
+ * the values, in a map of their own bounded by `maxAbsentEntries`: an unknown key asked again costs no query,
+ * and a flood of unknown keys pushes out older absences only, never a value in use.
  *
  * Values older than `maxAgeMs` are re-validated, stale-while-revalidate: the request that finds one is
  * answered from memory and starts one background reload, which replaces the value (with null if the row is
@@ -32,6 +32,8 @@ interface Entry<Value> {
  */
 export class LoadingCache<Key, Value> {
   private readonly entries = new Map<Key, Entry<Value>>();
+  /** Keys known to have no row, with the epoch ms at which that is forgotten; insertion order is age. */
+  private readonly absent = new Map<Key, number>();
   private readonly inflight = new Map<Key, Inflight<Value>>();
   private readonly maxAgeMs: number;
   private readonly now: () => number;
@@ -46,6 +48,8 @@ export class LoadingCache<Key, Value> {
     private readonly options: {
       maxEntries: number;
       negativeTtlMs: number;
+      /** Absences kept at once (oldest dropped first). Default: maxEntries. */
+      maxAbsentEntries?: number;
       /** Age after which a cached value is re-read in the background; absent: never (only notifications evict). */
       maxAgeMs?: number;
       /** Epoch ms; the gateway passes a CoarseClock's, so that a warm get() reads no system clock. */
@@ -61,28 +65,21 @@ export class LoadingCache<Key, Value> {
   /** The cached value without loading; undefined on a miss. */
   peek(key: Key): Value | null | undefined {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.value === null && entry.expiresAt < this.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
+    if (entry) return entry.value;
+    return this.absentUntil(key) === undefined ? undefined : null;
   }
 
   /** The warm path: one map lookup and one compare with the clock's value. */
   get(key: Key): Value | null | Promise<Value | null> {
     const entry = this.entries.get(key);
     if (entry !== undefined) {
-      if (entry.expiresAt > this.now()) {
-        this.hits++;
-        return entry.value;
-      }
-      if (entry.value !== null) {
-        this.hits++;
-        this.revalidate(key, entry);
-        return entry.value;
-      }
-      this.entries.delete(key);
+      this.hits++;
+      if (entry.expiresAt <= this.now()) this.revalidate(key, entry);
+      return entry.value;
+    }
+    if (this.absent.size > 0 && this.absentUntil(key) !== undefined) {
+      this.hits++;
+      return null;
     }
     this.misses++;
     return this.inflight.get(key)?.promise ?? this.startLoad(key);
@@ -107,23 +104,22 @@ export class LoadingCache<Key, Value> {
   forgetAbsent(key: Key): void {
     const pending = this.inflight.get(key);
     if (pending) pending.absentIsStale = true;
-    if (this.entries.get(key)?.value === null) {
-      this.entries.delete(key);
-      this.evictions++;
-    }
+    if (this.absent.delete(key)) this.evictions++;
   }
 
   delete(key: Key): void {
     this.markStale(key);
     this.inflight.delete(key);
     if (this.entries.delete(key)) this.evictions++;
+    if (this.absent.delete(key)) this.evictions++;
   }
 
   clear(): void {
     for (const pending of this.inflight.values()) pending.stale = true;
     this.inflight.clear();
-    this.evictions += this.entries.size;
+    this.evictions += this.entries.size + this.absent.size;
     this.entries.clear();
+    this.absent.clear();
   }
 
   /**
@@ -136,8 +132,22 @@ export class LoadingCache<Key, Value> {
     if (entry?.value) change(entry.value);
   }
 
+  /** Values cached (absences are counted apart, in absentSize). */
   get size(): number {
     return this.entries.size;
+  }
+
+  get absentSize(): number {
+    return this.absent.size;
+  }
+
+  /** The epoch ms at which the key's cached absence ends; undefined when none is cached (an expired one is dropped). */
+  private absentUntil(key: Key): number | undefined {
+    const until = this.absent.get(key);
+    if (until === undefined) return undefined;
+    if (until > this.now()) return until;
+    this.absent.delete(key);
+    return undefined;
   }
 
   private markStale(key: Key): void {
@@ -167,7 +177,7 @@ export class LoadingCache<Key, Value> {
           // Discarded (a counter write or an insert raced it): the value is still unchecked, so the next
           // request tries again.
           const entry = this.entries.get(key);
-          if (entry && entry.value !== null) entry.expiresAt = 0;
+          if (entry) entry.expiresAt = 0;
         }
         return value;
       },
@@ -181,12 +191,25 @@ export class LoadingCache<Key, Value> {
   }
 
   private store(key: Key, value: Value | null): void {
+    if (value === null) {
+      // A row gone on re-validation leaves no value behind.
+      if (this.entries.delete(key)) this.evictions++;
+      // Re-inserted, so that the map's order stays the absences' age.
+      this.absent.delete(key);
+      if (this.absent.size >= (this.options.maxAbsentEntries ?? this.options.maxEntries)) {
+        this.absent.delete(this.absent.keys().next().value as Key);
+        this.evictions++;
+      }
+      this.absent.set(key, this.now() + this.options.negativeTtlMs);
+      return;
+    }
+    this.absent.delete(key);
     if (this.entries.size >= this.options.maxEntries && !this.entries.has(key)) {
       // Maps iterate in insertion order: dropping the first entry drops the oldest.
       const oldest = this.entries.keys().next().value as Key;
       this.entries.delete(oldest);
       this.evictions++;
     }
-    this.entries.set(key, { value, expiresAt: this.now() + (value === null ? this.options.negativeTtlMs : this.maxAgeMs) });
+    this.entries.set(key, { value, expiresAt: this.now() + this.maxAgeMs });
   }
 }

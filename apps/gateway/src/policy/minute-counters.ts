@@ -11,6 +11,13 @@ export interface MinuteCount {
   windowStart: number;
   current: number;
   previous: number;
+  /** Epoch ms of the last event counted in the current minute; 0 while it has none. */
+  lastAt: number;
+  /**
+   * Epoch ms of the last event of the previous minute; 0 when it had none. Once it is a minute old, nothing
+   * of that minute is in the last 60 s any more: the limiters then stop counting it instead of estimating.
+   */
+  previousLastAt: number;
 }
 
 /**
@@ -26,11 +33,14 @@ export class MinuteCounters {
     const windowStart = now - (now % WINDOW_MS);
     let count = this.counts.get(key);
     if (!count) {
-      count = { windowStart, current: 0, previous: 0 };
+      count = { windowStart, current: 0, previous: 0, lastAt: 0, previousLastAt: 0 };
       this.counts.set(key, count);
     } else if (count.windowStart !== windowStart) {
-      count.previous = windowStart - count.windowStart === WINDOW_MS ? count.current : 0;
+      const adjacent = windowStart - count.windowStart === WINDOW_MS;
+      count.previous = adjacent ? count.current : 0;
+      count.previousLastAt = adjacent ? count.lastAt : 0;
       count.current = 0;
+      count.lastAt = 0;
       count.windowStart = windowStart;
     }
     return count;

@@ -40,3 +40,45 @@ describe("sliding window rate limiter", () => {
     expect(limiter.check(7, 1, start + 1).allowed).toBe(true);
   });
 });
+
+describe("retry-after of a refused request", () => {
+  const start = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+
+  test("a 3-per-minute key refused 7 s into a minute is told 55 s (not 73), and passes then and not a millisecond before", () => {
+    const limiter = new SlidingWindowRateLimiter();
+    for (const offset of [0, 1000, 2000]) expect(limiter.check(1, 3, start + offset).allowed).toBe(true);
+    const refused = limiter.check(1, 3, start + 7000);
+    expect(refused.allowed).toBe(false);
+    // The last of the three leaves the last 60 s at 62 s.
+    expect(refused.retryAfterMs).toBe(55_000);
+    expect(limiter.check(1, 3, start + 7000 + refused.retryAfterMs - 1).allowed).toBe(false);
+    expect(limiter.check(1, 3, start + 7000 + refused.retryAfterMs).allowed).toBe(true);
+  });
+
+  test("whatever the history, a refusal's wait is between 1 ms and the 60 s window, and a retry passes then and not before", () => {
+    let seed = 23;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    let refusals = 0;
+    for (let run = 0; run < 500; run++) {
+      const limiter = new SlidingWindowRateLimiter();
+      const limit = 1 + Math.floor(random() * 10);
+      let time = start + Math.floor(random() * 60_000);
+      for (let index = Math.floor(random() * 40); index > 0; index--) {
+        time += Math.floor(random() * (random() < 0.5 ? 500 : 20_000));
+        const decision = limiter.check(1, limit, time);
+        if (decision.allowed) continue;
+        refusals++;
+        expect(decision.retryAfterMs).toBeGreaterThanOrEqual(1);
+        expect(decision.retryAfterMs).toBeLessThanOrEqual(60_000);
+        // Exact up to the rounding of the weighted count (the closed form can land 1 ms late, never early).
+        if (decision.retryAfterMs > 2) expect(limiter.check(1, limit, time + decision.retryAfterMs - 2).allowed).toBe(false);
+        time += decision.retryAfterMs;
+        expect(limiter.check(1, limit, time).allowed).toBe(true);
+      }
+    }
+    expect(refusals).toBeGreaterThan(100);
+  });
+});

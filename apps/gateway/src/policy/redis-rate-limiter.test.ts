@@ -153,6 +153,41 @@ describe("redis rate limiter", () => {
     expect((await shared.check(202, 1, retryAt)).allowed).toBe(true);
   });
 
+  test("a 3-per-minute key refused 7 s into a minute is told 55 s (not 73), and early bursts decide as in process", async () => {
+    const shared = limiter(redis.url);
+    await until(() => shared.backend === "redis", "limiter on redis");
+    const start = startOfMinute(Date.now()) + 60_000;
+    for (const offset of [0, 1000, 2000]) expect((await shared.check(301, 3, start + offset)).allowed).toBe(true);
+    const refused = await shared.check(301, 3, start + 7000);
+    expect(refused).toMatchObject({ allowed: false, retryAfterMs: 55_000 });
+    expect((await shared.check(301, 3, start + 61_999)).allowed).toBe(false);
+    expect((await shared.check(301, 3, start + 62_000)).allowed).toBe(true);
+
+    // Bursts early in a minute, refusals told when to come back, and retries then: the same as in process.
+    const local = new SlidingWindowRateLimiter();
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let run = 0; run < 20; run++) {
+      const key = 400 + run;
+      const limit = 1 + Math.floor(random() * 6);
+      let time = start + Math.floor(random() * 60_000);
+      for (let index = 0; index < 20; index++) {
+        time += Math.floor(random() * (random() < 0.5 ? 500 : 20_000));
+        const fromRedis = await shared.check(key, limit, time);
+        expect(fromRedis).toEqual(local.check(key, limit, time));
+        if (fromRedis.allowed) continue;
+        expect(fromRedis.retryAfterMs).toBeLessThanOrEqual(60_000);
+        time += fromRedis.retryAfterMs;
+        const retried = await shared.check(key, limit, time);
+        expect(retried).toEqual(local.check(key, limit, time));
+        expect(retried.allowed).toBe(true);
+      }
+    }
+  });
+
   test("falls back to per-process limits while redis is down, logs once, and returns when it is back", async () => {
     const own = await startRedis();
     const logs: LogLine[] = [];
@@ -264,6 +299,44 @@ describe("redis tokens-per-minute limiter", () => {
       shared.tokens.consume(601, consumed, time);
       local.consume(601, consumed, time);
       expect(await shared.tokens.check(601, 1000, time)).toEqual(local.check(601, 1000, time));
+    }
+  });
+
+  test("a key that spent its minute early is told at most 60 s, and bursts decide as in process", async () => {
+    const shared = limiter(redis.url);
+    await until(() => shared.backend === "redis", "limiter on redis");
+    const start = startOfMinute(Date.now()) + 60_000;
+    shared.tokens.consume(701, 3000, start + 1000);
+    const refused = await shared.tokens.check(701, 1000, start + 5000);
+    expect(refused).toMatchObject({ allowed: false, retryAfterMs: 56_000 });
+    expect((await shared.tokens.check(701, 1000, start + 60_999)).allowed).toBe(false);
+    expect((await shared.tokens.check(701, 1000, start + 61_000)).allowed).toBe(true);
+
+    const local = new SlidingWindowTokenLimiter();
+    let seed = 5;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let run = 0; run < 20; run++) {
+      const key = 800 + run;
+      const limit = 100 + Math.floor(random() * 2000);
+      let time = start + Math.floor(random() * 60_000);
+      for (let index = 0; index < 15; index++) {
+        time += Math.floor(random() * (random() < 0.5 ? 500 : 20_000));
+        const fromRedis = await shared.tokens.check(key, limit, time);
+        expect(fromRedis).toEqual(local.check(key, limit, time));
+        if (fromRedis.allowed) {
+          const tokens = Math.floor(random() * limit * 1.5);
+          shared.tokens.consume(key, tokens, time);
+          local.consume(key, tokens, time);
+          continue;
+        }
+        expect(fromRedis.retryAfterMs).toBeLessThanOrEqual(60_000);
+        time += fromRedis.retryAfterMs;
+        expect(await shared.tokens.check(key, limit, time)).toMatchObject({ allowed: true });
+        expect(local.check(key, limit, time).allowed).toBe(true);
+      }
     }
   });
 

@@ -9,7 +9,9 @@ import { decideTokens, SlidingWindowTokenLimiter } from "./token-rate-limiter";
  * The sliding-window counter of SlidingWindowRateLimiter, done atomically on Redis. The arithmetic is
  * written in the same order as the local limiter's, so both give the same decision to the bit for the
  * same counts (Lua numbers are doubles, like JavaScript's).
- * KEYS[1]: this minute's counter, KEYS[2]: the previous minute's. ARGV: limit, now (ms), window (ms).
+ * KEYS[1]: this minute's counter, KEYS[2]: the previous minute's, KEYS[3] and KEYS[4]: the time (epoch ms)
+ * of the last request each of them counted. A count without its time (written by an older version) is
+ * taken to be as late as it could be. ARGV: limit, now (ms), window (ms).
  * Returns {allowed (1/0), remaining, retryAfterMs, resetMs}.
  */
 export const SLIDING_WINDOW_SCRIPT = `
@@ -18,36 +20,46 @@ local now = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
 local elapsed = now % window
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-local previous = tonumber(redis.call('GET', KEYS[2]) or '0')
+local storedPrevious = tonumber(redis.call('GET', KEYS[2]) or '0')
+local currentLast = tonumber(redis.call('GET', KEYS[3]) or ARGV[2])
+local previousLast = tonumber(redis.call('GET', KEYS[4]) or tostring(now - elapsed - 1))
+if storedPrevious == 0 then previousLast = 0 end
+local previous = storedPrevious
+if now - previousLast >= window then previous = 0 end
 local previousWeight = (window - elapsed) / window
 local used = previous * previousWeight + current
 local reset = window - elapsed
-if previous > 0 then reset = reset + window end
+if storedPrevious > 0 then reset = reset + window end
 if used + 1 > limit then
   local retry
   if current + 1 > limit then
     local needed = 0
     if current > 0 then needed = (1 - (limit - 1) / current) * window end
     retry = math.ceil((window - elapsed) + math.max(0, needed))
+    if current > 0 then retry = math.max(1, math.min(retry, currentLast + window - now)) end
   else
     local weightNeeded = 1
     if previous > 0 then weightNeeded = (limit - 1 - current) / previous end
-    retry = math.max(1, math.ceil((1 - weightNeeded) * window - elapsed))
+    retry = math.max(1, math.min(math.ceil((1 - weightNeeded) * window - elapsed), previousLast + window - now))
   end
   return {0, 0, retry, reset}
 end
 if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], window * 2 + 1000) end
+redis.call('SET', KEYS[3], ARGV[2], 'PX', window * 2 + 1000)
 return {1, math.max(0, math.floor(limit - used - 1)), 0, reset}
 `;
 
 /**
  * Adds a finished request's tokens to this minute's tokens-per-minute counter, with the counter's expiry
- * set in the same step (a key never outlives its window).
- * KEYS[1]: this minute's token counter. ARGV: tokens, expiry (ms).
+ * set in the same step (a key never outlives its window), and keeps the time of the minute's last
+ * consumption (the latest any instance reported).
+ * KEYS[1]: this minute's token counter, KEYS[2]: its last consumption (epoch ms). ARGV: tokens, expiry (ms), now (ms).
  */
 export const CONSUME_TOKENS_SCRIPT = `
 local tokens = tonumber(ARGV[1])
 if redis.call('INCRBY', KEYS[1], tokens) == tokens then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+if last < tonumber(ARGV[3]) then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2]) end
 return 1
 `;
 
@@ -70,7 +82,8 @@ export interface RedisRateLimiterOptions {
   /**
    * Default "tollgate:rl:"; keys are `${prefix}{key}:${windowStart}` for requests and
    * `${prefix}{key}:t:${windowStart}` for tokens, the key a token's id or `u{userId}` for a user's tokens
-   * together (the braces are a cluster hash tag).
+   * together, with the time of each minute's last request in `${prefix}{key}:l:${windowStart}` and last
+   * consumption in `...:tl:${windowStart}` (the braces are a cluster hash tag).
    */
   keyPrefix?: string;
 }
@@ -156,8 +169,9 @@ export class RedisRateLimiter implements RateLimiter {
       if (!(tokens > 0)) return;
       this.localTokens.consume(key, tokens, now);
       if (!this.available) return;
-      const args = [this.tokensKey(key, now - (now % WINDOW_MS)), String(Math.ceil(tokens)), String(KEY_EXPIRY_MS)];
-      this.withTimeout(this.evaluate(this.consumeScript, "1", args)).catch((error) => this.markUnavailable(error));
+      const windowStart = now - (now % WINDOW_MS);
+      const args = [this.tokensKey(key, windowStart), this.lastKey(key, "tl", windowStart), String(Math.ceil(tokens)), String(KEY_EXPIRY_MS), String(now)];
+      this.withTimeout(this.evaluate(this.consumeScript, "2", args)).catch((error) => this.markUnavailable(error));
     },
   } satisfies TokenRateLimiter;
 
@@ -175,10 +189,11 @@ export class RedisRateLimiter implements RateLimiter {
     const windowStart = now - (now % WINDOW_MS);
     const currentKey = `${this.keyPrefix}{${key}}:${windowStart}`;
     const previousKey = `${this.keyPrefix}{${key}}:${windowStart - WINDOW_MS}`;
-    const args = [currentKey, previousKey, String(limit), String(now), String(WINDOW_MS)];
+    const lastKeys = [this.lastKey(key, "l", windowStart), this.lastKey(key, "l", windowStart - WINDOW_MS)];
+    const args = [currentKey, previousKey, ...lastKeys, String(limit), String(now), String(WINDOW_MS)];
     let reply: [number, number, number, number];
     try {
-      reply = await this.withTimeout(this.evaluate<[number, number, number, number]>(this.windowScript, "2", args));
+      reply = await this.withTimeout(this.evaluate<[number, number, number, number]>(this.windowScript, "4", args));
     } catch (error) {
       this.markUnavailable(error);
       return this.local.check(key, limit, now);
@@ -192,22 +207,30 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.keyPrefix}{${key}}:t:${windowStart}`;
   }
 
+  /** The time of a minute's last request ("l") or last consumption ("tl"), beside its counter. */
+  private lastKey(key: RateLimitKey, kind: "l" | "tl", windowStart: number): string {
+    return `${this.keyPrefix}{${key}}:${kind}:${windowStart}`;
+  }
+
   private async checkTokensOnRedis(key: RateLimitKey, limit: number, now: number): Promise<RateLimitDecision> {
     const windowStart = now - (now % WINDOW_MS);
-    let counts: [string | null, string | null];
+    const previousStart = windowStart - WINDOW_MS;
+    const keys = [this.tokensKey(key, windowStart), this.tokensKey(key, previousStart), this.lastKey(key, "tl", windowStart), this.lastKey(key, "tl", previousStart)];
+    let counts: [string | null, string | null, string | null, string | null];
     try {
-      counts = await this.withTimeout(
-        this.client.send("MGET", [this.tokensKey(key, windowStart), this.tokensKey(key, windowStart - WINDOW_MS)]),
-      );
+      counts = await this.withTimeout(this.client.send("MGET", keys));
     } catch (error) {
       this.markUnavailable(error);
       return this.localTokens.check(key, limit, now);
     }
-    return decideTokens(limit, Number(counts[0] ?? 0), Number(counts[1] ?? 0), now);
+    // A count without its time (written by an older version) is taken to be as late as it could be.
+    const lastAt = counts[2] === null ? now : Number(counts[2]);
+    const previousLastAt = counts[3] === null ? windowStart - 1 : Number(counts[3]);
+    return decideTokens(limit, Number(counts[0] ?? 0), Number(counts[1] ?? 0), now, lastAt, previousLastAt);
   }
 
   /** keyCount and args (keys first, then arguments) as EVALSHA takes them. */
-  private async evaluate<T>(script: Script, keyCount: "1" | "2", args: string[]): Promise<T> {
+  private async evaluate<T>(script: Script, keyCount: "1" | "2" | "4", args: string[]): Promise<T> {
     if (script.sha !== null) {
       try {
         return await this.client.send("EVALSHA", [script.sha, keyCount, ...args]);

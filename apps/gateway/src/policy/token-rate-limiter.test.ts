@@ -75,4 +75,44 @@ describe("sliding window token limiter", () => {
       expect(limiter.check(1, 900, time)).toEqual(decideTokens(900, 250, 700, time));
     }
   });
+
+  test("a key that spent its minute early is told at most 60 s, not up to two minutes, and passes then", () => {
+    const limiter = new SlidingWindowTokenLimiter();
+    limiter.consume(1, 3000, start + 1000);
+    const refused = limiter.check(1, 1000, start + 5000);
+    expect(refused.allowed).toBe(false);
+    // The weight alone would wait into two thirds of the next minute (95 s); the tokens are a minute old at 61 s.
+    expect(refused.retryAfterMs).toBe(56_000);
+    expect(limiter.check(1, 1000, start + 60_999).allowed).toBe(false);
+    expect(limiter.check(1, 1000, start + 61_000).allowed).toBe(true);
+  });
+
+  test("whatever the history, a refusal's wait is between 1 ms and the 60 s window, and a retry passes then and not before", () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    let refusals = 0;
+    for (let run = 0; run < 500; run++) {
+      const limiter = new SlidingWindowTokenLimiter();
+      const limit = 100 + Math.floor(random() * 2000);
+      let time = start + Math.floor(random() * 60_000);
+      for (let index = Math.floor(random() * 30); index > 0; index--) {
+        time += Math.floor(random() * (random() < 0.5 ? 500 : 20_000));
+        const decision = limiter.check(1, limit, time);
+        if (decision.allowed) {
+          limiter.consume(1, Math.floor(random() * limit * 1.5), time);
+          continue;
+        }
+        refusals++;
+        expect(decision.retryAfterMs).toBeGreaterThanOrEqual(1);
+        expect(decision.retryAfterMs).toBeLessThanOrEqual(60_000);
+        if (decision.retryAfterMs > 1) expect(limiter.check(1, limit, time + decision.retryAfterMs - 1).allowed).toBe(false);
+        time += decision.retryAfterMs;
+        expect(limiter.check(1, limit, time).allowed).toBe(true);
+      }
+    }
+    expect(refusals).toBeGreaterThan(100);
+  });
 });

@@ -34,15 +34,32 @@ function tokensRetryAfter(limit: number, current: number, previous: number, elap
  * `previous`, at `now` (epoch ms). Shared by the in-process limiter and the Redis one, so both decide alike.
  * Allowed while the weighted count is below the limit; `remaining` is what is left of it before this
  * request, `resetMs` the time until every counted token has left the window.
+ *
+ * `lastAt` and `previousLastAt` are the times of each minute's last consumption: a minute stops counting
+ * once that is a minute old (the weight alone would keep counting early tokens for up to two minutes), so a
+ * refused request is told a wait of at most 60 s. Unknown, they are taken as late as they can be.
  */
-export function decideTokens(limit: number, current: number, previous: number, now: number): RateLimitDecision {
+export function decideTokens(
+  limit: number,
+  current: number,
+  storedPrevious: number,
+  now: number,
+  lastAt = now,
+  previousLastAt = now - (now % WINDOW_MS) - 1,
+): RateLimitDecision {
   const elapsed = now % WINDOW_MS;
+  const previous = now - previousLastAt < WINDOW_MS ? storedPrevious : 0;
   const used = weightedTokens(current, previous, elapsed);
-  const resetMs = current > 0 ? 2 * WINDOW_MS - elapsed : previous > 0 ? WINDOW_MS - elapsed : 0;
+  const resetMs = current > 0 ? 2 * WINDOW_MS - elapsed : storedPrevious > 0 ? WINDOW_MS - elapsed : 0;
   if (used < limit) {
     return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - used)), retryAfterMs: 0, resetMs };
   }
-  return { allowed: false, limit, remaining: 0, retryAfterMs: tokensRetryAfter(limit, current, previous, elapsed), resetMs };
+  let retryAfterMs = tokensRetryAfter(limit, current, previous, elapsed);
+  // Once the previous minute stops counting, this one alone is below the limit; once this minute's last
+  // consumption is a minute old, nothing counts (a limit below 1 token excepted).
+  if (current < limit && previous > 0) retryAfterMs = Math.min(retryAfterMs, previousLastAt + WINDOW_MS - now);
+  if (limit > 0) retryAfterMs = Math.min(retryAfterMs, (current > 0 ? lastAt : previousLastAt) + WINDOW_MS - now);
+  return { allowed: false, limit, remaining: 0, retryAfterMs: Math.max(1, retryAfterMs), resetMs };
 }
 
 /**
@@ -58,11 +75,14 @@ export class SlidingWindowTokenLimiter implements TokenRateLimiter {
 
   check(key: RateLimitKey, limit: number, now = Date.now()): RateLimitDecision {
     const count = this.counters.at(key, now);
-    return decideTokens(limit, count.current, count.previous, now);
+    return decideTokens(limit, count.current, count.previous, now, count.lastAt, count.previousLastAt);
   }
 
   consume(key: RateLimitKey, tokens: number, now = Date.now()): void {
-    if (tokens > 0) this.counters.at(key, now).current += tokens;
+    if (!(tokens > 0)) return;
+    const count = this.counters.at(key, now);
+    count.current += tokens;
+    count.lastAt = now;
   }
 
   /** Drops keys idle for two minutes; called from a timer so memory follows the active keys. */

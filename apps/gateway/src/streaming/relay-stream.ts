@@ -19,7 +19,11 @@ export interface RelayStreamOptions<Item> {
   onFinish(outcome: StreamOutcome, error?: unknown): void;
   /** Cancels the upstream call (client disconnected, stream stalled). */
   abortUpstream(): void;
-  /** Longest silence allowed between two upstream items. */
+  /**
+   * Longest silence allowed between two upstream items, and the longest a client may leave the stream
+   * unread (a client that stops reading would otherwise hold its connection and the upstream call forever:
+   * the server's idle timeout is lifted while a call runs).
+   */
   idleTimeoutMs: number;
   /**
    * An error the stream is known to end with before anything more is read (a framing that handed over
@@ -31,11 +35,16 @@ export interface RelayStreamOptions<Item> {
 
 class IdleTimeout extends Error {}
 
+/** The client left the stream unread for longer than the idle timeout: its answer is cut, the connection closed. */
+export class ClientStalled extends Error {}
+
 /**
  * Relays items to the client as they arrive. Pull-driven (highWaterMark 0): a slow client slows the
  * upstream instead of filling memory. Cancelling the returned stream (client gone) cancels the upstream
  * call; a silence longer than the idle timeout ends the stream with an error event; an upstream that
- * breaks mid-way ends it with an error event too. Every path reports its outcome once, for billing.
+ * breaks mid-way ends it with an error event too. A client that leaves the stream unread for as long has
+ * its stream errored (which closes its connection) and the upstream cancelled, as if it had gone away.
+ * Every path reports its outcome once, for billing.
  */
 export function relayStream<Item>(source: ReadableStream<Item>, options: RelayStreamOptions<Item>): ReadableStream<Uint8Array> {
   const reader = source.getReader();
@@ -46,17 +55,34 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
     finished = true;
     options.onFinish(outcome, error);
   };
-  // One idle timer per stream, and no timer work per item: a read only stamps its start, and the timer,
-  // when it fires, re-arms itself for what is left of the allowance (or ends a silent upstream).
+  // One idle timer per stream, and no timer work per item: a read stamps its start and a handover its end,
+  // and the timer, when it fires, re-arms itself for what is left of the allowance (or ends the stream).
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let reading = false;
   let readStartedAt = 0;
+  /** When the last pull handed its bytes over: from then on the stream waits for the client. */
+  let handedOverAt = 0;
   let upstreamSilent = false;
+  let client: ReadableStreamDefaultController<Uint8Array> | null = null;
   const checkIdle = () => {
     idleTimer = undefined;
     if (finished) return;
-    // Only the wait for the upstream counts: a client that is slow to pull is not the upstream's silence.
-    const silentMs = reading ? Date.now() - readStartedAt : 0;
+    if (!reading) {
+      // Waiting for the client to pull: a slow client is not the upstream's silence, but one that has not
+      // read for the whole allowance has stopped reading.
+      const unreadMs = Date.now() - handedOverAt;
+      if (unreadMs < options.idleTimeoutMs) {
+        idleTimer = setTimeout(checkIdle, options.idleTimeoutMs - unreadMs);
+        return;
+      }
+      const stalled = new ClientStalled(`the client read nothing for ${options.idleTimeoutMs} ms`);
+      finish("cancelled", stalled);
+      options.abortUpstream();
+      reader.cancel().catch(() => {});
+      client?.error(stalled);
+      return;
+    }
+    const silentMs = Date.now() - readStartedAt;
     if (silentMs < options.idleTimeoutMs) {
       idleTimer = setTimeout(checkIdle, options.idleTimeoutMs - silentMs);
       return;
@@ -71,6 +97,9 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
   };
   return new ReadableStream<Uint8Array>(
     {
+      start(controller) {
+        client = controller;
+      },
       async pull(controller) {
         try {
           for (;;) {
@@ -97,6 +126,7 @@ export function relayStream<Item>(source: ReadableStream<Item>, options: RelaySt
             const bytes = options.frame(value);
             if (bytes) {
               controller.enqueue(bytes);
+              handedOverAt = Date.now();
               return;
             }
           }
