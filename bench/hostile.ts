@@ -151,7 +151,8 @@ const upstream = startHostileUpstream();
 const upstreamBase = `http://127.0.0.1:${upstream.port}`;
 const dataDir = mkdtempSync(join(tmpdir(), "tollgate-hostile-"));
 const gatewayEnv = benchEnv({ PORT: "0", HOST: "127.0.0.1", TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: "info", LOG_REQUESTS: "false" });
-const gateway = await startService("gateway", [process.execPath, join(root, "apps/server/src/index.ts")], gatewayEnv, root);
+const bunFlags = process.env.BENCH_GATEWAY_BUN_FLAGS?.split(" ").filter(Boolean) ?? [];
+const gateway = await startService("gateway", [process.execPath, ...bunFlags, join(root, "apps/server/src/index.ts")], gatewayEnv, root);
 try {
   const cli = (...argv: string[]) => run([process.execPath, join(root, "apps/cli/src/index.ts"), ...argv], gatewayEnv, root);
   await cli("user", "create", "--name", "hostile", "--balance", "1000");
@@ -168,7 +169,10 @@ try {
   const { key } = JSON.parse(await cli("token", "create", "--user", "hostile", "--name", "hostile", "--quota", "100", "--json")) as { key: string };
   const base = gateway.url.replace(/\/v1$/, "");
   const rows: string[][] = [];
-  for (const scenario of scenarios) {
+  // BENCH_HOSTILE_ONLY=text runs the scenarios whose name contains it (each twice: cold, then warm).
+  const only = process.env.BENCH_HOSTILE_ONLY;
+  const chosen = only ? scenarios.filter((scenario) => scenario.name.includes(only)).flatMap((scenario) => [scenario, scenario]) : scenarios;
+  for (const scenario of chosen) {
     const rssBefore = sampleProcess(gateway.pid).rssKiB;
     const started = performance.now();
     const outcome = scenario

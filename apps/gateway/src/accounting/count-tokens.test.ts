@@ -5,7 +5,6 @@ import {
   countPromptTokens,
   countsInFlight,
   countTextTokens,
-  INLINE_COUNT_CHARACTERS,
   loadTokenizer,
   uncountedUsage,
 } from "./count-tokens";
@@ -27,7 +26,7 @@ describe("countInputTokens", () => {
 
 describe("count-tokens", () => {
   // The counting worker loads the vocabulary (a second or more on a busy machine) before its first count.
-  beforeAll(() => countTextTokens("x".repeat(INLINE_COUNT_CHARACTERS)), SETUP_TIMEOUT_MS);
+  beforeAll(() => countTextTokens("x"), SETUP_TIMEOUT_MS);
 
   test("a chat prompt quoting special tokens is counted as text, like any other prompt", async () => {
     const quoting = await countPromptTokens({ messages: [{ role: "user", content: "say <|endoftext|> then <|im_start|>" }] });
@@ -35,8 +34,8 @@ describe("count-tokens", () => {
     expect(quoting).toBeGreaterThan(plain);
   });
 
-  test("a text over the inline size is counted on the worker, to the same figure as here", async () => {
-    const text = "Tokens are counted off the request thread when the text is large. ".repeat(Math.ceil(INLINE_COUNT_CHARACTERS / 60));
+  test("a text is counted on the worker, to the same figure as on this thread", async () => {
+    const text = "Tokens are counted off the request thread, whatever their size. ".repeat(600);
     const counted = countTextTokens(text);
     expect(countsInFlight()).toBe(1);
     expect(await counted).toBe((await loadTokenizer())(text));
@@ -46,6 +45,12 @@ describe("count-tokens", () => {
   test("a prompt of one 300,000-character word is counted by the linear rule", async () => {
     const prompt = await countPromptTokens({ messages: [{ role: "user", content: "a".repeat(300_000) }] });
     expect(prompt).toBe(TOKENS_PER_REPLY + TOKENS_PER_MESSAGE + 1 + 75_000);
+  });
+
+  test("a small count is made on the worker too: the request thread never loads the vocabulary", async () => {
+    const counted = countTextTokens("hello world");
+    expect(countsInFlight()).toBe(1);
+    expect(await counted).toBe((await loadTokenizer())("hello world"));
   });
 
   test("usage that could not be counted is a quarter of the request's bytes and of the text produced", () => {

@@ -1,5 +1,5 @@
 import type { TokenUsage } from "@tollgate/shared";
-import { type CountJob, jobIsLarge, runCountJob } from "./count-job";
+import type { CountJob } from "./count-job";
 import { TokenCountThread, TokenCountUnavailable } from "./token-count-thread";
 import { type Counter, linearTokenEstimate, loadTotalCounter } from "./total-token-counter";
 
@@ -8,24 +8,21 @@ export { TokenCountUnavailable } from "./token-count-thread";
 
 /**
  * Local token counts for upstreams that report no usage (some vLLM/Ollama set-ups, streams cut short), for
- * the fitted reservation, and for count_tokens without an Anthropic channel. gpt-tokenizer (o200k_base)
- * is loaded on first use only: most upstreams report usage, and the vocabulary costs memory and start-up
- * time. Every count is total (any text, linear time: total-token-counter.ts); a small one is made on this
- * thread, a large one on the counting worker under a deadline, so that no count stalls the other requests.
- * A count that cannot be made rejects with TokenCountUnavailable: the caller bills what it held.
+ * the fitted reservation, and for count_tokens without an Anthropic channel. Every count is total (any text,
+ * linear time: total-token-counter.ts) and made on the counting worker under a deadline, whatever its size:
+ * loading gpt-tokenizer's o200k vocabulary is a synchronous module evaluation of several hundred
+ * milliseconds, which on this thread would stall every other request once (measured: a 357 ms event-loop
+ * stall on the first small count), and its ~60 MB would be held twice. The worker is started on first need
+ * and loads the vocabulary off this thread. A count that cannot be made rejects with TokenCountUnavailable:
+ * the caller bills what it held.
  */
 
-/**
- * Characters (of strings in the counted value) from which a count goes to the worker. Below it a count
- * costs this thread at most ~25 ms (the worst text, words of random letters, counts at about 0.8 µs a
- * character, prose at about 0.6), and a call makes at most two counts (prompt and completion) in a row.
- */
-export const INLINE_COUNT_CHARACTERS = 32 * 1024;
 let countDeadlineMs = 2_000;
 let counter: Counter | null = null;
 let loading: Promise<Counter> | null = null;
 const countingThread = new TokenCountThread();
 
+/** The counter on this thread: for tests and benches that need the reference count, never for requests. */
 export function loadTokenizer(): Promise<Counter> {
   if (counter) return Promise.resolve(counter);
   loading ??= loadTotalCounter().then((loaded) => {
@@ -33,11 +30,6 @@ export function loadTokenizer(): Promise<Counter> {
     return loaded;
   });
   return loading;
-}
-
-/** The counter when it is already loaded (no await on the hot path); null before the first load. */
-export function loadedTokenizer(): Counter | null {
-  return counter;
 }
 
 /**
@@ -53,23 +45,9 @@ export function countsInFlight(): number {
   return countingThread.inFlight;
 }
 
-function countHere(job: CountJob, count: Counter): number {
-  try {
-    return runCountJob(job, count);
-  } catch (error) {
-    // The counter itself does not throw; walking the body can (JSON.stringify of a value nested too deep).
-    throw new TokenCountUnavailable(String(error));
-  }
-}
-
-/**
- * The count of a job: a number when it could be made at once on this thread (small, tokenizer loaded), a
- * promise otherwise; rejects (or throws) TokenCountUnavailable when it cannot be made.
- */
-export function countJobTokens(job: CountJob): number | Promise<number> {
-  if (jobIsLarge(job, INLINE_COUNT_CHARACTERS)) return countingThread.count(job, countDeadlineMs);
-  if (counter) return countHere(job, counter);
-  return loadTokenizer().then((loaded) => countHere(job, loaded));
+/** The count of a job, made on the counting worker; rejects TokenCountUnavailable when it cannot be made. */
+export function countJobTokens(job: CountJob): Promise<number> {
+  return countingThread.count(job, countDeadlineMs);
 }
 
 async function countAsync(job: CountJob): Promise<number> {
