@@ -28,6 +28,7 @@ describe("gateway background jobs", () => {
     const names = gateway.services.jobs.map((job) => job.name).sort();
     expect(names).toEqual(
       [
+        "cache-clock",
         "catalog-and-settings-revalidate",
         ...(usePostgres ? ["listener-check"] : []),
         "orphan-spool-replay",

@@ -6,7 +6,6 @@ import type { QuotaLedger } from "./accounting/quota-ledger";
 import type { UsageSink } from "./accounting/usage-writer";
 import type { SpendAlerts } from "./alerts/spend-alerts";
 import type { CachedToken, CachedUser } from "./auth/cached-records";
-import { CoarseClock } from "./auth/coarse-clock";
 import type { InvalidKeyLimiter } from "./auth/invalid-key-limiter";
 import type { LoadingCache } from "./auth/loading-cache";
 import { DatabaseCircuit, defaultProbeIntervalMs } from "./database-circuit";
@@ -92,9 +91,8 @@ export function createGatewayServices(input: {
   const db = database.db;
   const instanceId = crypto.randomUUID();
   const circuit = new DatabaseCircuit(() => db.execute(sql`select 1`), { probeIntervalMs: defaultProbeIntervalMs, log });
-  const clock = new CoarseClock();
 
-  const auth = createAuthServices({ db, circuit, clock, options });
+  const auth = createAuthServices({ db, circuit, options });
   const routing = createRoutingServices({ database, secretBox, log, instanceId, circuit, options });
   const alerts = createAlertsServices({ db, secretBox, settings: routing.settings, log, options });
   const accounting = createAccountingServices({
@@ -113,6 +111,7 @@ export function createGatewayServices(input: {
   const listener = createInvalidationListener({ database, circuit, instanceId, router, log, options });
   const prometheus = createGatewayMetrics();
   const jobs: Job[] = [
+    ...auth.jobs,
     ...routing.jobs,
     ...accounting.jobs,
     ...alerts.jobs,
@@ -168,7 +167,6 @@ export function createGatewayServices(input: {
       running?.stop();
       listener.listenerCheck?.stop();
       circuit.stop();
-      clock.stop();
       await accounting.replayed();
       await accounting.usage.stop();
       await alerts.spendAlerts.stop();

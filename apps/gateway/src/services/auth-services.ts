@@ -1,11 +1,12 @@
 import type { Database } from "@tollgate/db";
 import type { WrittenUsage } from "../accounting/usage-writer";
 import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from "../auth/cached-records";
-import type { CoarseClock } from "../auth/coarse-clock";
+import { CoarseClock } from "../auth/coarse-clock";
 import { LoadingCache } from "../auth/loading-cache";
 import type { DatabaseCircuit } from "../database-circuit";
 import type { GatewayOptions } from "../gateway-options";
 import { createIpAllowList, type IpAllowList } from "../policy/ip-allow-list";
+import type { Job } from "./jobs";
 
 /** The caches a request's authentication reads, and the totals the write-behind feeds back into them. */
 export interface AuthServices {
@@ -16,15 +17,16 @@ export interface AuthServices {
   trustedProxies: IpAllowList | null;
   /** Caches take the totals a commit returned (this process's writes, and replays of other spools). */
   applyTotals(written: WrittenUsage): void;
+  jobs: Job[];
 }
 
 export function createAuthServices(input: {
   db: Database;
   circuit: DatabaseCircuit;
-  clock: CoarseClock;
   options: Pick<GatewayOptions, "cacheMaxAgeMs" | "trustedProxies">;
 }): AuthServices {
-  const { db, circuit, clock, options } = input;
+  const { db, circuit, options } = input;
+  const clock = new CoarseClock();
   const tokenHashById = new Map<number, string>();
   // Unknown keys are remembered apart from the tokens (a flood of them evicts only older unknown keys), for
   // 30 s or until a NOTIFY says a token was created or rolled under that hash, on every instance at once.
@@ -61,5 +63,6 @@ export function createAuthServices(input: {
       for (const [id, total] of userTotals ?? []) users.update(id, (user) => (user.usedTotal = total));
       for (const [id, period] of userPeriods ?? []) users.update(id, (user) => Object.assign(user, period));
     },
+    jobs: [{ name: "cache-clock", intervalMs: clock.resolutionMs, run: clock.tick }],
   };
 }

@@ -6,12 +6,14 @@ import { createInvalidationRouter, type InvalidationTargets } from "./invalidati
 /** Targets that write down what was asked of them, in order, as "target.method(argument)". */
 function recordingTargets() {
   const calls: string[] = [];
-  const recorder = <K>(name: string) => ({
-    forgetAbsent: (key: K) => void calls.push(`${name}.forgetAbsent(${key})`),
-    refresh: (key: K) => void calls.push(`${name}.refresh(${key})`),
-    delete: (key: K) => void calls.push(`${name}.delete(${key})`),
-    clear: () => void calls.push(`${name}.clear()`),
-  });
+  function recorder<K>(name: string) {
+    return {
+      forgetAbsent: (key: K) => void calls.push(`${name}.forgetAbsent(${key})`),
+      refresh: (key: K) => void calls.push(`${name}.refresh(${key})`),
+      delete: (key: K) => void calls.push(`${name}.delete(${key})`),
+      clear: () => void calls.push(`${name}.clear()`),
+    };
+  }
   const health = new ChannelHealth(defaultChannelHealthOptions, () => {});
   const targets: InvalidationTargets = {
     instanceId: "this-instance",

@@ -3,6 +3,7 @@ import type { GatewayOptions } from "../gateway-options";
 import type { Logger } from "../logger";
 import { SlidingWindowRateLimiter } from "../policy/rate-limiter";
 import type { RateLimiter, TokenRateLimiter } from "../policy/rate-limiter-port";
+import { WINDOW_MS } from "../policy/minute-counters";
 import { RedisRateLimiter } from "../policy/redis-rate-limiter";
 import { SlidingWindowTokenLimiter } from "../policy/token-rate-limiter";
 import type { Job } from "./jobs";
@@ -38,11 +39,13 @@ export function createPolicyServices(input: {
     jobs: [
       {
         name: "rate-limit-prune",
-        intervalMs: 60_000,
+        // Once a minute: counters of windows that have passed are dropped (the local ones, and Redis's fallback).
+        intervalMs: WINDOW_MS,
         run() {
           localLimiter.prune();
           localTokenLimiter.prune();
           invalidKeys.prune();
+          redisLimiter?.prune();
         },
       },
     ],
