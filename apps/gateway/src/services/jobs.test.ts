@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import type { Logger } from "../logger";
 import { startJobs } from "./jobs";
 
@@ -63,5 +65,16 @@ describe("jobs", () => {
     running.stop();
     expect(logged.map((fields) => fields?.job)).toContain("flaky");
     expect(logged.map((fields) => fields?.error)).toEqual(expect.arrayContaining(["Error: thrown", "Error: rejected"]));
+  });
+
+  test("no periodic timer lives outside the job list, but for the spool's fsync (tied to its open file) and the write-behind's own thread", () => {
+    const gatewaySource = join(import.meta.dir, "..");
+    const withInterval = readdirSync(gatewaySource, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts"))
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((file) => /\bsetInterval\(/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(gatewaySource, file))
+      .sort();
+    expect(withInterval).toEqual(["accounting/usage-spool.ts", "accounting/usage-writer-worker.ts", "services/jobs.ts"]);
   });
 });
