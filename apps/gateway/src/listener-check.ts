@@ -25,16 +25,20 @@ export class ListenerCheck {
   private sent = 0;
   private heardUpTo = 0;
   private checking = false;
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private running = false;
   private echoTimer: ReturnType<typeof setTimeout> | null = null;
   /** Reconnections this check forced. */
   reconnects = 0;
 
   constructor(private readonly options: ListenerCheckOptions) {}
 
+  /** Arms the check: from now on check() (run every `intervalMs` by the gateway's jobs) sends its pings. */
   start(): void {
-    this.timer = setInterval(() => void this.check(), this.options.intervalMs);
-    this.timer.unref?.();
+    this.running = true;
+  }
+
+  get intervalMs(): number {
+    return this.options.intervalMs;
   }
 
   /** The echo of ping `sequence` arrived. */
@@ -43,7 +47,7 @@ export class ListenerCheck {
   }
 
   async check(): Promise<void> {
-    if (this.checking || !this.timer) return;
+    if (this.checking || !this.running) return;
     this.checking = true;
     const sequence = ++this.sent;
     try {
@@ -55,7 +59,7 @@ export class ListenerCheck {
     this.echoTimer = setTimeout(() => {
       this.echoTimer = null;
       this.checking = false;
-      if (this.heardUpTo >= sequence || !this.timer) return;
+      if (this.heardUpTo >= sequence || !this.running) return;
       this.reconnects++;
       this.options.log("warn", "the LISTEN connection did not deliver this instance's check: reconnecting it and flushing the caches", {
         echoTimeoutMs: this.options.echoTimeoutMs,
@@ -66,9 +70,8 @@ export class ListenerCheck {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.running = false;
     if (this.echoTimer) clearTimeout(this.echoTimer);
-    this.timer = null;
     this.echoTimer = null;
   }
 }

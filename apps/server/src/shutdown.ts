@@ -10,7 +10,7 @@ export interface ShutdownPlan {
   /** The listening server: stop(false) stops accepting and resolves once in-flight requests are done; stop(true) cuts them. */
   server: { stop(closeActiveConnections?: boolean): Promise<void> };
   /** The gateway's services when this process serves /v1: their calls are billed and their usage written before it exits. */
-  services: GatewayServices | null;
+  services: Pick<GatewayServices, "calls" | "stop"> | null;
   storage: Storage;
   /** Runs first (the admin bridge stops advertising itself). */
   beforeDrain?: () => void;

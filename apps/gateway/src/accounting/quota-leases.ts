@@ -104,7 +104,6 @@ export const defaultLeaseOptions: LeaseOptions = { ttlMs: 60_000, heartbeatMs: 1
  */
 export class LeaseBook {
   private readonly leases = new Map<LeaseSubject, Lease>();
-  private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -282,19 +281,22 @@ export class LeaseBook {
     return lease.granted - lease.reserved - lease.pendingSpent >= amount;
   }
 
-  start(): void {
-    this.timer = setInterval(() => {
-      // While the database is known to be away the probe watches it; a heartbeat would only wait and fail.
-      if (this.circuit?.isOpen) return;
-      this.heartbeat().then(
-        () => this.circuit?.succeeded(),
-        (error) => {
-          this.circuit?.failed(error);
-          this.log("lease heartbeat failed", { error: String(error) });
-        },
-      );
-    }, this.options.heartbeatMs);
-    this.timer.unref?.();
+  /** The periodic renewal (every `heartbeatMs`, run by the gateway's jobs): a heartbeat that tells the circuit how it went. */
+  renew(): void {
+    // While the database is known to be away the probe watches it; a heartbeat would only wait and fail.
+    if (this.circuit?.isOpen) return;
+    this.heartbeat().then(
+      () => this.circuit?.succeeded(),
+      (error) => {
+        this.circuit?.failed(error);
+        this.log("lease heartbeat failed", { error: String(error) });
+      },
+    );
+  }
+
+  /** How often renew() should run. */
+  get renewIntervalMs(): number {
+    return this.options.heartbeatMs;
   }
 
   /** Keeps this instance's slices alive, notices slices others took back, returns idle ones. */
@@ -328,8 +330,6 @@ export class LeaseBook {
 
   /** After the last write-behind: hands every slice back. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
     await this.db.execute(sql`delete from quota_leases where instance_id = ${this.instanceId}`).catch((error) =>
       this.log("could not return quota leases", { error: String(error) }),
     );

@@ -82,7 +82,6 @@ const isoOrNull = (value: unknown): string | null => (value === null || value ==
 export class SpendAlerts {
   /** Claims this instance has made or seen refused: not asked again. */
   private readonly seen = new Set<string>();
-  private sweepTimer: ReturnType<typeof setInterval> | null = null;
   private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>();
   private delivering: Promise<void> | null = null;
   private again = false;
@@ -129,15 +128,13 @@ export class SpendAlerts {
     while (this.delivering) await this.delivering;
   }
 
-  start(): void {
-    this.sweepTimer = setInterval(() => this.deliverDue(), this.options.sweepMs);
-    this.sweepTimer.unref?.();
-    this.deliverDue();
+  /** How often deliverDue() should run (the gateway's jobs run it, and once as they start). */
+  get sweepIntervalMs(): number {
+    return this.options.sweepMs;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     await Promise.all([...this.claiming]);

@@ -25,8 +25,11 @@ export function readApiKey(request: Request): string | null {
   return request.headers.get("x-api-key")?.trim() || null;
 }
 
+/** What authentication reads: the two caches, and the count of invalid keys per address. */
+export type AuthenticationServices = Pick<GatewayServices, "tokens" | "users" | "invalidKeys">;
+
 /** A key that is no key: counted against the client's address (see InvalidKeyLimiter). */
-function invalidKey(services: GatewayServices, clientAddress: string | null): never {
+function invalidKey(services: Pick<AuthenticationServices, "invalidKeys">, clientAddress: string | null): never {
   services.invalidKeys.record(clientAddress);
   throw errors.invalidKey();
 }
@@ -35,7 +38,7 @@ function invalidKey(services: GatewayServices, clientAddress: string | null): ne
  * Key -> token and owner from memory (a miss loads once), then every rule that does not need the body:
  * status, expiry, owner status, the key's IP allow-list and its owner's. Throws the GatewayError to answer with.
  */
-export async function authenticate(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Caller> {
+export async function authenticate(services: AuthenticationServices, request: Request, clientAddress: string | null): Promise<Caller> {
   const key = readApiKey(request);
   if (!key) throw errors.missingKey();
   // An address past its invalid keys for the minute is answered from memory: only a key cached as valid passes.

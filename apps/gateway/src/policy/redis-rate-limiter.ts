@@ -120,7 +120,6 @@ export class RedisRateLimiter implements RateLimiter {
   private probeTimer: ReturnType<typeof setTimeout> | null = null;
   private probing = false;
   private closed = false;
-  private readonly pruneTimer: ReturnType<typeof setInterval>;
   private readonly firstProbe: Promise<void>;
 
   constructor(options: RedisRateLimiterOptions) {
@@ -136,12 +135,13 @@ export class RedisRateLimiter implements RateLimiter {
       connectionTimeout: Math.max(250, this.timeoutMs * 10),
     });
     this.client.onclose = (error) => this.markUnavailable(error);
-    this.pruneTimer = setInterval(() => {
-      this.local.prune();
-      this.localTokens.prune();
-    }, WINDOW_MS);
-    this.pruneTimer.unref?.();
     this.firstProbe = this.probe().catch(() => {});
+  }
+
+  /** Forgets the fallback counters of past windows (run every minute by the gateway's jobs). */
+  prune(): void {
+    this.local.prune();
+    this.localTokens.prune();
   }
 
   /** Resolves once the first connection attempt has ended (connected or fallen back to local counting). */
@@ -180,7 +180,6 @@ export class RedisRateLimiter implements RateLimiter {
     this.closed = true;
     this.available = false;
     if (this.probeTimer) clearTimeout(this.probeTimer);
-    clearInterval(this.pruneTimer);
     this.client.onclose = null;
     this.client.close();
   }

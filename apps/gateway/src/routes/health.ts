@@ -10,7 +10,7 @@ export function handleHealth(): Response {
  * GET /readyz: ready for traffic when the database answers and the channel catalog is loaded. While the
  * database is down the gateway still serves cached tokens, but a load balancer should prefer ready instances.
  */
-export async function handleReadiness(services: GatewayServices): Promise<Response> {
+export async function handleReadiness(services: Pick<GatewayServices, "catalog" | "database" | "usage" | "options">): Promise<Response> {
   const withinTwoSeconds = (work: Promise<unknown>) =>
     Promise.race([work, Bun.sleep(2000).then(() => Promise.reject(new Error("timeout")))]).then(
       () => true,

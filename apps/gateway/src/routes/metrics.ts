@@ -8,7 +8,7 @@ import { createIpAllowList } from "../policy/ip-allow-list";
  * `Authorization: Bearer $METRICS_TOKEN` when a token is set, or from an address in METRICS_ALLOWED_IPS
  * (loopback by default).
  */
-export function createMetricsHandler(services: GatewayServices) {
+export function createMetricsHandler(services: Pick<GatewayServices, "options" | "prometheus">) {
   const allowList = createIpAllowList(services.options.metricsAllowedIps);
   const expected = services.options.metricsToken ? `Bearer ${services.options.metricsToken}` : null;
   return (request: Request, clientAddress: string | null): Response => {

@@ -1,10 +1,13 @@
 import { addBudgetHeaders } from "../accounting/budget-headers";
-import { authenticate } from "../auth/authenticate";
+import { type AuthenticationServices, authenticate } from "../auth/authenticate";
 import { anthropicErrorResponse } from "../codecs/anthropic-messages/anthropic-error";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { modelRefusedBy } from "../policy/model-allowed";
 import { checkModelName } from "../validate-identifiers";
+
+/** What listing models reads: the caller (authenticated), its budget, the catalog. */
+type ModelListServices = AuthenticationServices & Pick<GatewayServices, "ledger" | "catalog">;
 
 interface ModelEntry {
   id: string;
@@ -17,7 +20,7 @@ interface ModelEntry {
  * The models a token may call: served by an enabled channel of its group, minus its own and its owner's restriction. Puts
  * the token's budget headers into `headers`, as every /v1 answer of a token with a budget carries them.
  */
-async function listModelsFor(services: GatewayServices, request: Request, clientAddress: string | null, headers: Record<string, string>): Promise<ModelEntry[]> {
+async function listModelsFor(services: ModelListServices, request: Request, clientAddress: string | null, headers: Record<string, string>): Promise<ModelEntry[]> {
   const caller = await authenticate(services, request, clientAddress);
   addBudgetHeaders(headers, services.ledger, caller.token, caller.user);
   const catalogResult = services.catalog.get();
@@ -45,7 +48,7 @@ async function listModelsFor(services: GatewayServices, request: Request, client
   return entries.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-export async function handleListModels(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
+export async function handleListModels(services: ModelListServices, request: Request, clientAddress: string | null): Promise<Response> {
   if (wantsAnthropicShape(request)) return inAnthropicErrors(() => listInAnthropicShape(services, request, clientAddress));
   const headers: Record<string, string> = {};
   const data = await listModelsFor(services, request, clientAddress, headers);
@@ -83,7 +86,7 @@ function limitOf(value: string | null): number {
  * GET /v1/models in Anthropic's list shape, paged the way Anthropic pages it: `after_id` for the page after
  * an id, `before_id` for the page before one, `has_more`, `first_id` and `last_id`.
  */
-async function listInAnthropicShape(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
+async function listInAnthropicShape(services: ModelListServices, request: Request, clientAddress: string | null): Promise<Response> {
   const headers: Record<string, string> = {};
   const entries = await listModelsFor(services, request, clientAddress, headers);
   const query = new URL(request.url).searchParams;
@@ -115,7 +118,7 @@ function decodeModelId(encoded: string): string {
 
 /** GET /v1/models/{id}: the key is checked first, then the id (decoded, bounded), then looked up. */
 export async function handleRetrieveModel(
-  services: GatewayServices,
+  services: ModelListServices,
   request: Request,
   clientAddress: string | null,
   encodedModel: string,

@@ -1,0 +1,80 @@
+import type { InvalidationMessage } from "@tollgate/db";
+import type { LeaseBook } from "../accounting/quota-leases";
+import type { CachedToken, CachedUser } from "../auth/cached-records";
+import type { LoadingCache } from "../auth/loading-cache";
+import type { ChannelCatalog } from "../routing/channel-catalog";
+import type { ChannelHealth } from "../routing/channel-health";
+import type { SettingsCache } from "../settings-cache";
+
+type Evicting = "forgetAbsent" | "refresh" | "delete" | "clear";
+
+/** What a NOTIFY can reach: every cache of this instance, the refusals its leases remember, and channel health. */
+export interface InvalidationTargets {
+  /** This instance: it ignores its own channel health broadcasts (it applied them already). */
+  instanceId: string;
+  tokens: Pick<LoadingCache<string, CachedToken>, Evicting>;
+  users: Pick<LoadingCache<number, CachedUser>, Evicting>;
+  /** id -> key hash of every token seen; a NOTIFY that names both teaches it a pair. */
+  tokenHashById: Map<number, string>;
+  catalog: Pick<ChannelCatalog, "invalidate">;
+  settings: Pick<SettingsCache, "invalidate">;
+  leases: Pick<LeaseBook, "forgetRefusal">;
+  health: Pick<ChannelHealth, "apply">;
+}
+
+export interface InvalidationRouter {
+  /** One NOTIFY payload, parsed: evicts (or refreshes) what it names. */
+  route(message: InvalidationMessage): void;
+  /** Every cache, after the listener reconnected (what was sent meanwhile is lost): start again from the database. */
+  flushAll(): void;
+}
+
+/** Which caches a change in which table evicts; the one place that knows. */
+export function createInvalidationRouter(targets: InvalidationTargets): InvalidationRouter {
+  const { instanceId, tokens, users, tokenHashById, catalog, settings, leases, health } = targets;
+  return {
+    route(message) {
+      switch (message.table) {
+        case "tokens":
+          if (message.key_hash) {
+            if (message.id !== undefined) tokenHashById.set(message.id, message.key_hash);
+            if (message.op === "insert") tokens.forgetAbsent(message.key_hash);
+            else if (message.kind === "usage") tokens.refresh(message.key_hash);
+            else {
+              tokens.delete(message.key_hash);
+              if (message.id !== undefined) leases.forgetRefusal(`token:${message.id}`);
+            }
+          }
+          return;
+        case "users":
+          if (message.id === undefined) return;
+          if (message.op === "insert") users.forgetAbsent(message.id);
+          else if (message.kind === "usage") users.refresh(message.id);
+          else {
+            users.delete(message.id);
+            leases.forgetRefusal(`user:${message.id}`);
+            leases.forgetRefusal(`budget:${message.id}`);
+          }
+          return;
+        case "channels":
+        case "model_prices":
+          catalog.invalidate();
+          return;
+        case "settings":
+          settings.invalidate();
+          return;
+        case "channel_health":
+          if (message.origin === instanceId || message.id === undefined) return;
+          if (message.state === "healthy") health.apply({ channelId: message.id, state: "healthy" });
+          else if (message.state === "cooldown" && message.until) health.apply({ channelId: message.id, state: "cooldown", until: message.until });
+          return;
+      }
+    },
+    flushAll() {
+      tokens.clear();
+      users.clear();
+      catalog.invalidate();
+      settings.invalidate();
+    },
+  };
+}
