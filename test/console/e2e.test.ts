@@ -44,7 +44,7 @@ beforeAll(async () => {
     database: database.handle,
     secretBox: gateway.secretBox,
     setupCodes,
-    testChannel: createChannelProber(database.handle.db, gateway.secretBox),
+    testChannel: createChannelProber(),
     webDistDir,
     clientAddress: () => "127.0.0.1",
   });

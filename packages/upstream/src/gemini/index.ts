@@ -1,3 +1,4 @@
+import { listModels } from "./list-models";
 import type { ProviderAdapter } from "../provider-adapter";
 import { buildChatRequest } from "./build-request";
 import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
@@ -12,6 +13,11 @@ import { translateChatResponse } from "./translate-response";
  */
 export const geminiAdapter: ProviderAdapter = {
   type: "gemini",
+  description: {
+    label: "Google Gemini",
+    defaultBaseUrl: "https://generativelanguage.googleapis.com",
+    settings: { preset: false, apiVersion: false, structuredOutput: false },
+  },
   relaysOpenAIFormat: false,
   buildChatRequest,
   translateChatResponse,
@@ -19,4 +25,6 @@ export const geminiAdapter: ProviderAdapter = {
   mapError,
   buildEmbeddingsRequest,
   translateEmbeddingsResponse,
+  listModels,
+  tokenizer: "gemini",
 };
