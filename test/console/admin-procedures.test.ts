@@ -82,7 +82,7 @@ describe("channels", () => {
   });
 
   test("Test loads and decrypts the stored channel: a key that cannot be decrypted fails without a request, an unknown id is not found", async () => {
-    const created = await admin.caller.channels.create({ name: "undecryptable", baseUrl: upstream.url, apiKey: "sk-upstream-secret-1234", models: ["gpt-4o-mini"] });
+    const created = await admin.caller.channels.create({ name: "undecryptable", baseUrl: upstream.url, apiKey: "sk-upstream-secret-1234", models: ["undecryptable-model"] });
     // A sealed key whose tag no longer matches does not open, as after a TOLLGATE_SECRET change.
     const [other] = await harness.database.handle.db.select().from(channels).where(eq(channels.id, created.id));
     await harness.database.handle.db.update(channels).set({ apiKeyEncrypted: `${other!.apiKeyEncrypted.slice(0, -4)}AAAA` }).where(eq(channels.id, created.id));
@@ -92,6 +92,7 @@ describe("channels", () => {
     expect(upstream.requests.length).toBe(requestsBefore);
     expect((await admin.caller.channels.byId({ id: created.id })).lastTestError).toBe(result.error);
     expect((await rejection(admin.caller.channels.test({ id: 999_999 }))).code).toBe("NOT_FOUND");
+    await admin.caller.channels.delete({ id: created.id });
   });
 
   test("invalid channel input gets field errors", async () => {
