@@ -81,7 +81,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const askUpstream = () =>
     fetchModels.mutate({
       ...(editing ? { id: editing.id } : {}),
-      type,
+      type: type || undefined,
       baseUrl: baseUrl.trim() || undefined,
       apiKey: apiKey || undefined,
       ...(settings?.settings.preset && preset ? { preset } : {}),
@@ -99,7 +99,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     const toolPrices = parseMapping(builtInTools);
     if (typeof toolPrices === "string") return form.setField("builtInTools", toolPrices.replace("public=upstream", "tool=USD"));
     const numbers = { priority: Number(priority), weight: Number(weight) };
-    const fields = { name, type, baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
+    // Before the types have loaded a new channel names none: the server's default type applies.
+    const fields = { name, ...(type ? { type } : {}), baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
     const takes = settings?.settings;
     const responsesChoice = responsesApi === "" ? null : responsesApi === "yes";
     const structuredChoice = structuredOutput === "tool" || structuredOutput === "native" ? structuredOutput : null;
@@ -150,7 +151,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
               {/* The saved type stays selectable while the list loads. */}
               {(types.data ?? [{ type, label: type }]).map((item) => (
                 <option key={item.type} value={item.type}>
-                  {item.type}
+                  {item.label}
                 </option>
               ))}
             </select>
@@ -161,7 +162,11 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         label="Base URL"
         name="baseUrl"
         errors={errors}
-        hint={settings?.defaultBaseUrl ? `Including the version, e.g. ${settings.defaultBaseUrl}` : "The resource's endpoint, e.g. https://RESOURCE.openai.azure.com"}
+        hint={
+          settings && !settings.defaultBaseUrl
+            ? "The endpoint of your own resource or server (this type has no public one)."
+            : `Including the version${settings?.defaultBaseUrl ? `, e.g. ${settings.defaultBaseUrl}` : ""}`
+        }
         value={baseUrl}
         placeholder={settings?.defaultBaseUrl ?? "https://"}
         onChange={setBaseUrl}
