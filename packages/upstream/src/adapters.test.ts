@@ -44,6 +44,15 @@ describe("the adapter registry", () => {
     ]);
   });
 
+  test("every adapter describes what its capabilities leave open: why it cannot list models, what its Responses default is", () => {
+    for (const type of channelTypeIds()) {
+      const adapter = adapterFor(type);
+      if (!adapter.listModels) expect(adapter.description.cannotListModelsReason, type).toBeString();
+      if (adapter.buildResponsesRequest) expect(adapter.description.responsesApiDefault, type).toBeString();
+      expect(adapter.buildResponsesRequest === undefined, type).toBe(adapter.speaksResponsesApi === undefined);
+    }
+  });
+
   test("an unknown type is relayed as OpenAI-compatible but cannot be chosen for a channel", () => {
     expect(adapterFor("something-else")).toBe(openAICompatibleAdapter);
     expect(isChannelType("something-else")).toBe(false);

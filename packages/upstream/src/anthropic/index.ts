@@ -1,6 +1,6 @@
-import { listModels } from "./list-models";
 import type { ProviderAdapter } from "../provider-adapter";
 import { buildAnthropicRequest } from "./build-request";
+import { listModels } from "./list-models";
 import { mapAnthropicError } from "./map-error";
 import { createAnthropicStreamTransformer } from "./stream-transformer";
 import { translateAnthropicResponse } from "./translate-response";

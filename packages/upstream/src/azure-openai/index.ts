@@ -1,13 +1,14 @@
-import { azureMedia } from "./media";
 import type { ProviderAdapter } from "../provider-adapter";
 import { buildChatRequest } from "./build-request";
 import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
 import { mapError } from "./map-error";
+import { azureMedia } from "./media";
 import { buildResponsesRequest, speaksResponsesApi } from "./responses-request";
 import { createChatStreamTransformer } from "./stream-transformer";
 import { translateChatResponse } from "./translate-response";
 
-export const AZURE_CANNOT_LIST_MODELS =
+/** Said to an admin who asks for an Azure channel's models (the console's "Fetch models", the CLI's `channel models`). */
+const AZURE_CANNOT_LIST_MODELS =
   "Azure OpenAI cannot list a resource's deployments with an API key (that needs the Azure management API and " +
   "an Azure AD sign-in). Enter the deployment names as the channel's models, or map public names to them.";
 

@@ -1,7 +1,7 @@
-import { listModels } from "./list-models";
 import type { ProviderAdapter } from "../provider-adapter";
 import { buildChatRequest } from "./build-request";
 import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
+import { listModels } from "./list-models";
 import { mapError } from "./map-error";
 import { createChatStreamTransformer } from "./stream-transformer";
 import { translateChatResponse } from "./translate-response";
