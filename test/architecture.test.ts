@@ -111,3 +111,43 @@ describe("layering", () => {
     ]);
   });
 });
+
+/** Test files and their support modules may set up a database; the package's own code may not. */
+const testOnly = /(\.test\.tsx?|-test-support\.ts|-fuzz-support\.ts)$/;
+
+/**
+ * Run-time imports of the database (the schema package or Drizzle) from `folder`'s non-test sources:
+ * packages/upstream translates and sends, and whoever calls it loads channels (packages/admin, the gateway).
+ */
+function databaseImports(files: Map<string, string>, folder: string): string[] {
+  const found: string[] = [];
+  for (const [file, source] of files) {
+    const path = relative(root, file);
+    if (!path.startsWith(`${folder}/`) || testOnly.test(path)) continue;
+    for (const specifier of runtimeImports(source)) {
+      if (specifier === "@tollgate/db" || specifier.startsWith("@tollgate/db/") || specifier.startsWith("drizzle-orm")) found.push(`${path} imports ${specifier}`);
+    }
+  }
+  return found;
+}
+
+describe("packages/upstream", () => {
+  test("imports no database at run time: the prober is given a decrypted channel, packages/admin loads it", () => {
+    expect(databaseImports(repositorySources(), "packages/upstream")).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(root, "packages/upstream/package.json"), "utf8")) as { dependencies?: Record<string, string> };
+    expect(Object.keys(manifest.dependencies ?? {})).not.toContain("@tollgate/db");
+    expect(Object.keys(manifest.dependencies ?? {})).not.toContain("drizzle-orm");
+  });
+
+  test("the check catches a database import and leaves types and tests alone", () => {
+    const file = (path: string) => join(root, path);
+    const sources = new Map([
+      [file("packages/upstream/src/a.ts"), 'import { channels } from "@tollgate/db";\nchannels;'],
+      [file("packages/upstream/src/b.ts"), 'import { eq } from "drizzle-orm";\neq;'],
+      [file("packages/upstream/src/c.ts"), 'import type { Database } from "@tollgate/db";'],
+      [file("packages/upstream/src/d.test.ts"), 'import { channels } from "@tollgate/db";\nchannels;'],
+      [file("packages/admin/src/e.ts"), 'import { channels } from "@tollgate/db";\nchannels;'],
+    ]);
+    expect(databaseImports(sources, "packages/upstream")).toEqual(["packages/upstream/src/a.ts imports @tollgate/db", "packages/upstream/src/b.ts imports drizzle-orm"]);
+  });
+});

@@ -578,7 +578,7 @@ describe("the console served on the gateway's port", () => {
           database: stack.database.handle,
           secretBox: stack.gateway.secretBox,
           setupCodes: null,
-          testChannel: createChannelProber(stack.database.handle.db, stack.gateway.secretBox),
+          testChannel: createChannelProber(),
           clientAddress: addressOf,
           bodyReadTimeoutMs,
         });

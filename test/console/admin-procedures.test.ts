@@ -81,6 +81,20 @@ describe("channels", () => {
     expect(kept).toMatchObject({ keyMasked: "sk-…5678", weight: 3 });
   });
 
+  test("Test loads and decrypts the stored channel: a key that cannot be decrypted fails without a request, an unknown id is not found", async () => {
+    const created = await admin.caller.channels.create({ name: "undecryptable", baseUrl: upstream.url, apiKey: "sk-upstream-secret-1234", models: ["undecryptable-model"] });
+    // A sealed key whose tag no longer matches does not open, as after a TOLLGATE_SECRET change.
+    const [other] = await harness.database.handle.db.select().from(channels).where(eq(channels.id, created.id));
+    await harness.database.handle.db.update(channels).set({ apiKeyEncrypted: `${other!.apiKeyEncrypted.slice(0, -4)}AAAA` }).where(eq(channels.id, created.id));
+    const requestsBefore = upstream.requests.length;
+    const result = await admin.caller.channels.test({ id: created.id });
+    expect(result).toEqual({ ok: false, latencyMs: 0, error: "the key cannot be decrypted (was TOLLGATE_SECRET changed?)" });
+    expect(upstream.requests.length).toBe(requestsBefore);
+    expect((await admin.caller.channels.byId({ id: created.id })).lastTestError).toBe(result.error);
+    expect((await rejection(admin.caller.channels.test({ id: 999_999 }))).code).toBe("NOT_FOUND");
+    await admin.caller.channels.delete({ id: created.id });
+  });
+
   test("invalid channel input gets field errors", async () => {
     const failure = await rejection(
       admin.caller.channels.create({ name: "bad", baseUrl: "ftp://x", apiKey: "has space", models: [], modelMapping: { other: "x" }, weight: 0 }),

@@ -31,7 +31,7 @@ export async function startConsole(overrides: Partial<ConsoleDependencies> = {},
   const database = shared ?? (await freshDatabase());
   const secretBox = await createSecretBox(TEST_SECRET);
   // The gateway's prober, as the composition root passes it: a channel test exercises what production runs.
-  const testChannel = createChannelProber(database.handle.db, secretBox);
+  const testChannel = createChannelProber();
   const setupCodes = createSetupCodes(TEST_SECRET);
   const consoleApp = createConsole({ database: database.handle, secretBox, setupCodes, testChannel, ...overrides });
   const passwordHash = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });

@@ -44,7 +44,7 @@ beforeAll(async () => {
     database: database.handle,
     secretBox: gateway.secretBox,
     setupCodes,
-    testChannel: createChannelProber(database.handle.db, gateway.secretBox),
+    testChannel: createChannelProber(),
     webDistDir,
     clientAddress: () => "127.0.0.1",
   });
@@ -166,6 +166,16 @@ describe("console in a browser", () => {
     expect(await channelDialog.getByLabel("Name").inputValue()).toBe("DeepSeek");
     await channelDialog.getByText("reasoning_content", { exact: false }).first().waitFor();
     await channelDialog.getByLabel("Preset").selectOption({ label: "None (custom)" });
+    // The fields follow the chosen type's descriptor: Azure cannot list models and takes an API version's
+    // Responses default; Anthropic takes a structured-output mode and no Responses switch.
+    await channelDialog.getByLabel("Type").selectOption({ label: "Azure OpenAI" });
+    await channelDialog.getByTestId("fetch-models-unsupported").getByText("cannot list a resource's deployments", { exact: false }).waitFor();
+    expect(await channelDialog.getByLabel("Responses API").locator("option").first().textContent()).toBe("Default (by API version)");
+    await channelDialog.getByLabel("Type").selectOption({ label: "Anthropic" });
+    await channelDialog.getByLabel("Structured output").waitFor();
+    expect(await channelDialog.getByLabel("Responses API").count()).toBe(0);
+    await channelDialog.getByLabel("Type").selectOption({ label: "OpenAI-compatible" });
+    await channelDialog.getByRole("button", { name: "Fetch models from upstream" }).waitFor();
     await channelDialog.getByLabel("Name").fill("fake upstream");
     await channelDialog.getByLabel("Base URL").fill(upstream.url);
     await channelDialog.getByLabel("API key").fill("sk-upstream-e2e-key-0001");

@@ -29,7 +29,7 @@ beforeAll(async () => {
     database: database.handle,
     secretBox,
     setupCodes,
-    testChannel: createChannelProber(database.handle.db, secretBox),
+    testChannel: createChannelProber(),
     webDistDir,
     clientAddress: () => "127.0.0.1",
   });

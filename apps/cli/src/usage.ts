@@ -1,3 +1,5 @@
+import { channelTypeIds } from "@tollgate/upstream";
+
 const header = `Usage: bun run admin -- <resource> <command> [flags]
 
 Amounts are in USD (up to 6 decimals); prices are USD per 1M tokens. Add --json to any command
@@ -31,7 +33,7 @@ const sections = {
 `,
   channel: `Channels:
   channel add --name NAME --base-url URL (--key KEY | --key-env VAR) --models a,b
-      [--type openai-compatible|anthropic|gemini|azure-openai] [--preset VENDOR]
+      [--type ${channelTypeIds().join("|")}] [--preset VENDOR]
       [--map public=upstream[,public2=upstream2]] [--priority N] [--weight N] [--group G[,G2]]
       [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N] [--responses-api yes|no]
       [--structured-output tool|native] [--builtin-tool TOOL=USD[,TOOL2=USD]]

@@ -22,7 +22,7 @@ export function serveConsole(input: { environment: ServerEnvironment; storage: S
     log,
     publicBaseUrl: environment.TOLLGATE_PUBLIC_URL,
     // The same request building as live traffic, so every channel type can be tested.
-    testChannel: createChannelProber(database.db, secretBox, addressPolicyFrom(environment)),
+    testChannel: createChannelProber(addressPolicyFrom(environment)),
     addressPolicy: addressPolicyFrom(environment),
     // Behind a trusted proxy the login limits count the client's address, by the gateway's rule.
     clientAddress: (request) => resolveClientAddress(server?.requestIP(request)?.address ?? null, request.headers.get("x-forwarded-for"), trustedProxies),

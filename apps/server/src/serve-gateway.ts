@@ -35,7 +35,7 @@ export async function serveGateway(input: {
         // Behind a trusted proxy the login limits count the client's address, as /v1's rules do.
         clientAddress: clientAddressResolver(services, () => app.server),
         // The same request building as live traffic, so every channel type can be tested.
-        testChannel: createChannelProber(database.db, secretBox, addressPolicyFrom(environment)),
+        testChannel: createChannelProber(addressPolicyFrom(environment)),
         addressPolicy: addressPolicyFrom(environment),
         bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
       })

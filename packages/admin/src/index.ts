@@ -13,6 +13,7 @@ export * from "./tokens/token-entitlements";
 export * from "./channels/channel-schemas";
 export * from "./channels/channel-operations";
 export * from "./channels/fetch-channel-models";
+export * from "./channels/channel-types";
 export * from "./users/user-schemas";
 export * from "./users/user-operations";
 export * from "./models/price-schemas";

@@ -1,4 +1,16 @@
-export { adapterFor } from "./adapters";
+export {
+  adapterFor,
+  channelTypeDescriptor,
+  channelTypeDescriptors,
+  channelTypeIds,
+  DEFAULT_CHANNEL_TYPE,
+  describeAdapter,
+  isChannelType,
+  registerProviderAdapter,
+} from "./adapters";
+export type * from "./channel-type-descriptor";
+export type { ModelListPages } from "./shared/model-list-page";
+export { ListingFailure } from "./shared/model-list-page";
 export { anthropicAdapter } from "./anthropic";
 export type * from "./anthropic/anthropic-wire-types";
 export { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./anthropic/build-native-request";
@@ -6,13 +18,13 @@ export { tokenUsageFromAnthropic } from "./anthropic/extract-usage";
 export { extractUsage } from "./openai-compatible/extract-usage";
 export * from "./openai-compatible/presets";
 export type * from "./openai-wire-types";
-export { type ChannelProbeResult, createChannelProber } from "./probe-channel";
+export { type ChannelProbeResult, type ChannelToProbe, createChannelProber } from "./probe-channel";
 export * from "./provider-adapter";
 export { scrubSecret } from "./shared/scrub-secret";
 export type { MappedUpstreamError } from "./shared/upstream-error";
 export { upstreamModelFor } from "./upstream-model";
 export { buildMediaRequest, type MediaBody, type MediaHttpRequest, type MediaOperation, servesMediaOperation } from "./media-request";
-export { AZURE_CANNOT_LIST_MODELS, listUpstreamModels, type ModelListChannel, type ModelListResult } from "./list-upstream-models";
+export { listUpstreamModels, type ModelListChannel, type ModelListResult } from "./list-upstream-models";
 export {
   DEFAULT_UPSTREAM_MAX_BODY_BYTES,
   DEFAULT_UPSTREAM_MAX_EVENT_BYTES,

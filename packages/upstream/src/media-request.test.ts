@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { azureUrl } from "./azure-openai/upstream-endpoint";
 import { buildMediaRequest, servesMediaOperation } from "./media-request";
 
 const channel = { baseUrl: "https://upstream.example/v1", apiKey: "sk-upstream", config: { headers: { "x-team": "media" } } };
@@ -39,5 +40,21 @@ describe("media requests", () => {
     expect(servesMediaOperation("openai-compatible", "rerank")).toBe(true);
     expect(servesMediaOperation("anthropic", "images/generations")).toBe(false);
     expect(servesMediaOperation("gemini", "audio/speech")).toBe(false);
+  });
+});
+
+describe("media as an adapter capability", () => {
+  test("a type without the capability serves nothing and gets no request built", () => {
+    expect(() => buildMediaRequest("anthropic", channel, "m", "images/generations", "{}")).toThrow("does not serve");
+    expect(() => buildMediaRequest("azure-openai", channel, "m", "rerank", "{}")).toThrow("does not serve");
+  });
+
+  test("Azure's media URL is its chat and embeddings URL rule, for a dated version and for v1", () => {
+    for (const apiVersion of ["2024-10-21", "v1"]) {
+      const azure = { baseUrl: "https://res.openai.azure.com", apiKey: "k", config: { apiVersion } };
+      const media = buildMediaRequest("azure-openai", azure, "dep", "audio/speech", "{}").url;
+      expect(media).toBe(azureUrl(azure, "dep", "audio/speech"));
+      expect(azureUrl(azure, "dep", "embeddings")).toBe(media.replace("audio/speech", "embeddings"));
+    }
   });
 });

@@ -1,71 +1,21 @@
-import { apiVersionOf } from "./azure-openai/upstream-endpoint";
-import type { AdapterChannel, UpstreamHttpRequest } from "./provider-adapter";
-import { channelExtraHeaders } from "./shared/channel-headers";
+import { adapterFor } from "./adapters";
+import type { AdapterChannel } from "./provider-adapter";
+import type { MediaBody, MediaHttpRequest, MediaOperation } from "./shared/media-parts";
 
-/**
- * The endpoints relayed as they are to the channel types that serve them natively: OpenAI's images, audio
- * and moderations, and the Cohere/Jina rerank shape (served at `/v1/rerank` by the vendors and self-hosted
- * servers that rerank: Jina, Cohere's compatibility API, vLLM, Xinference, LocalAI).
- */
-export type MediaOperation =
-  | "images/generations"
-  | "images/edits"
-  | "audio/transcriptions"
-  | "audio/translations"
-  | "audio/speech"
-  | "moderations"
-  | "rerank";
+export type { MediaBody, MediaHttpRequest, MediaOperation } from "./shared/media-parts";
 
-/**
- * A relayed request whose body may be a multipart upload: the client's bytes as they came (with their
- * content type and boundary), or a form that fetch serialises (writing its own boundary).
- */
-export interface MediaHttpRequest extends Omit<UpstreamHttpRequest, "body"> {
-  body: string | FormData | Uint8Array<ArrayBuffer>;
-}
-
-/** The body of a media request: JSON text, a form, or an upload's bytes with the content type they came with. */
-export type MediaBody = string | FormData | { bytes: Uint8Array<ArrayBuffer>; contentType: string };
-
-/**
- * Azure OpenAI serves images and audio on a deployment (learn.microsoft.com/azure/ai-services/openai/reference);
- * moderation and rerank are not part of its data plane.
- */
-const azureOperations = new Set<MediaOperation>(["images/generations", "images/edits", "audio/transcriptions", "audio/translations", "audio/speech"]);
-
-/** Whether a channel of `type` serves `operation` (other types are skipped in routing). */
+/** Whether a channel of `type` serves `operation` (its adapter's media capability; other types are skipped in routing). */
 export function servesMediaOperation(type: string, operation: MediaOperation): boolean {
-  if (type === "openai-compatible") return true;
-  if (type === "azure-openai") return azureOperations.has(operation);
-  return false;
+  return adapterFor(type).media?.serves(operation) ?? false;
 }
 
 /**
- * The upstream request for a media operation on a channel of `type`: OpenAI-compatible at
- * `{baseUrl}/{operation}` with a bearer key; Azure at the deployment's path with its `api-key` header. A
- * JSON body gets its content type, an upload the one it came with; a form's is left to fetch.
+ * The upstream request for a media operation on a channel of `type`, built by its adapter's media
+ * capability (OpenAI-compatible: `{baseUrl}/{operation}` with a bearer key; Azure: the deployment's path
+ * with its `api-key` header). Routing only offers the operation to types that serve it.
  */
-export function buildMediaRequest(
-  type: string,
-  channel: AdapterChannel,
-  deployment: string,
-  operation: MediaOperation,
-  body: MediaBody,
-): MediaHttpRequest {
-  const headers: Record<string, string> = channelExtraHeaders(channel.config);
-  if (typeof body === "string") headers["content-type"] = "application/json";
-  else if (!(body instanceof FormData)) headers["content-type"] = body.contentType;
-  let url: string;
-  if (type === "azure-openai") {
-    headers["api-key"] = channel.apiKey;
-    const apiVersion = apiVersionOf(channel);
-    url =
-      apiVersion === "v1"
-        ? `${channel.baseUrl}/openai/v1/${operation}`
-        : `${channel.baseUrl}/openai/deployments/${encodeURIComponent(deployment)}/${operation}?api-version=${encodeURIComponent(apiVersion)}`;
-  } else {
-    headers.authorization = `Bearer ${channel.apiKey}`;
-    url = `${channel.baseUrl}/${operation}`;
-  }
-  return { url, headers, body: typeof body === "string" || body instanceof FormData ? body : body.bytes };
+export function buildMediaRequest(type: string, channel: AdapterChannel, deployment: string, operation: MediaOperation, body: MediaBody): MediaHttpRequest {
+  const media = adapterFor(type).media;
+  if (!media?.serves(operation)) throw new Error(`A ${type} channel does not serve ${operation}`);
+  return media.buildRequest(channel, deployment, operation, body);
 }

@@ -1,6 +1,4 @@
-import { channels, type Database } from "@tollgate/db";
-import { channelKeyBinding, checkResolvedAddress, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy } from "@tollgate/shared";
-import { eq } from "drizzle-orm";
+import { checkResolvedAddress, DEFAULT_UPSTREAM_ADDRESS_POLICY, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { adapterFor } from "./adapters";
 import { fetchUpstream, readUpstreamErrorText } from "./fetch-upstream";
 import type { AdapterChannel } from "./provider-adapter";
@@ -13,38 +11,40 @@ export interface ChannelProbeResult {
   error?: string;
 }
 
+/**
+ * A stored channel with its key decrypted, as packages/admin loads it: the prober is given the stored base
+ * URL only, so the stored key goes to the origin it was saved for and nowhere else.
+ */
+export interface ChannelToProbe extends AdapterChannel {
+  type: string;
+  models: string[];
+  modelMapping: Record<string, string> | null;
+}
+
 const PROBE_TIMEOUT_MS = 20_000;
 
 /**
  * The console's "Test" button: one tiny real chat request (`max_tokens: 1`) for the channel's first model,
  * built by the channel's adapter as live traffic is, so it works for every channel type and exercises its
- * translation. The upstream's error is returned with the key scrubbed. It always probes the stored base URL
- * (the console saves a changed address first, and a changed origin takes the key again), and resolves the
- * host before sending the key: a name that points at a refused address gets nothing.
+ * translation. The upstream's error is returned with the key scrubbed. It resolves the host before sending
+ * the key: a name that points at a refused address gets nothing; a redirect is not followed.
  */
-export function createChannelProber(db: Database, secretBox: SecretBox, policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY) {
-  return async (channelId: number): Promise<ChannelProbeResult> => {
-    const [row] = await db.select().from(channels).where(eq(channels.id, channelId)).limit(1);
-    if (!row) return { ok: false, latencyMs: 0, error: "unknown channel" };
-    const model = row.models[0];
+export function createChannelProber(policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY) {
+  return async (stored: ChannelToProbe): Promise<ChannelProbeResult> => {
+    const model = stored.models[0];
     if (!model) return { ok: false, latencyMs: 0, error: "the channel serves no model" };
-    let apiKey: string;
-    try {
-      apiKey = await secretBox.decrypt(row.apiKeyEncrypted, channelKeyBinding(row.id));
-    } catch {
-      return { ok: false, latencyMs: 0, error: "the key cannot be decrypted (was TOLLGATE_SECRET changed?)" };
-    }
-    const addressRefusal = await checkResolvedAddress(row.baseUrl, policy);
+    const addressRefusal = await checkResolvedAddress(stored.baseUrl, policy);
     if (addressRefusal !== null) return { ok: false, latencyMs: 0, error: addressRefusal };
-    const channel: AdapterChannel = { baseUrl: row.baseUrl.replace(/\/+$/, ""), apiKey, config: { ...row.config } };
-    const adapter = adapterFor(row.type);
+    const { apiKey } = stored;
+    const channel: AdapterChannel = { baseUrl: stored.baseUrl.replace(/\/+$/, ""), apiKey, config: { ...stored.config } };
+    const adapter = adapterFor(stored.type);
     const body = { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 };
     const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
     const started = performance.now();
     try {
       const request = adapter.buildChatRequest({
         channel,
-        upstreamModel: upstreamModelFor({ modelMapping: row.modelMapping ?? {} }, model),
+        upstreamModel: upstreamModelFor({ modelMapping: stored.modelMapping ?? {} }, model),
         body,
         text: JSON.stringify(body),
         stream: false,

@@ -1,5 +1,8 @@
 import type { TokenUsage } from "@tollgate/shared";
 import type { EventSourceMessage } from "eventsource-parser";
+import type { AdapterDescription } from "./channel-type-descriptor";
+import type { MediaBody, MediaHttpRequest, MediaOperation } from "./shared/media-parts";
+import type { ModelListPages } from "./shared/model-list-page";
 import type { MappedUpstreamError } from "./shared/upstream-error";
 
 /**
@@ -65,9 +68,26 @@ export interface EmbeddingsTranslationInput {
  */
 export type ChatStreamPart = { type: "chunk"; chunk: Record<string, unknown> } | { type: "usage"; usage: TokenUsage };
 
+/**
+ * Whose tokenizer counts a model's prompt when the model's name does not say (the gateway's reservation
+ * margin per family): "other" for upstreams whose models may be anyone's.
+ */
+export type TokenizerFamily = "openai" | "anthropic" | "gemini" | "other";
+
+/** The media endpoints (images, audio, moderations, rerank) an upstream serves natively, relayed as they came. */
+export interface MediaCapability {
+  /** Whether the upstream serves the operation (channels that do not are skipped in routing). */
+  serves(operation: MediaOperation): boolean;
+  /** The upstream request for the operation on `deployment` (the upstream model), the body as given. */
+  buildRequest(channel: AdapterChannel, deployment: string, operation: MediaOperation, body: MediaBody): MediaHttpRequest;
+}
+
 export interface ProviderAdapter {
   /** The channel type: "openai-compatible", "anthropic", "gemini", "azure-openai". */
   readonly type: string;
+
+  /** The label, default base URL and settings the admin schemas and the console's form read (see channelTypeDescriptors). */
+  readonly description: AdapterDescription;
 
   /**
    * The upstream speaks OpenAI's own wire format: its answers and stream bytes can be relayed to an OpenAI
@@ -99,8 +119,10 @@ export interface ProviderAdapter {
   mapError(status: number, bodyText: string, channel: AdapterChannel): MappedUpstreamError;
 
   /**
-   * Optional: the channel speaks OpenAI's Responses API (POST /responses), per its `config.responsesApi`
-   * or the default of its preset; when false or absent, /v1/responses is translated through chat.
+   * Optional, with buildResponsesRequest the Responses capability (a type that has both takes the channel
+   * setting `responsesApi`): the channel speaks OpenAI's Responses API (POST /responses), per its
+   * `config.responsesApi` or the default of its preset; when false or absent, /v1/responses is translated
+   * through chat.
    */
   speaksResponsesApi?(channel: AdapterChannel): boolean;
   /** Optional: a Responses request relayed natively (answers and events come back in the Responses format). */
@@ -113,6 +135,19 @@ export interface ProviderAdapter {
     upstreamBody: unknown,
     input: { upstreamModel: string; body: Record<string, unknown> },
   ): { response: Record<string, unknown>; usage: TokenUsage | null };
+
+  /** Optional: images, audio, moderations, rerank relayed natively; absent: the type serves none of them. */
+  readonly media?: MediaCapability;
+
+  /**
+   * Optional: the model ids the upstream lists for a key (duplicates and order do not matter), fetched page
+   * by page through `pages`; throws ListingFailure for an answer that is not a model list. Absent: the type
+   * has no list call a key can make (description.cannotListModelsReason says why).
+   */
+  listModels?(channel: AdapterChannel, pages: ModelListPages): Promise<string[]>;
+
+  /** Optional: the tokenizer family of the type's models, when a model's name does not tell; absent: "other". */
+  readonly tokenizer?: TokenizerFamily;
 }
 
 /**

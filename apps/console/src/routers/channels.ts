@@ -8,6 +8,7 @@ import {
   getChannel,
   idInputSchema,
   listChannelPresets,
+  listChannelTypes,
   listChannels,
   testChannel,
   updateChannel,
@@ -30,6 +31,9 @@ export const channelsRouter = router({
   /** The openai-compatible presets the form offers (the CLI's --preset list). */
   presets: adminProcedure.query(() => listChannelPresets()),
 
+  /** The channel types and the settings each takes (the adapters' descriptors), for the form's type list and fields. */
+  types: adminProcedure.query(() => listChannelTypes()),
+
   /** Requests and errors per channel over the last 24 hours, from the hourly rollup. */
   health: adminProcedure.query(({ ctx }) => channelHealth(ctx.db)),
 
@@ -40,5 +44,5 @@ export const channelsRouter = router({
   fetchModels: adminProcedure.input(fetchChannelModelsSchema).mutation(({ ctx, input }) => fetchChannelModels(ctx.db, ctx.secretBox, input, ctx.addressPolicy)),
 
   /** Sends a tiny real request through the channel (the gateway's prober) and stores the outcome on it. */
-  test: adminProcedure.input(idInputSchema).mutation(({ ctx, input }) => testChannel(ctx.db, input.id, ctx.testChannel)),
+  test: adminProcedure.input(idInputSchema).mutation(({ ctx, input }) => testChannel(ctx.db, ctx.secretBox, input.id, ctx.testChannel)),
 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { adapterFor } from "@tollgate/upstream";
 import { loadTokenizer } from "./count-tokens";
 import {
   countPromptForReservation,
@@ -65,12 +66,12 @@ describe("estimate-prompt-tokens", () => {
   });
 
   test("a model's tokenizer family comes from its upstream name first, then from the channel's type", () => {
-    expect(tokenizerFamily("gpt-4o-mini", "openai-compatible")).toBe("openai");
-    expect(tokenizerFamily("openai/o3-mini", "openai-compatible")).toBe("openai");
-    expect(tokenizerFamily("anthropic/claude-sonnet-4", "openai-compatible")).toBe("anthropic");
-    expect(tokenizerFamily("gemini-2.5-flash", "openai-compatible")).toBe("gemini");
-    expect(tokenizerFamily("my-deployment", "azure-openai")).toBe("openai");
-    expect(tokenizerFamily("sonnet-latest", "anthropic")).toBe("anthropic");
-    expect(tokenizerFamily("qwen2.5-72b-instruct", "openai-compatible")).toBe("other");
+    expect(tokenizerFamily("gpt-4o-mini", adapterFor("openai-compatible"))).toBe("openai");
+    expect(tokenizerFamily("openai/o3-mini", adapterFor("openai-compatible"))).toBe("openai");
+    expect(tokenizerFamily("anthropic/claude-sonnet-4", adapterFor("openai-compatible"))).toBe("anthropic");
+    expect(tokenizerFamily("gemini-2.5-flash", adapterFor("openai-compatible"))).toBe("gemini");
+    expect(tokenizerFamily("my-deployment", adapterFor("azure-openai"))).toBe("openai");
+    expect(tokenizerFamily("sonnet-latest", adapterFor("anthropic"))).toBe("anthropic");
+    expect(tokenizerFamily("qwen2.5-72b-instruct", adapterFor("openai-compatible"))).toBe("other");
   });
 });

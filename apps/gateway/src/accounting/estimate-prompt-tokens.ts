@@ -1,3 +1,5 @@
+import type { ProviderAdapter } from "@tollgate/upstream";
+
 /**
  * The prompt side of a request's reservation: what the upstream will count, estimated from the body the
  * client sent (OpenAI chat and completions, Anthropic messages, embeddings), in two grades. The cheap
@@ -32,16 +34,13 @@ export const TOKENS_PER_REPLY = 3;
 export const TOKENIZER_MARGINS = { openai: 0.05, anthropic: 0.4, gemini: 0.2, other: 0.3 } as const;
 export type TokenizerFamily = keyof typeof TOKENIZER_MARGINS;
 
-/** Whose tokenizer counts a model's prompt: by the upstream model's name first, then by the channel's type. */
-export function tokenizerFamily(upstreamModel: string, channelType: string): TokenizerFamily {
+/** Whose tokenizer counts a model's prompt: by the upstream model's name first, then by the channel type's adapter. */
+export function tokenizerFamily(upstreamModel: string, adapter: Pick<ProviderAdapter, "tokenizer">): TokenizerFamily {
   const name = upstreamModel.toLowerCase();
   if (/(^|\/)(gpt-|o\d|chatgpt|text-embedding-3|omni-)/.test(name)) return "openai";
   if (name.includes("claude")) return "anthropic";
   if (name.includes("gemini") || name.includes("gemma")) return "gemini";
-  if (channelType === "anthropic") return "anthropic";
-  if (channelType === "gemini") return "gemini";
-  if (channelType === "azure-openai") return "openai";
-  return "other";
+  return adapter.tokenizer ?? "other";
 }
 
 function isImagePart(part: Record<string, unknown>): boolean {

@@ -8,7 +8,7 @@ import type { FittedAmount } from "./quota-ledger";
 export function widestTokenizerFamily(candidates: readonly RoutableChannel[], model: string): TokenizerFamily {
   let widest: TokenizerFamily = "openai";
   for (const channel of candidates) {
-    const family = tokenizerFamily(upstreamModelFor(channel, model), channel.type);
+    const family = tokenizerFamily(upstreamModelFor(channel, model), channel.adapter);
     if (TOKENIZER_MARGINS[family] > TOKENIZER_MARGINS[widest]) widest = family;
   }
   return widest;

@@ -6,9 +6,6 @@ import type { ChannelView } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 
-const channelTypes = ["openai-compatible", "anthropic", "gemini", "azure-openai"] as const;
-type ChannelType = (typeof channelTypes)[number];
-
 /** "public=upstream" lines -> mapping; returns an error message for the first malformed line. */
 function parseMapping(text: string): Record<string, string> | string {
   const mapping: Record<string, string> = {};
@@ -43,7 +40,12 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const trpc = useTRPC();
   const editing = props.channel;
   const [name, setName] = useState(editing?.name ?? "");
-  const [type, setType] = useState<ChannelType>((editing?.type as ChannelType) ?? "openai-compatible");
+  // The types and the settings each takes come from the adapters' descriptors (channels.types), never a list here.
+  const types = useQuery({ ...trpc.channels.types.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
+  const [chosenType, setType] = useState<string | null>(editing?.type ?? null);
+  // A new channel starts on the first type offered (the registry's default) once the types are known.
+  const type = chosenType ?? types.data?.[0]?.type ?? "";
+  const settings = types.data?.find((item) => item.type === type);
   const [baseUrl, setBaseUrl] = useState(editing?.baseUrl ?? "");
   const [apiKey, setApiKey] = useState("");
   const [models, setModels] = useState((editing?.models ?? []).join("\n"));
@@ -63,7 +65,9 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     setPreset(id);
     const next = presets.data?.find((item) => item.id === id);
     if (!next) return;
-    setType("openai-compatible");
+    // Presets are OpenAI-compatible vendors: the type that takes a preset.
+    const presetType = types.data?.find((item) => item.settings.preset)?.type;
+    if (presetType) setType(presetType);
     setBaseUrl(next.baseUrl);
     if (!name.trim()) setName(next.label);
   };
@@ -77,10 +81,10 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const askUpstream = () =>
     fetchModels.mutate({
       ...(editing ? { id: editing.id } : {}),
-      type,
+      type: type || undefined,
       baseUrl: baseUrl.trim() || undefined,
       apiKey: apiKey || undefined,
-      ...(type === "openai-compatible" && preset ? { preset } : {}),
+      ...(settings?.settings.preset && preset ? { preset } : {}),
     });
   const toggleModel = (model: string) =>
     setModels((currentModels.includes(model) ? currentModels.filter((item) => item !== model) : [...currentModels, model]).join("\n"));
@@ -95,8 +99,9 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     const toolPrices = parseMapping(builtInTools);
     if (typeof toolPrices === "string") return form.setField("builtInTools", toolPrices.replace("public=upstream", "tool=USD"));
     const numbers = { priority: Number(priority), weight: Number(weight) };
-    const fields = { name, type, baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
-    const speaksResponses = type === "openai-compatible" || type === "azure-openai";
+    // Before the types have loaded a new channel names none: the server's default type applies.
+    const fields = { name, ...(type ? { type } : {}), baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
+    const takes = settings?.settings;
     const responsesChoice = responsesApi === "" ? null : responsesApi === "yes";
     const structuredChoice = structuredOutput === "tool" || structuredOutput === "native" ? structuredOutput : null;
     if (editing) {
@@ -104,18 +109,18 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         id: editing.id,
         ...fields,
         apiKey,
-        ...(type === "openai-compatible" ? { preset: preset || null } : {}),
-        ...(speaksResponses ? { responsesApi: responsesChoice } : {}),
-        ...(type === "anthropic" ? { structuredOutput: structuredChoice } : {}),
+        ...(takes?.preset ? { preset: preset || null } : {}),
+        ...(takes?.responsesApi ? { responsesApi: responsesChoice } : {}),
+        ...(takes?.structuredOutput ? { structuredOutput: structuredChoice } : {}),
         builtInTools: toolPrices,
       });
     } else {
       create.mutate({
         ...fields,
         apiKey,
-        ...(preset && type === "openai-compatible" ? { preset } : {}),
-        ...(speaksResponses && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
-        ...(type === "anthropic" && structuredChoice ? { structuredOutput: structuredChoice } : {}),
+        ...(preset && takes?.preset ? { preset } : {}),
+        ...(takes?.responsesApi && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
+        ...(takes?.structuredOutput && structuredChoice ? { structuredOutput: structuredChoice } : {}),
         ...(Object.keys(toolPrices).length > 0 ? { builtInTools: toolPrices } : {}),
       });
     }
@@ -124,7 +129,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
 
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
-      {type !== "openai-compatible" && editing ? null : (
+      {editing && !settings?.settings.preset ? null : (
         <Field label="Preset" error={errors.preset} hint={chosenPreset?.notes ?? "A known OpenAI-compatible vendor fills the base URL; or fill the fields yourself."}>
           {(id, invalid, describedBy) => (
             <select id={id} {...describedBy} name="preset" className={inputClass(invalid)} value={preset} onChange={(event) => choosePreset(event.target.value)}>
@@ -142,15 +147,30 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         <TextField label="Name" name="name" errors={errors} value={name} onChange={setName} />
         <Field label="Type" error={errors.type}>
           {(id, invalid, describedBy) => (
-            <select id={id} {...describedBy} name="type" className={inputClass(invalid)} value={type} onChange={(event) => setType(event.target.value as ChannelType)}>
-              {channelTypes.map((item) => (
-                <option key={item}>{item}</option>
+            <select id={id} {...describedBy} name="type" className={inputClass(invalid)} value={type} onChange={(event) => setType(event.target.value)}>
+              {/* The saved type stays selectable while the list loads. */}
+              {(types.data ?? [{ type, label: type }]).map((item) => (
+                <option key={item.type} value={item.type}>
+                  {item.label}
+                </option>
               ))}
             </select>
           )}
         </Field>
       </div>
-      <TextField label="Base URL" name="baseUrl" errors={errors} hint="Including the version, e.g. https://api.openai.com/v1" value={baseUrl} placeholder="https://api.openai.com/v1" onChange={setBaseUrl} />
+      <TextField
+        label="Base URL"
+        name="baseUrl"
+        errors={errors}
+        hint={
+          settings && !settings.defaultBaseUrl
+            ? "The endpoint of your own resource or server (this type has no public one)."
+            : `Including the version${settings?.defaultBaseUrl ? `, e.g. ${settings.defaultBaseUrl}` : ""}`
+        }
+        value={baseUrl}
+        placeholder={settings?.defaultBaseUrl ?? "https://"}
+        onChange={setBaseUrl}
+      />
       <TextField
         label="API key"
         name="apiKey"
@@ -172,10 +192,17 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
       />
       <div className="space-y-2" data-testid="fetch-models">
         <div className="flex flex-wrap items-center gap-2">
-          {/* aria-disabled, not disabled: a disabled button drops the keyboard focus out of the dialog. */}
-          <button type="button" className="button" onClick={() => fetchModels.isPending || askUpstream()} aria-disabled={fetchModels.isPending}>
-            {fetchModels.isPending ? "Asking the upstream…" : "Fetch models from upstream"}
-          </button>
+          {settings && !settings.canListModels ? (
+            // The type has no list call a key can make (Azure's deployments): say so instead of asking.
+            <p className="text-xs text-slate-500" data-testid="fetch-models-unsupported">
+              {settings.cannotListModelsReason}
+            </p>
+          ) : (
+            // aria-disabled, not disabled: a disabled button drops the keyboard focus out of the dialog.
+            <button type="button" className="button" onClick={() => fetchModels.isPending || askUpstream()} aria-disabled={fetchModels.isPending}>
+              {fetchModels.isPending ? "Asking the upstream…" : "Fetch models from upstream"}
+            </button>
+          )}
           {fetched ? (
             <>
               <span className="text-xs text-slate-500">{fetched.length} models listed; click one to add or remove it.</span>
@@ -226,7 +253,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         <NumberField label="Priority" name="priority" errors={errors} hint="Higher is tried first." value={priority} onChange={setPriority} />
         <NumberField label="Weight" name="weight" errors={errors} hint="Share within a priority." value={weight} onChange={setWeight} />
       </div>
-      {type === "openai-compatible" || type === "azure-openai" ? (
+      {settings?.settings.responsesApi ? (
         <Field
           label="Responses API"
           error={errors.responsesApi}
@@ -234,14 +261,14 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         >
           {(id, invalid, describedBy) => (
             <select id={id} {...describedBy} name="responsesApi" className={inputClass(invalid)} value={responsesApi} onChange={(event) => setResponsesApi(event.target.value)}>
-              <option value="">Default ({type === "azure-openai" ? "by API version" : "by preset or base URL"})</option>
+              <option value="">Default ({settings.responsesApiDefault})</option>
               <option value="yes">Speaks it: relay natively</option>
               <option value="no">Chat only: translate</option>
             </select>
           )}
         </Field>
       ) : null}
-      {type === "anthropic" ? (
+      {settings?.settings.structuredOutput ? (
         <Field
           label="Structured output"
           error={errors.structuredOutput}

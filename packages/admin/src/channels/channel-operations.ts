@@ -1,6 +1,7 @@
 import { channels, type Database, resultRows, usageHourly } from "@tollgate/db";
 import { channelKeyBinding, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
-import { openAICompatiblePresets } from "@tollgate/upstream";
+import { type ChannelProbeResult, type ChannelToProbe, openAICompatiblePresets } from "@tollgate/upstream";
+import { appliesOnlyMessage, settingApplies } from "./channel-types";
 import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { maskKey } from "../mask-key";
@@ -43,8 +44,11 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   builtInTools: Record<string, number>;
 };
 
-/** Sends one tiny real request through a channel (the gateway's prober), for the console's Test button. */
-export type ChannelProber = (channelId: number) => Promise<{ ok: boolean; latencyMs: number; error?: string }>;
+/**
+ * Sends one tiny real request through a stored channel, its key decrypted (packages/upstream's
+ * createChannelProber), for the console's Test button; testChannel loads and decrypts the channel.
+ */
+export type ChannelProber = (channel: ChannelToProbe) => Promise<ChannelProbeResult>;
 
 /** The refusal of an edit that would send the stored key to another host or protocol. */
 export const KEY_REQUIRED_MESSAGE = "apiKey is required when the base URL's origin or the type changes";
@@ -134,14 +138,14 @@ export async function updateChannel(
   if (apiKey === undefined && (originChanges || type !== current.type)) {
     throw new AdminError("invalid_input", KEY_REQUIRED_MESSAGE, { field: "apiKey" });
   }
-  if (preset && type !== "openai-compatible") {
-    throw new AdminError("invalid_input", "Applies to type openai-compatible only", { field: "preset" });
-  }
-  if (typeof responsesApi === "boolean" && type !== "openai-compatible" && type !== "azure-openai") {
-    throw new AdminError("invalid_input", "Applies to types openai-compatible and azure-openai only", { field: "responsesApi" });
-  }
-  if (structuredOutput && type !== "anthropic") {
-    throw new AdminError("invalid_input", "Applies to type anthropic only", { field: "structuredOutput" });
+  // A setting that is set (null clears it, whatever the type) must be one the type's descriptor takes.
+  for (const [setting, given] of [
+    ["preset", Boolean(preset)],
+    ["responsesApi", typeof responsesApi === "boolean"],
+    ["structuredOutput", Boolean(structuredOutput)],
+    ["builtInTools", Boolean(builtInTools && Object.keys(builtInTools).length > 0)],
+  ] as const) {
+    if (given && !settingApplies(type, setting)) throw new AdminError("invalid_input", appliesOnlyMessage(setting), { field: setting });
   }
   // A preset chosen (or cleared with null) changes config.preset only; the other settings stay.
   let config = current.config;
@@ -159,8 +163,8 @@ export async function updateChannel(
     const { [key]: _previous, ...rest } = config;
     config = value === null ? rest : { ...rest, [key]: value };
   }
-  // A channel moved off openai-compatible keeps no preset: its quirks would not apply.
-  if (fields.type !== undefined && fields.type !== "openai-compatible" && "preset" in config) {
+  // A channel moved to a type that takes no preset keeps none: its quirks would not apply.
+  if (fields.type !== undefined && !settingApplies(fields.type, "preset") && "preset" in config) {
     const { preset: _dropped, ...rest } = config;
     config = rest;
   }
@@ -189,10 +193,27 @@ export async function deleteChannel(db: Database, id: number): Promise<{ id: num
   return deleted;
 }
 
-/** Probes the channel and stores the outcome on it (shown in the channel list until the next test). */
-export async function testChannel(db: Database, id: number, probe: ChannelProber): Promise<{ ok: boolean; latencyMs: number; error: string | null }> {
-  await loadChannel(db, id);
-  const result = await probe(id);
+/**
+ * Probes the stored channel (its stored base URL, its key decrypted here) and stores the outcome on it (shown
+ * in the channel list until the next test). A key that cannot be decrypted is a failed test, not a request.
+ */
+export async function testChannel(
+  db: Database,
+  secretBox: SecretBox,
+  id: number,
+  probe: ChannelProber,
+): Promise<{ ok: boolean; latencyMs: number; error: string | null }> {
+  const row = await loadChannel(db, id);
+  let apiKey: string | null = null;
+  try {
+    apiKey = await secretBox.decrypt(row.apiKeyEncrypted, channelKeyBinding(row.id));
+  } catch {
+    // Reported as the test's outcome below: nothing is sent.
+  }
+  const result: ChannelProbeResult =
+    apiKey === null
+      ? { ok: false, latencyMs: 0, error: "the key cannot be decrypted (was TOLLGATE_SECRET changed?)" }
+      : await probe({ type: row.type, baseUrl: row.baseUrl, apiKey, config: { ...row.config }, models: row.models, modelMapping: row.modelMapping });
   const error = result.ok ? null : (result.error ?? "failed");
   await db.update(channels).set({ lastTestAt: new Date(), lastTestLatencyMs: result.latencyMs, lastTestError: error }).where(eq(channels.id, id));
   return { ok: result.ok, latencyMs: result.latencyMs, error };

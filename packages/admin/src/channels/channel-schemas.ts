@@ -1,6 +1,7 @@
-import { builtInToolFamilies, channelTypes } from "@tollgate/db";
-import { openAICompatiblePresets } from "@tollgate/upstream";
+import { builtInToolFamilies } from "@tollgate/db";
+import { DEFAULT_CHANNEL_TYPE, isChannelType, openAICompatiblePresets } from "@tollgate/upstream";
 import { z } from "zod";
+import { appliesOnlyMessage, channelTypesMessage, settingApplies } from "./channel-types";
 import {
   apiKeySchema,
   baseUrlSchema,
@@ -15,12 +16,15 @@ import {
   usdSchema,
 } from "../values/value-schemas";
 
-const TYPES = `Must be one of: ${channelTypes.join(", ")}`;
 const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", ")}`;
 
 const channelFields = z.object({
   name: nameSchema,
-  type: z.string({ error: requiredOr(TYPES) }).trim().pipe(z.enum(channelTypes, { error: TYPES })),
+  /** A registered adapter's type (packages/upstream's registry). */
+  type: z
+    .string({ error: (issue) => requiredOr(channelTypesMessage())(issue) })
+    .trim()
+    .refine(isChannelType, { error: () => channelTypesMessage() }),
   baseUrl: baseUrlSchema,
   models: modelListSchema.refine((models) => models.length > 0, "Must list at least one model"),
   /** Public model id -> upstream model id (for azure-openai: the deployment). */
@@ -91,18 +95,12 @@ export const createChannelSchema = channelFields
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
-    const type = value.type ?? "openai-compatible";
-    if (value.preset !== undefined && type !== "openai-compatible") {
-      context.addIssue({ code: "custom", path: ["preset"], message: "Applies to type openai-compatible only" });
-    }
-    if (value.apiVersion !== undefined && type !== "azure-openai") {
-      context.addIssue({ code: "custom", path: ["apiVersion"], message: "Applies to type azure-openai only" });
-    }
-    if (value.responsesApi !== undefined && type !== "openai-compatible" && type !== "azure-openai") {
-      context.addIssue({ code: "custom", path: ["responsesApi"], message: "Applies to types openai-compatible and azure-openai only" });
-    }
-    if (value.structuredOutput !== undefined && type !== "anthropic") {
-      context.addIssue({ code: "custom", path: ["structuredOutput"], message: "Applies to type anthropic only" });
+    const type = value.type ?? DEFAULT_CHANNEL_TYPE;
+    // Each per-type setting is refused for the types whose descriptor does not take it.
+    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools"] as const) {
+      if (value[setting] !== undefined && !settingApplies(type, setting)) {
+        context.addIssue({ code: "custom", path: [setting], message: appliesOnlyMessage(setting) });
+      }
     }
     if (value.baseUrl === undefined && value.preset === undefined) {
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
@@ -110,7 +108,7 @@ export const createChannelSchema = channelFields
   })
   .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, baseUrl, type, ...fields }) => ({
     ...fields,
-    type: type ?? "openai-compatible",
+    type: type ?? DEFAULT_CHANNEL_TYPE,
     baseUrl: baseUrl ?? openAICompatiblePresets[preset as string]!.baseUrl,
     config: {
       ...(preset === undefined ? {} : { preset }),

@@ -1,13 +1,13 @@
-import { channels, channelTypes, type Database } from "@tollgate/db";
+import { channels, type Database } from "@tollgate/db";
 import { channelKeyBinding, checkResolvedAddress, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
-import { listUpstreamModels, type ModelListResult, openAICompatiblePresets } from "@tollgate/upstream";
+import { DEFAULT_CHANNEL_TYPE, isChannelType, listUpstreamModels, type ModelListResult, openAICompatiblePresets } from "@tollgate/upstream";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { AdminError } from "../admin-error";
 import { KEY_REQUIRED_MESSAGE } from "./channel-operations";
+import { channelTypesMessage, settingApplies } from "./channel-types";
 import { baseUrlSchema, optionalApiKeySchema, recordIdSchema } from "../values/value-schemas";
 
-const TYPES = `Must be one of: ${channelTypes.join(", ")}`;
 const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", ")}`;
 
 /**
@@ -19,7 +19,11 @@ const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", 
 export const fetchChannelModelsSchema = z
   .object({
     id: recordIdSchema.optional(),
-    type: z.string({ error: TYPES }).trim().pipe(z.enum(channelTypes, { error: TYPES })).optional(),
+    type: z
+      .string({ error: () => channelTypesMessage() })
+      .trim()
+      .refine(isChannelType, { error: () => channelTypesMessage() })
+      .optional(),
     baseUrl: baseUrlSchema.optional(),
     apiKey: optionalApiKeySchema,
     preset: z
@@ -70,7 +74,7 @@ export async function fetchChannelModels(
     }
     saved = { type: row.type, baseUrl: row.baseUrl, apiKey, config: { ...row.config } };
   }
-  const type = input.type ?? saved?.type ?? "openai-compatible";
+  const type = input.type ?? saved?.type ?? DEFAULT_CHANNEL_TYPE;
   const preset = input.preset ?? (typeof saved?.config.preset === "string" ? saved.config.preset : undefined);
   const baseUrl = input.baseUrl ?? saved?.baseUrl ?? (preset ? openAICompatiblePresets[preset]?.baseUrl : undefined);
   if (baseUrl === undefined) throw new AdminError("invalid_input", "Is required", { field: "baseUrl" });
@@ -80,7 +84,7 @@ export async function fetchChannelModels(
   const resolvedRefusal = await checkResolvedAddress(baseUrl, policy);
   if (resolvedRefusal !== null) throw new AdminError("invalid_input", resolvedRefusal, { field: "baseUrl" });
   const config: Record<string, unknown> = { ...(saved?.config ?? {}) };
-  if (preset !== undefined && type === "openai-compatible") config.preset = preset;
+  if (preset !== undefined && settingApplies(type, "preset")) config.preset = preset;
   if (input.apiVersion) config.apiVersion = input.apiVersion;
   return listUpstreamModels({ type, baseUrl, apiKey: input.apiKey ?? saved?.apiKey ?? "", config });
 }

@@ -1,9 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigserial, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
-export const channelTypes = ["openai-compatible", "anthropic", "gemini", "azure-openai"] as const;
-export type ChannelType = (typeof channelTypes)[number];
-
 /**
  * Built-in (server-side) tools that run on the upstream's account and bear a fee per call there, by family:
  * OpenAI Responses `web_search`/`web_search_preview`, `file_search`, `code_interpreter`, `image_generation`,
@@ -40,6 +37,7 @@ export interface ChannelConfig {
 export const channels = pgTable("channels", {
   id: bigserial("id", { mode: "number" }).primaryKey(),
   name: text("name").notNull(),
+  /** A provider adapter's type (packages/upstream's registry is the list; the admin schemas check it). */
   type: text("type").notNull().default("openai-compatible"),
   baseUrl: text("base_url").notNull(),
   /** Upstream API key, AES-256-GCM sealed with the key derived from TOLLGATE_SECRET and bound to this row (`v2:` + base64; see packages/shared secret-box). */

@@ -1,5 +1,6 @@
 import type { ProviderAdapter } from "../provider-adapter";
 import { buildAnthropicRequest } from "./build-request";
+import { listModels } from "./list-models";
 import { mapAnthropicError } from "./map-error";
 import { createAnthropicStreamTransformer } from "./stream-transformer";
 import { translateAnthropicResponse } from "./translate-response";
@@ -7,9 +8,16 @@ import { translateAnthropicResponse } from "./translate-response";
 /** Anthropic's Messages API (POST /v1/messages, anthropic-version 2023-06-01) behind the OpenAI chat contract. */
 export const anthropicAdapter: ProviderAdapter = {
   type: "anthropic",
+  description: {
+    label: "Anthropic",
+    defaultBaseUrl: "https://api.anthropic.com",
+    settings: { preset: false, apiVersion: false, structuredOutput: true },
+  },
   relaysOpenAIFormat: false,
   buildChatRequest: buildAnthropicRequest,
   translateChatResponse: translateAnthropicResponse,
   createChatStreamTransformer: createAnthropicStreamTransformer,
   mapError: mapAnthropicError,
+  listModels,
+  tokenizer: "anthropic",
 };

@@ -2,9 +2,15 @@ import type { ProviderAdapter } from "../provider-adapter";
 import { buildChatRequest } from "./build-request";
 import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
 import { mapError } from "./map-error";
+import { azureMedia } from "./media";
 import { buildResponsesRequest, speaksResponsesApi } from "./responses-request";
 import { createChatStreamTransformer } from "./stream-transformer";
 import { translateChatResponse } from "./translate-response";
+
+/** Said to an admin who asks for an Azure channel's models (the console's "Fetch models", the CLI's `channel models`). */
+const AZURE_CANNOT_LIST_MODELS =
+  "Azure OpenAI cannot list a resource's deployments with an API key (that needs the Azure management API and " +
+  "an Azure AD sign-in). Enter the deployment names as the channel's models, or map public names to them.";
 
 /**
  * Azure OpenAI: OpenAI's wire format at a deployment URL with an `api-key` header. The channel's baseUrl is
@@ -14,6 +20,14 @@ import { translateChatResponse } from "./translate-response";
  */
 export const azureOpenAIAdapter: ProviderAdapter = {
   type: "azure-openai",
+  description: {
+    label: "Azure OpenAI",
+    // Each channel is its own resource: https://<resource>.openai.azure.com.
+    defaultBaseUrl: null,
+    settings: { preset: false, apiVersion: true, structuredOutput: false },
+    responsesApiDefault: "by API version",
+    cannotListModelsReason: AZURE_CANNOT_LIST_MODELS,
+  },
   relaysOpenAIFormat: false,
   buildChatRequest,
   translateChatResponse,
@@ -23,4 +37,6 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   translateEmbeddingsResponse,
   speaksResponsesApi,
   buildResponsesRequest,
+  media: azureMedia,
+  tokenizer: "openai",
 };

@@ -1,10 +1,11 @@
 import type { AdapterChannel } from "../provider-adapter";
+import type { MediaOperation } from "../shared/media-parts";
 import { channelExtraHeaders } from "../shared/channel-headers";
 
 /** The newest generally available data-plane version at the time of writing; a channel may pin another. */
 export const DEFAULT_API_VERSION = "2024-10-21";
 
-export type AzureOperation = "chat/completions" | "embeddings";
+export type AzureOperation = "chat/completions" | "embeddings" | MediaOperation;
 
 export function apiVersionOf(channel: AdapterChannel): string {
   const configured = channel.config.apiVersion;

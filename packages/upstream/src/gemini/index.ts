@@ -1,6 +1,7 @@
 import type { ProviderAdapter } from "../provider-adapter";
 import { buildChatRequest } from "./build-request";
 import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
+import { listModels } from "./list-models";
 import { mapError } from "./map-error";
 import { createChatStreamTransformer } from "./stream-transformer";
 import { translateChatResponse } from "./translate-response";
@@ -12,6 +13,11 @@ import { translateChatResponse } from "./translate-response";
  */
 export const geminiAdapter: ProviderAdapter = {
   type: "gemini",
+  description: {
+    label: "Google Gemini",
+    defaultBaseUrl: "https://generativelanguage.googleapis.com",
+    settings: { preset: false, apiVersion: false, structuredOutput: false },
+  },
   relaysOpenAIFormat: false,
   buildChatRequest,
   translateChatResponse,
@@ -19,4 +25,6 @@ export const geminiAdapter: ProviderAdapter = {
   mapError,
   buildEmbeddingsRequest,
   translateEmbeddingsResponse,
+  listModels,
+  tokenizer: "gemini",
 };

@@ -1,6 +1,8 @@
 import type { ProviderAdapter } from "../provider-adapter";
 import { buildChatRequest, buildCompletionsRequest, buildEmbeddingsRequest } from "./build-request";
+import { listModels } from "./list-models";
 import { mapError } from "./map-error";
+import { openAICompatibleMedia } from "./media";
 import { buildResponsesRequest, speaksResponsesApi } from "./responses-request";
 import { createChatStreamTransformer } from "./stream-transformer";
 import { translateChatResponse } from "./translate-response";
@@ -13,6 +15,12 @@ import { translateChatResponse } from "./translate-response";
  */
 export const openAICompatibleAdapter: ProviderAdapter = {
   type: "openai-compatible",
+  description: {
+    label: "OpenAI-compatible",
+    defaultBaseUrl: "https://api.openai.com/v1",
+    settings: { preset: true, apiVersion: false, structuredOutput: false },
+    responsesApiDefault: "by preset or base URL",
+  },
   relaysOpenAIFormat: true,
   buildChatRequest,
   buildCompletionsRequest,
@@ -22,4 +30,6 @@ export const openAICompatibleAdapter: ProviderAdapter = {
   buildEmbeddingsRequest,
   speaksResponsesApi,
   buildResponsesRequest,
+  media: openAICompatibleMedia,
+  listModels,
 };
