@@ -52,6 +52,8 @@ export async function startResponsesStack(): Promise<ResponsesStack> {
     seed,
     userId,
     async lastLog(tokenId) {
+      // A call is accounted after its last byte (a local count runs on the counting worker): wait for it.
+      await gateway.services.calls.idle(10_000);
       await gateway.services.usage.flush();
       const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
       return logs.at(-1)!;
