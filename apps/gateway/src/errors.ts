@@ -1,4 +1,3 @@
-import { SERVED_ENDPOINTS } from "./served-endpoints";
 
 /** The OpenAI error envelope every /v1 error is returned in. */
 export interface ErrorEnvelope {
@@ -177,10 +176,10 @@ export const errors = {
    * A path the gateway does not serve: under /v1, said plainly with the endpoints it does serve (a client
    * that calls an endpoint this gateway lacks learns so, rather than that its base address is wrong).
    */
-  notFound: (path: string, method = "GET") =>
+  notFound: (path: string, method = "GET", served: readonly string[] = []) =>
     new GatewayError(
       path.startsWith("/v1/") || path === "/v1"
-        ? `This gateway does not serve ${clipClientValue(method)} ${clipClientValue(path)}. It serves: ${SERVED_ENDPOINTS.join(", ")}.`
+        ? `This gateway does not serve ${clipClientValue(method)} ${clipClientValue(path)}. It serves: ${served.join(", ")}.`
         : `Invalid URL (${clipClientValue(path)}). The API base address must include /v1, e.g. https://host/v1/chat/completions.`,
       { status: 404, code: "unknown_url" },
     ),

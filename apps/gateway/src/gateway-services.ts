@@ -37,10 +37,7 @@ import { ChannelCatalog, type RoutableChannel } from "./routing/channel-catalog"
 import { ChannelHealth, defaultChannelHealthOptions, type ChannelHealthOptions, type HealthChange } from "./routing/channel-health";
 import { SettingsCache } from "./settings-cache";
 import { defaultSpendAlertOptions, type SpendAlertOptions, SpendAlerts } from "./alerts/spend-alerts";
-import { purgeExpiredResponses } from "./codecs/responses/stored-response-store";
-
-/** How often each instance deletes expired stored responses (expired ones are never served in between). */
-const RESPONSES_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+import { ENDPOINT_JOBS } from "./endpoint-table";
 
 export interface GatewayOptions {
   maxBodyBytes: number;
@@ -307,7 +304,7 @@ export function createGatewayServices(input: {
   let unlisten: (() => Promise<void>) | null = null;
   let pruneTimer: ReturnType<typeof setInterval> | null = null;
   let revalidateTimer: ReturnType<typeof setInterval> | null = null;
-  let responsesPurgeTimer: ReturnType<typeof setInterval> | null = null;
+  const jobTimers: Array<ReturnType<typeof setInterval>> = [];
   const { reconnectListeners } = database;
   const listenerCheck = reconnectListeners
     ? new ListenerCheck({
@@ -368,7 +365,7 @@ export function createGatewayServices(input: {
     }
   };
 
-  return {
+  const services: GatewayServices = {
     database,
     options,
     log,
@@ -438,11 +435,15 @@ export function createGatewayServices(input: {
         void settings.refresh();
       }, options.cacheMaxAgeMs);
       revalidateTimer.unref?.();
-      responsesPurgeTimer = setInterval(() => {
-        if (circuit.isOpen) return;
-        purgeExpiredResponses(db).catch((error) => log("warn", "could not purge expired stored responses", { error: String(error) }));
-      }, RESPONSES_PURGE_INTERVAL_MS);
-      responsesPurgeTimer.unref?.();
+      // The endpoint modules' own work (the purge of expired stored responses).
+      for (const job of ENDPOINT_JOBS) {
+        const timer = setInterval(() => {
+          if (circuit.isOpen) return;
+          job.run(services).catch((error) => log("warn", `background job failed: ${job.name}`, { error: String(error) }));
+        }, job.everyMs);
+        timer.unref?.();
+        jobTimers.push(timer);
+      }
       listenerCheck?.start();
       collectGatewaySources(prometheus, {
         caches: { tokens, users },
@@ -457,7 +458,7 @@ export function createGatewayServices(input: {
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);
       if (revalidateTimer) clearInterval(revalidateTimer);
-      if (responsesPurgeTimer) clearInterval(responsesPurgeTimer);
+      for (const timer of jobTimers.splice(0)) clearInterval(timer);
       listenerCheck?.stop();
       circuit.stop();
       clock.stop();
@@ -471,4 +472,5 @@ export function createGatewayServices(input: {
       unlisten = null;
     },
   };
+  return services;
 }

@@ -1,4 +1,5 @@
 import type { ProviderAdapter } from "../provider-adapter";
+import { buildNativeCountTokensRequest } from "./build-native-request";
 import { buildAnthropicRequest } from "./build-request";
 import { mapAnthropicError } from "./map-error";
 import { createAnthropicStreamTransformer } from "./stream-transformer";
@@ -12,4 +13,5 @@ export const anthropicAdapter: ProviderAdapter = {
   translateChatResponse: translateAnthropicResponse,
   createChatStreamTransformer: createAnthropicStreamTransformer,
   mapError: mapAnthropicError,
+  countTokens: buildNativeCountTokensRequest,
 };

@@ -14,6 +14,8 @@ import { translateChatResponse } from "./translate-response";
 export const openAICompatibleAdapter: ProviderAdapter = {
   type: "openai-compatible",
   relaysOpenAIFormat: true,
+  // A model behind an OpenAI-compatible channel is the gateway's to name, whoever serves it upstream.
+  ownedBy: "tollgate",
   buildChatRequest,
   buildCompletionsRequest,
   translateChatResponse,

@@ -1,11 +1,12 @@
-import { buildNativeCountTokensRequest, TranslationError, upstreamModelFor } from "@tollgate/upstream";
+import { TranslationError, upstreamModelFor } from "@tollgate/upstream";
 import { isRecord } from "@tollgate/shared";
 import { countPromptTokens, TokenCountUnavailable } from "../../accounting/count-tokens";
-import { errors, GatewayError } from "../../errors";
+import { errors, type GatewayError } from "../../errors";
 import type { GatewayServices } from "../../gateway-services";
 import { admit } from "../../pipeline/admit";
+import type { CallRecord } from "../../pipeline/call-record";
+import type { EndpointCall, HandlerRow } from "../../pipeline/endpoint";
 import { checkModelAllowed } from "../../policy/model-allowed";
-import { CallRecord } from "../../pipeline/call-record";
 import { channelsFor, orderChannels } from "../../routing/choose-channels";
 import { forwardWithFailover } from "../../routing/forward-with-failover";
 import { readWholeAnswer } from "../../routing/read-whole-answer";
@@ -41,46 +42,49 @@ function inputTokensOf(text: string): number | null {
 
 /**
  * POST /v1/messages/count_tokens (Claude Code and @anthropic-ai/sdk's messages.countTokens) with the
- * rules of every call (key, IP list, requests per minute, model list) but no quota held and nothing billed:
- * forwarded to an Anthropic channel that serves the model, which counts exactly; when none does (or none
- * answers), counted here with the o200k tokenizer and marked estimated (x-tollgate-estimated: true), the
- * body still Anthropic's `{"input_tokens": N}`. The body is read within the limit of every /v1 body (413
- * beyond it); a large one is counted on the counting worker, and one it cannot count in time is answered
- * with the linear rule's figure (a quarter of its bytes), still marked estimated. Each call gets a
- * request-log row at zero cost, so that an operator sees the traffic. Errors are in Anthropic's shape.
+ * rules of every call (key, IP list, requests per minute, model list) but no quota held and nothing billed
+ * (the row's notBilled flag): forwarded to a channel whose adapter counts tokens itself (Anthropic's), which
+ * counts exactly; when none does (or none answers), counted here with the o200k tokenizer and marked
+ * estimated (x-tollgate-estimated: true), the body still Anthropic's `{"input_tokens": N}`. The body is read
+ * within the limit of every /v1 body (413 beyond it); a large one is counted on the counting worker, and one
+ * it cannot count in time is answered with the linear rule's figure (a quarter of its bytes), still marked
+ * estimated. Each call gets a request-log row at zero cost, so that an operator sees the traffic. Errors are
+ * in Anthropic's shape.
  */
-export async function handleCountTokens(services: GatewayServices, request: Request, clientAddress: string | null): Promise<Response> {
-  const record = new CallRecord(services, clientAddress, "messages.count_tokens");
-  try {
-    const admission = await admit(services, record, request, "anthropic");
-    const { caller, model, body } = admission;
-    const openAIBody = openAIBodyOf(body.value);
-    checkModelAllowed(caller, model);
-    const catalogResult = services.catalog.get();
-    const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
-    const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(model), caller.group);
-    if (!listedInGroup) throw errors.modelNotFound(model);
-    // Free: no price, so that nothing is billed whatever the model costs.
-    record.routed(undefined);
-    const anthropicChannels = orderChannels(usable.filter((channel) => channel.type === "anthropic"));
-    if (anthropicChannels.length > 0) {
-      const counted = await countUpstream(services, record, request, anthropicChannels, body.value, body.text, model);
-      if (counted) return counted;
-    }
-    const inputTokens = await countPromptTokens(openAIBody).catch((error: unknown) => {
-      if (!(error instanceof TokenCountUnavailable)) throw error;
-      services.log("warn", "count_tokens could not count in time; answering the linear estimate", { requestId: record.requestId });
-      return Math.ceil(body.bytes / 4);
-    });
-    record.finish({ status: 200, usage: null });
-    return Response.json({ input_tokens: inputTokens }, { headers: { ...record.answerHeaders(), [ESTIMATED_HEADER]: "true" } });
-  } catch (error) {
-    const gatewayError = error instanceof GatewayError ? error : errors.internal();
-    if (!(error instanceof GatewayError)) services.log("error", "unhandled error in count_tokens", { requestId: record.requestId, error: String(error) });
-    record.finish({ status: request.signal.aborted ? 499 : gatewayError.status, usage: null, errorCode: gatewayError.code });
-    return anthropicErrorResponse(gatewayError.status, gatewayError.message, { ...gatewayError.headers, ...record.answerHeaders() });
+async function handleCountTokens({ services, request, record, caller }: EndpointCall): Promise<Response> {
+  const admission = await admit(services, record, request, "anthropic", {}, caller);
+  const { model, body } = admission;
+  const openAIBody = openAIBodyOf(body.value);
+  checkModelAllowed(caller, model);
+  const catalogResult = services.catalog.get();
+  const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
+  const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(model), caller.group);
+  if (!listedInGroup) throw errors.modelNotFound(model);
+  // The model is listed: metrics name it; its price is kept by nothing (the row is notBilled, the record free).
+  record.routed(catalog.prices.get(model));
+  const countingChannels = orderChannels(usable.filter((channel) => channel.adapter.countTokens !== undefined));
+  if (countingChannels.length > 0) {
+    const counted = await countUpstream(services, record, request, countingChannels, body.value, body.text, model);
+    if (counted) return counted;
   }
+  const inputTokens = await countPromptTokens(openAIBody).catch((error: unknown) => {
+    if (!(error instanceof TokenCountUnavailable)) throw error;
+    services.log("warn", "count_tokens could not count in time; answering the linear estimate", { requestId: record.requestId });
+    return Math.ceil(body.bytes / 4);
+  });
+  record.finish({ status: 200, usage: null });
+  return Response.json({ input_tokens: inputTokens }, { headers: { ...record.answerHeaders(), [ESTIMATED_HEADER]: "true" } });
 }
+
+/** The endpoint table's row for count_tokens: a plain handler, in Anthropic's errors, never billed. */
+export const countTokensRow: HandlerRow = {
+  method: "POST",
+  path: "/v1/messages/count_tokens",
+  endpoint: "messages.count_tokens",
+  handler: handleCountTokens,
+  notBilled: true,
+  errorResponse: (error: GatewayError, headers) => anthropicErrorResponse(error.status, error.message, { ...error.headers, ...headers }),
+};
 
 /**
  * The exact count from an Anthropic channel; null when none could answer (the caller counts locally). An
@@ -99,13 +103,14 @@ async function countUpstream(
   const beta = request.headers.get("anthropic-beta");
   let forwarded;
   try {
-    forwarded = await forwardWithFailover(services, record, channels, request.signal, (channel) => {
+    forwarded = await forwardWithFailover(services, record, channels, request.signal, (channel, adapter) => {
       const upstreamModel = upstreamModelFor(channel, model);
-      return { request: buildNativeCountTokensRequest({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
+      // Only channels whose adapter counts are tried (handleCountTokens filters them).
+      return { request: adapter.countTokens!({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
     });
   } catch (error) {
     if (request.signal.aborted) throw error;
-    services.log("warn", "no anthropic channel counted tokens; counting locally", { requestId: record.requestId });
+    services.log("warn", "no channel counted tokens; counting locally", { requestId: record.requestId });
     return null;
   }
   const { channel, attempt, response } = forwarded;
@@ -116,7 +121,7 @@ async function countUpstream(
   const answer = await readWholeAnswer(services, forwarded, record.requestId, request.signal);
   const inputTokens = inputTokensOf(answer);
   if (inputTokens === null) {
-    services.log("warn", "anthropic count_tokens answer unreadable; counting locally", { requestId: record.requestId, channel: channel.id });
+    services.log("warn", "upstream count_tokens answer unreadable; counting locally", { requestId: record.requestId, channel: channel.id });
     return null;
   }
   record.finish({ status: 200, usage: null, channel, upstreamModel: attempt.upstreamModel });
