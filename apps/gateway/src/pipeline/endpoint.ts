@@ -4,7 +4,7 @@ import type { GatewayServices } from "../gateway-services";
 import type { CallRecord } from "./call-record";
 import type { Codec } from "./codec";
 
-// biome-ignore lint/suspicious/noExplicitAny: a table holds codecs of every request and answer type.
+// A table holds codecs of every request and answer type.
 export type AnyCodec = Codec<any, any, any>;
 
 /**
@@ -17,7 +17,7 @@ export interface EndpointCall {
   request: Request;
   record: CallRecord;
   caller: Caller;
-  /** The path's parameters by the names the row's path gives them (`{id}` -> `params.id`), still percent-encoded. */
+  /** The path's parameters by the names the row's path gives them (`{id}` -> `params.id`), as the router passes them. */
   params: Record<string, string>;
 }
 
