@@ -119,6 +119,12 @@ export interface ProviderAdapter {
   buildResponsesRequest?(input: ResponsesRelayInput): UpstreamHttpRequest;
 
   /**
+   * Optional: the upstream speaks Anthropic's Messages API itself: a client's /v1/messages request goes as
+   * it came (answers and events relayed in Anthropic's format). Absent: it is translated through chat.
+   */
+  messages?(input: NativeMessagesInput): UpstreamHttpRequest;
+
+  /**
    * Optional: the upstream counts a Messages request's input tokens itself (Anthropic's
    * /v1/messages/count_tokens): the request that asks it. Absent: the gateway counts locally, as an estimate.
    */

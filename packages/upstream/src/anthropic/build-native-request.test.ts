@@ -25,3 +25,17 @@ describe("the ownedBy capability", () => {
     for (const type of ["anthropic", "gemini", "azure-openai"]) expect(adapterFor(type).ownedBy).toBeUndefined();
   });
 });
+
+describe("the messages capability", () => {
+  test("Anthropic's adapter sends the client's Messages request as it came, to /v1/messages", () => {
+    const messages = adapterFor("anthropic").messages;
+    const text = JSON.stringify(body);
+    const request = messages!({ channel, upstreamModel: "claude-public", body, text, version: null, beta: null });
+    expect(request.url).toBe("https://api.anthropic.com/v1/messages");
+    expect(request.body).toBe(text);
+  });
+
+  test("the adapters of upstreams that do not speak the Messages API leave it out (the request is translated through chat)", () => {
+    for (const type of ["openai-compatible", "gemini", "azure-openai"]) expect(adapterFor(type).messages).toBeUndefined();
+  });
+});

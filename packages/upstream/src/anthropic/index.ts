@@ -1,5 +1,5 @@
 import type { ProviderAdapter } from "../provider-adapter";
-import { buildNativeCountTokensRequest } from "./build-native-request";
+import { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./build-native-request";
 import { buildAnthropicRequest } from "./build-request";
 import { mapAnthropicError } from "./map-error";
 import { createAnthropicStreamTransformer } from "./stream-transformer";
@@ -13,5 +13,6 @@ export const anthropicAdapter: ProviderAdapter = {
   translateChatResponse: translateAnthropicResponse,
   createChatStreamTransformer: createAnthropicStreamTransformer,
   mapError: mapAnthropicError,
+  messages: buildNativeMessagesRequest,
   countTokens: buildNativeCountTokensRequest,
 };

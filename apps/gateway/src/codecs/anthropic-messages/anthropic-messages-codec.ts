@@ -1,4 +1,4 @@
-import { buildNativeMessagesRequest, type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
+import { type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
 import { anthropicMessageToolCalls, requestedBuiltInTools } from "../../accounting/built-in-tools";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
 import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
@@ -81,13 +81,14 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
   },
 
   prepare(channel, adapter, messages) {
-    if (channel.type !== "anthropic") {
+    // An upstream that speaks the Messages API gets the client's request as it came; any other, its chat translation.
+    if (!adapter.messages) {
       if (messages.chatError) throw messages.chatError;
       return prepareChatAttempt(channel, adapter, messages.chat);
     }
     const upstreamModel = upstreamModelFor(channel, messages.chat.model);
     const { body, text, version, beta } = messages;
-    return { request: buildNativeMessagesRequest({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
+    return { request: adapter.messages({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
   },
 
   readWhole(text, forwarded, messages) {
