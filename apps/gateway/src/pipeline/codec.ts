@@ -71,7 +71,7 @@ export interface StreamSink {
  * One endpoint family's part of the exchange: it parses the client's request, builds each channel's
  * upstream request through the channel's adapter, and renders answers, streams and errors in the client's
  * format. The exchange (run-exchange.ts) does everything else, the same way for every endpoint. Adding an
- * endpoint means writing a codec and one route line in app.ts.
+ * endpoint means writing a codec and one row of the endpoint table (endpoint-table.ts).
  */
 export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAnswer> {
   /** The endpoint's name in request logs and metrics (e.g. "chat.completions"). */
