@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { requestLogs } from "@tollgate/db";
+import { requestLogs, storedResponses } from "@tollgate/db";
 import { createApp } from "@tollgate/gateway/app";
-import { ENDPOINT_TABLE } from "@tollgate/gateway/endpoint-table";
+import { ENDPOINT_JOBS, ENDPOINT_TABLE } from "@tollgate/gateway/endpoint-table";
 import type { HandlerRow } from "@tollgate/gateway/pipeline/endpoint";
 import { asc, eq } from "drizzle-orm";
 import { type GatewayStack, seeder, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
@@ -11,6 +11,7 @@ import { toyShoutCodec } from "./helpers/toy-shout-codec";
 let stack: GatewayStack;
 let seed: ReturnType<typeof seeder>;
 let toyGateway: ReturnType<typeof createApp>;
+let channelId: number;
 /** Lets the toy handler's answer out (set per test). */
 let releaseSlowToy: () => void = () => {};
 let slowToyStarted: () => void = () => {};
@@ -49,7 +50,7 @@ async function logsOf(tokenId: number) {
 beforeAll(async () => {
   stack = await startGatewayStack({ gateway: { socketAddress: "203.0.113.9" } });
   seed = stack.seed;
-  await seed.channel({ baseUrl: stack.upstream.url, models: ["gpt-4o-mini"] });
+  channelId = (await seed.channel({ baseUrl: stack.upstream.url, models: ["gpt-4o-mini"] })).id;
   await seed.price("gpt-4o-mini", 1, 2);
   // The gateway as app.ts builds it, with two rows more: a toy codec and a toy plain handler.
   toyGateway = createApp({
@@ -160,5 +161,22 @@ describe("plain /v1 handlers run inside the one admission and CallRecord wrapper
       { endpoint: "responses.retrieve", status: 404 },
       { endpoint: "responses.delete", status: 429 },
     ]);
+  });
+});
+
+describe("an endpoint module", () => {
+  test("the stored-responses module brings its own background job, which purges what expired and keeps the rest", async () => {
+    const { row } = await seed.token({ userId: stack.userId });
+    const { db } = stack.database.handle;
+    const stored = { tokenId: row.id, userId: stack.userId, channelId, native: false, model: "gpt-4o-mini", inputItems: [], response: {} };
+    await db.insert(storedResponses).values([
+      { ...stored, id: "resp_expired_by_module", expiresAt: new Date(Date.now() - 1000) },
+      { ...stored, id: "resp_kept_by_module", expiresAt: new Date(Date.now() + 60_000) },
+    ]);
+    const purge = ENDPOINT_JOBS.find((job) => job.name.includes("stored responses"));
+    expect(purge).toBeDefined();
+    await purge!.run(stack.gateway.services);
+    const left = await db.select({ id: storedResponses.id }).from(storedResponses).where(eq(storedResponses.tokenId, row.id));
+    expect(left.map(({ id }) => id)).toEqual(["resp_kept_by_module"]);
   });
 });
