@@ -118,6 +118,19 @@ describe("an endpoint added as one codec and one table row", () => {
   });
 });
 
+describe("the endpoint table", () => {
+  test("every row is registered by the gateway and admitted by the same rules: a call without a key is refused 401 in its format", async () => {
+    for (const row of ENDPOINT_TABLE) {
+      const path = row.path.replace(/\{[^}]+\}/g, "some-id");
+      const response = await stack.gateway.handle(new Request(`${BASE}${path}`, { method: row.method }));
+      expect({ row: `${row.method} ${row.path}`, status: response.status }).toEqual({ row: `${row.method} ${row.path}`, status: 401 });
+      const body = (await response.json()) as { type?: string; error: { type: string } };
+      // Anthropic's routes answer in Anthropic's shape, every other in OpenAI's envelope.
+      expect(body.type === "error").toBe(row.path.startsWith("/v1/messages"));
+    }
+  });
+});
+
 describe("plain /v1 handlers run inside the one admission and CallRecord wrapper", () => {
   test("GET /v1/models is rate limited like every /v1 call", async () => {
     const { secret } = await seed.token({ userId: stack.userId, rpmLimit: 1 });
