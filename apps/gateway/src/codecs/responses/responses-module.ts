@@ -1,6 +1,6 @@
 import type { GatewayServices } from "../../gateway-services";
 import type { EndpointModule } from "../../pipeline/endpoint";
-import { handleDeleteResponse, handleListInputItems, handleRetrieveResponse } from "../../routes/stored-responses";
+import { handleDeleteResponse, handleListInputItems, handleRetrieveResponse } from "./stored-response-routes";
 import { createResponsesCodec } from "./responses-codec";
 import { PendingResponseSaves, purgeExpiredResponses } from "./stored-response-store";
 

@@ -1,8 +1,8 @@
-import type { Caller } from "../auth/authenticate";
-import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "../codecs/responses/stored-response-store";
-import { storedResponsesQuery } from "../codecs/responses/stored-responses-query";
-import { clipClientValue, errors, GatewayError } from "../errors";
-import type { EndpointCall } from "../pipeline/endpoint";
+import type { Caller } from "../../auth/authenticate";
+import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "./stored-response-store";
+import { storedResponsesQuery } from "./stored-responses-query";
+import { clipClientValue, errors, GatewayError } from "../../errors";
+import type { EndpointCall } from "../../pipeline/endpoint";
 
 /**
  * One call on /v1/responses/{id}: a caller let in (as every /v1 call), the id as it came in the path
