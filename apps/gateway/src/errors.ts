@@ -1,3 +1,4 @@
+import type { TranslationError } from "@tollgate/upstream";
 
 /** The OpenAI error envelope every /v1 error is returned in. */
 export interface ErrorEnvelope {
@@ -150,6 +151,12 @@ export const errors = {
     }),
   missingParameter: (param: string) =>
     new GatewayError(`Missing required parameter: '${param}'.`, { status: 400, code: "missing_required_parameter", param }),
+  /**
+   * The one mapping of a TranslationError (what a translator or an adapter cannot express): 400 with the
+   * error's own code (`invalid_value`, or `unsupported_parameter` for a valid value this upstream cannot
+   * carry) and the parameter it names. Every stage that meets one answers with this.
+   */
+  untranslatable: (error: TranslationError) => new GatewayError(error.message, { status: 400, code: error.code, param: error.param }),
   invalidParameter: (param: string, message: string) =>
     new GatewayError(message, { status: 400, code: "invalid_value", param }),
   /** A name or id the gateway refuses to carry (see validate-identifiers.ts); quotes only a prefix of it. */

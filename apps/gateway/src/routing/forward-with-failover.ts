@@ -87,7 +87,7 @@ function buildAttempt<Translation>(
     return prepare(channel, channel.adapter);
   } catch (error) {
     if (error instanceof GatewayError) throw error;
-    if (error instanceof TranslationError) throw new GatewayError(error.message, { status: 400, code: error.code, param: error.param });
+    if (error instanceof TranslationError) throw errors.untranslatable(error);
     services.log("error", "building the upstream request failed", { requestId: call.requestId, channel: channel.id, error: String(error) });
     throw errors.internal();
   }

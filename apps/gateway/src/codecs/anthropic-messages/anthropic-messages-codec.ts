@@ -57,9 +57,9 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
       openAIBody = anthropicRequestToOpenAI(body) as unknown as Record<string, unknown>;
     } catch (error) {
       if (!(error instanceof TranslationError)) throw error;
-      if (error.code !== "unsupported_parameter") throw errors.invalidParameter(error.param ?? "body", error.message);
+      if (error.code !== "unsupported_parameter") throw errors.untranslatable(error);
       // Valid, but only Anthropic speaks it (server tools, their blocks): Anthropic channels take it as it is.
-      chatError = errors.invalidParameter(error.param ?? "body", error.message);
+      chatError = errors.untranslatable(error);
       const asText = JSON.stringify({ system: body.system, messages: body.messages, tools: body.tools });
       openAIBody = { model, messages: [{ role: "user", content: asText }] };
     }

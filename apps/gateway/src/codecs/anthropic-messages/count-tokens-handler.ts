@@ -25,7 +25,7 @@ function openAIBodyOf(body: Record<string, unknown>): Record<string, unknown> {
     return anthropicRequestToOpenAI({ ...body, max_tokens: 1 }) as unknown as Record<string, unknown>;
   } catch (error) {
     if (!(error instanceof TranslationError)) throw error;
-    if (error.code !== "unsupported_parameter") throw errors.invalidParameter(error.param ?? "body", error.message);
+    if (error.code !== "unsupported_parameter") throw errors.untranslatable(error);
     return { messages: [{ role: "user", content: JSON.stringify({ system: body.system, messages: body.messages, tools: body.tools }) }] };
   }
 }

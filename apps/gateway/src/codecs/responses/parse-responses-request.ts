@@ -10,7 +10,6 @@ import { inputItemsOf } from "./responses-input-to-messages";
 import { responsesRequestToChat } from "./responses-request-to-chat";
 import { findStoredResponse, type PendingResponseSaves } from "./stored-response-store";
 import { storedResponsesQuery } from "./stored-responses-query";
-import { UnsupportedParameter } from "./unsupported-parameter";
 
 /** The earlier response a follow-up continues (previous_response_id), as stored. */
 export interface PreviousResponse {
@@ -50,12 +49,6 @@ function previousNotFound(id: string): GatewayError {
   });
 }
 
-/** A TranslationError as the 400 a channel that needs the chat form answers. */
-function untranslatable(error: TranslationError): GatewayError {
-  const code = error instanceof UnsupportedParameter ? "unsupported_parameter" : "invalid_value";
-  return new GatewayError(error.message, { status: 400, code, param: error.param });
-}
-
 function validate(body: Record<string, unknown>): void {
   if (body.input === undefined || body.input === null) throw errors.missingParameter("input");
   const max = body.max_output_tokens;
@@ -91,7 +84,7 @@ export async function parseResponsesRequest(
   try {
     inputItems = inputItemsOf(body.input);
   } catch (error) {
-    if (error instanceof TranslationError) throw errors.invalidParameter("input", error.message);
+    if (error instanceof TranslationError) throw errors.untranslatable(error);
     throw error;
   }
   let history: unknown[] = [];
@@ -113,7 +106,7 @@ export async function parseResponsesRequest(
     chat = { body: chatBody, model, stream, clientWantsUsage: false, path: "/chat/completions" };
   } catch (error) {
     if (!(error instanceof TranslationError)) throw error;
-    chatError = untranslatable(error);
+    chatError = errors.untranslatable(error);
   }
   const settingsResult = services.settings.get();
   const settings = settingsResult instanceof Promise ? await settingsResult : settingsResult;
