@@ -19,7 +19,7 @@ export const toyShoutCodec: Codec<ShoutRequest, ChatTranslationInput> = {
   parse({ body, model }) {
     const text = body.value.text;
     if (typeof text !== "string") throw errors.missingParameter("text");
-    return { request: { model, text }, worstCaseCompletionTokens: 16, stream: false };
+    return { request: { model, text }, maxOutputTokens: 16, stream: false };
   },
 
   prepare(channel, adapter, shout) {

@@ -11,8 +11,15 @@ import type { Admission } from "./admit";
 /** What a codec made of the admitted body: the endpoint's own request, and what routing needs of it. */
 export interface ParsedCall<Parsed> {
   request: Parsed;
-  /** Completion tokens the answer may take at most: with the body's size, the worst case held against quota. */
-  worstCaseCompletionTokens: number;
+  /**
+   * The most output tokens the client asked for per answer (max_tokens, max_output_tokens): with the body's
+   * size, the worst case held against quota. null when it named none: the pipeline holds the model's own
+   * default (model_prices.default_max_tokens, else the global one), the same way for every endpoint. 0 for
+   * an endpoint that produces no tokens.
+   */
+  maxOutputTokens: number | null;
+  /** Answers the call asks for (chat's and images' `n`): the hold is maxOutputTokens for each. One when absent. */
+  answers?: number;
   /** The client asked for a streamed answer (it gets one when the upstream streams too). */
   stream: boolean;
   /**

@@ -1,6 +1,7 @@
 import type { TokenUsage } from "@tollgate/shared";
 import { type BuiltInToolCalls, builtInToolFee } from "../accounting/built-in-tools";
 import { uncountedUsage } from "../accounting/count-tokens";
+import { defaultMaxTokensFor } from "../accounting/default-max-tokens";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
@@ -46,7 +47,10 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   const parsedResult = codec.parse(admission, services, request);
   const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
   const reserved = parsed.reservationBody ? { ...admission, body: { ...admission.body, ...parsed.reservationBody } } : admission;
-  const routed = await route(services, record, reserved, parsed.worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools);
+  // The defaults are the pipeline's: a request that names no max output holds its model's default.
+  const maxOutputTokens = parsed.maxOutputTokens ?? (await defaultMaxTokensFor(services, admission.model));
+  const worstCaseCompletionTokens = parsed.answers === undefined ? maxOutputTokens : maxOutputTokens * parsed.answers;
+  const routed = await route(services, record, reserved, worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools);
   const ordered = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
   // Channels whose type cannot serve the endpoint are skipped; when none is left, the quota just held is
   // settled at no cost by finish() as the 400 is answered.
@@ -81,7 +85,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
     if (error instanceof GatewayError && error.code === "upstream_response_too_large") {
       record.finish({
         status: error.status,
-        usage: await reservedUsage(codec, parsed),
+        usage: await reservedUsage(codec, parsed, worstCaseCompletionTokens),
         usageEstimated: true,
         billReservation: true,
         units: parsed.worstCaseUnits ?? null,
@@ -131,9 +135,9 @@ function perAnswerToolCalls(parsed: ParsedCall<unknown>): BuiltInToolCalls | und
  * What a call whose answer was cut by the byte cap is billed: the upstream produced more than the cap, so
  * at least the worst case held for it (the prompt's local count, and the most the answer could take).
  */
-async function reservedUsage<Parsed>(codec: Codec<Parsed, unknown, WholeAnswer>, parsed: ParsedCall<Parsed>): Promise<TokenUsage> {
+async function reservedUsage<Parsed>(codec: Codec<Parsed, unknown, WholeAnswer>, parsed: ParsedCall<Parsed>, worstCaseCompletionTokens: number): Promise<TokenUsage> {
   const prompt = await codec.estimateUsage(parsed.request, "").catch(() => null);
-  return { promptTokens: prompt?.promptTokens ?? 0, completionTokens: parsed.worstCaseCompletionTokens, cachedTokens: 0 };
+  return { promptTokens: prompt?.promptTokens ?? 0, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 };
 }
 
 /**

@@ -1,7 +1,6 @@
 import { type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
 import { anthropicMessageToolCalls, requestedBuiltInTools } from "../../accounting/built-in-tools";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
-import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errors, type GatewayError } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
@@ -74,7 +73,7 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
         beta: request.headers.get("anthropic-beta"),
       },
       // max_tokens is required by the Messages API; the model's default covers a body sent without it.
-      worstCaseCompletionTokens: typeof body.max_tokens === "number" ? body.max_tokens : await defaultMaxTokensFor(services, model),
+      maxOutputTokens: typeof body.max_tokens === "number" ? body.max_tokens : null,
       stream,
       builtInTools: requestedBuiltInTools(body.tools, (index) => `tools.${index}.type`),
     };

@@ -110,7 +110,6 @@ export async function parseResponsesRequest(
   }
   const settingsResult = services.settings.get();
   const settings = settingsResult instanceof Promise ? await settingsResult : settingsResult;
-  const maxOutputTokens = typeof body.max_output_tokens === "number" ? body.max_output_tokens : settings.reservationDefaultMaxTokens;
   const historyBytes = history.length > 0 ? Buffer.byteLength(JSON.stringify(history)) : 0;
   return {
     request: {
@@ -128,7 +127,8 @@ export async function parseResponsesRequest(
       chatError,
       retentionDays: settings.responsesRetentionDays,
     },
-    worstCaseCompletionTokens: maxOutputTokens,
+    // None named: the pipeline holds the model's own default, as for every endpoint.
+    maxOutputTokens: typeof body.max_output_tokens === "number" ? body.max_output_tokens : null,
     stream,
     builtInTools: requestedBuiltInTools(body.tools, (index) => `tools[${index}].type`),
     reservationBody: chat ? { value: chat.body, bytes: json.bytes + historyBytes } : undefined,
