@@ -50,12 +50,8 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   // The defaults are the pipeline's: a request that names no max output holds its model's default.
   const maxOutputTokens = parsed.maxOutputTokens ?? (await defaultMaxTokensFor(services, admission.model));
   const worstCaseCompletionTokens = parsed.answers === undefined ? maxOutputTokens : maxOutputTokens * parsed.answers;
-  const routed = await route(services, record, reserved, worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools);
-  const ordered = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
-  // Channels whose type cannot serve the endpoint are skipped; when none is left, the quota just held is
-  // settled at no cost by finish() as the 400 is answered.
-  const candidates = codec.serves ? ordered.filter((channel) => codec.serves!(channel)) : ordered;
-  if (candidates.length === 0) throw errors.unsupportedEndpoint(admission.model, codec.endpoint);
+  const routed = await route(services, record, reserved, worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools, codec.serves);
+  const candidates = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
   const forwarded = await forwardWithFailover(services, record, candidates, request.signal, (channel, adapter) =>
     codec.prepare(channel, adapter, parsed.request),
   );
