@@ -131,6 +131,24 @@ describe("the endpoint table", () => {
   });
 });
 
+describe("count_tokens", () => {
+  test("is a codec row of the table, flagged not billed: it holds nothing, even for a token with no quota left", async () => {
+    const row = ENDPOINT_TABLE.find((candidate) => candidate.path === "/v1/messages/count_tokens");
+    expect(row && "codec" in row && typeof row.codec !== "function" && row.codec.notBilled).toBe(true);
+    const { secret } = await seed.token({ userId: stack.userId, quotaLimit: 1 });
+    const response = await stack.gateway.handle(
+      new Request(`${BASE}/v1/messages/count_tokens`, {
+        method: "POST",
+        headers: { "x-api-key": secret, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello there" }] }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-tollgate-estimated")).toBe("true");
+    expect(((await response.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+  });
+});
+
 describe("plain /v1 handlers run inside the one admission and CallRecord wrapper", () => {
   test("GET /v1/models is rate limited like every /v1 call", async () => {
     const { secret } = await seed.token({ userId: stack.userId, rpmLimit: 1 });

@@ -153,7 +153,7 @@ export function createApp(dependencies: AppDependencies) {
   };
 
   /**
-   * One /v1 call on a plain handler (models, stored responses, count_tokens) inside the same wrapper as an
+   * One /v1 call on a plain handler (models, stored responses) inside the same wrapper as an
    * exchange: no idle timeout while it runs, a CallRecord (a request-log row, counted in flight until
    * finished), the caller let in (key, IP list, requests per minute), and an error in the row's format.
    */
@@ -162,7 +162,6 @@ export function createApp(dependencies: AppDependencies) {
     const lifted = server !== null && idleTimeoutSeconds !== 0;
     if (lifted) server.timeout(request, 0);
     const record = new CallRecord(services, clientAddressOf(request), row.endpoint);
-    if (row.notBilled) record.makeFree();
     try {
       const caller = await admitCaller(services, record, request);
       const response = await row.handler({ services, request, record, caller, params });

@@ -1,5 +1,5 @@
-import { countTokensRow } from "./codecs/anthropic-messages/count-tokens-handler";
 import { anthropicMessagesCodec } from "./codecs/anthropic-messages/anthropic-messages-codec";
+import { countTokensCodec } from "./codecs/anthropic-messages/count-tokens-codec";
 import { speechCodec } from "./codecs/audio/speech-codec";
 import { transcriptionsCodecs } from "./codecs/audio/transcriptions-codec";
 import { embeddingsCodec } from "./codecs/embeddings-codec";
@@ -24,7 +24,7 @@ export const ENDPOINT_TABLE: readonly EndpointRow[] = [
   { method: "POST", path: "/v1/completions", codec: textCompletionsCodec },
   ...MODULES.responses.rows,
   { method: "POST", path: "/v1/messages", codec: anthropicMessagesCodec },
-  countTokensRow,
+  { method: "POST", path: "/v1/messages/count_tokens", codec: countTokensCodec },
   { method: "POST", path: "/v1/embeddings", codec: embeddingsCodec },
   { method: "POST", path: "/v1/images/generations", codec: imageGenerationsCodec },
   { method: "POST", path: "/v1/images/edits", codec: imageEditsCodec },

@@ -7,6 +7,7 @@ import type { RoutableChannel } from "../routing/channel-catalog";
 import type { ForwardedResponse, UpstreamAttempt } from "../routing/forward-with-failover";
 import type { StreamOutcome } from "../streaming/relay-stream";
 import type { Admission } from "./admit";
+import type { CallRecord } from "./call-record";
 
 /** What a codec made of the admitted body: the endpoint's own request, and what routing needs of it. */
 export interface ParsedCall<Parsed> {
@@ -91,6 +92,8 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
   readonly bodyFormat?: "json" | "multipart";
   /** The model a request that names none is routed to (OpenAI's moderations default to omni-moderation-latest). */
   readonly defaultModel?: string;
+  /** The call holds no quota and costs nothing whatever its model's price (count_tokens). */
+  readonly notBilled?: boolean;
 
   /**
    * Whether a channel can serve the endpoint at all (by its type); channels that cannot are skipped in
@@ -130,4 +133,10 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
 
   /** An error answer in the client's format. */
   errorResponse(error: GatewayError, headers: Record<string, string>): Response;
+
+  /**
+   * Optional: the answer made here, finishing `record`, when no channel of the model serves the endpoint,
+   * none answered, or the answer could not be read (count_tokens counts locally). Absent: those are errors.
+   */
+  answerLocally?(parsed: Parsed, record: CallRecord, services: GatewayServices): Promise<Response>;
 }

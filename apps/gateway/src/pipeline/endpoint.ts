@@ -44,11 +44,6 @@ export interface HandlerRow extends RowBase {
   handler: EndpointHandler;
   /** An error answer in the client's format; the OpenAI envelope when absent. */
   errorResponse?(error: GatewayError, headers: Record<string, string>, request: Request): Response;
-  /**
-   * Flags: `notBilled`, the call holds no quota and costs nothing whatever the model's price (count_tokens);
-   * the wrapper makes the record free before the handler runs.
-   */
-  notBilled?: boolean;
 }
 
 export type EndpointRow = CodecRow | HandlerRow;

@@ -30,6 +30,8 @@ export async function route(
   worstCaseUnits?: MeteredUnits,
   builtInTools?: readonly RequestedBuiltInTool[],
   serves?: (channel: RoutableChannel) => boolean,
+  /** false for a call that is never billed: nothing is held. */
+  holds = true,
 ): Promise<RoutableChannel[]> {
   const { caller, model } = admission;
   checkModelAllowed(caller, model);
@@ -52,6 +54,7 @@ export async function route(
   }
   const price = catalog.prices.get(model);
   record.routed(price);
+  if (!holds) return candidates;
   const costOf = (promptTokens: number) =>
     computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price) + toolHold;
   const { value: body, bytes } = admission.body;

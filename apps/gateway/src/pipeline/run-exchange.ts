@@ -4,6 +4,8 @@ import { uncountedUsage } from "../accounting/count-tokens";
 import { defaultMaxTokensFor } from "../accounting/default-max-tokens";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
+import type { ProviderAdapter } from "@tollgate/upstream";
+import type { RoutableChannel } from "../routing/channel-catalog";
 import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
 import { readWholeAnswer } from "../routing/read-whole-answer";
 import type { StreamOutcome } from "../streaming/relay-stream";
@@ -43,6 +45,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   codec: Codec<Parsed, Translation, Answer>,
   watch?: AnswerWatch,
 ): Promise<Response> {
+  if (codec.notBilled) record.makeFree();
   const admission = await admit(services, record, request, codec.identifiers, { format: codec.bodyFormat, defaultModel: codec.defaultModel });
   const parsedResult = codec.parse(admission, services, request);
   const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
@@ -50,11 +53,29 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   // The defaults are the pipeline's: a request that names no max output holds its model's default.
   const maxOutputTokens = parsed.maxOutputTokens ?? (await defaultMaxTokensFor(services, admission.model));
   const worstCaseCompletionTokens = parsed.answers === undefined ? maxOutputTokens : maxOutputTokens * parsed.answers;
-  const routed = await route(services, record, reserved, worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools, codec.serves);
+  let routed: Awaited<ReturnType<typeof route>>;
+  try {
+    routed = await route(services, record, reserved, worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools, codec.serves, !codec.notBilled);
+  } catch (error) {
+    if (codec.answerLocally && error instanceof GatewayError && (error.code === "no_available_channel" || error.code === "unsupported_endpoint")) {
+      return codec.answerLocally(parsed.request, record, services);
+    }
+    throw error;
+  }
   const candidates = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
-  const forwarded = await forwardWithFailover(services, record, candidates, request.signal, (channel, adapter) =>
-    codec.prepare(channel, adapter, parsed.request),
-  );
+  const prepare = (channel: RoutableChannel, adapter: ProviderAdapter) => codec.prepare(channel, adapter, parsed.request);
+  let forwarded: ForwardedResponse<Translation>;
+  if (codec.answerLocally) {
+    try {
+      forwarded = await forwardWithFailover(services, record, candidates, request.signal, prepare);
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      services.log("warn", "no channel answered; answering locally", { requestId: record.requestId, endpoint: codec.endpoint });
+      return codec.answerLocally(parsed.request, record, services);
+    }
+  } else {
+    forwarded = await forwardWithFailover(services, record, candidates, request.signal, prepare);
+  }
   const { response, channel, attempt } = forwarded;
   if (forwarded.upstreamError) {
     if (codec.timesErrorAnswers) record.markFirstByte();
@@ -94,6 +115,10 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   }
   record.markFirstByte();
   const answer = codec.readWhole(text, forwarded, parsed.request);
+  if (!answer && codec.answerLocally) {
+    services.log("warn", "upstream answer unreadable; answering locally", { requestId: record.requestId, channel: channel.id });
+    return codec.answerLocally(parsed.request, record, services);
+  }
   if (!answer) {
     record.finish({ status: 502, usage: null, channel, upstreamModel: attempt.upstreamModel, errorCode: "upstream_bad_response" });
     throw errors.upstreamUnreachable();
