@@ -136,7 +136,8 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
       billReservation = true;
     }
   }
-  const units = answer.units ?? { unit: "request" as const };
+  // A call never billed measures nothing (its log row shows no billed unit, as before it was a codec).
+  const units = answer.units ?? (codec.notBilled ? null : { unit: "request" as const });
   const builtInToolCalls = answer.builtInToolCalls ?? perAnswerToolCalls(parsed);
   record.finish({ status: 200, usage, usageEstimated: estimated, billReservation, units, channel, upstreamModel: attempt.upstreamModel, builtInToolCalls });
   const body = codec.renderWhole ? codec.renderWhole(answer, usage, estimated) : answer.body;
