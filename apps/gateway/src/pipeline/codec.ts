@@ -96,8 +96,9 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
   readonly notBilled?: boolean;
 
   /**
-   * Whether a channel can serve the endpoint at all (by its type); channels that cannot are skipped in
-   * routing, and a call none can serve is answered 400 unsupported_endpoint. Absent: every channel.
+   * Whether a channel can serve the endpoint at all (by its adapter's capabilities); channels that cannot
+   * are left out by routing before any quota is held, and a call none can serve is answered 400
+   * unsupported_endpoint. Absent: every channel.
    */
   serves?(channel: RoutableChannel): boolean;
 
@@ -107,7 +108,11 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
   /** Optional: the routed channels reordered for this request (a follow-up goes first to the channel holding its state). */
   orderChannels?(parsed: Parsed, candidates: RoutableChannel[]): RoutableChannel[];
 
-  /** The upstream request for one channel, through its adapter; throws a GatewayError (400) for what it cannot serve. */
+  /**
+   * The upstream request for one channel, through its adapter; throws a GatewayError (400) for what it cannot
+   * serve. A 400 unsupported_parameter or unsupported_endpoint is the channel type's gap: failover passes over
+   * the channel, untried, and answers it only when no channel can carry the request.
+   */
   prepare(channel: RoutableChannel, adapter: ProviderAdapter, parsed: Parsed): UpstreamAttempt<Translation>;
 
   /** A whole 200 answer (its body text) for the client; null when it cannot be read (502 upstream_bad_response). */
