@@ -2,25 +2,15 @@ import { Elysia } from "elysia";
 import { resolveClientAddress } from "./client-address";
 import { errorResponse, errors, GatewayError } from "./errors";
 import type { GatewayServices } from "./gateway-services";
-import { anthropicMessagesCodec } from "./codecs/anthropic-messages/anthropic-messages-codec";
-import { handleCountTokens } from "./codecs/anthropic-messages/count-tokens-handler";
-import { speechCodec } from "./codecs/audio/speech-codec";
-import { transcriptionsCodecs } from "./codecs/audio/transcriptions-codec";
-import { embeddingsCodec } from "./codecs/embeddings-codec";
-import { imageEditsCodec, imageGenerationsCodec } from "./codecs/images/images-codec";
-import { moderationsCodec } from "./codecs/moderations/moderations-codec";
-import { rerankCodec } from "./codecs/rerank/rerank-codec";
-import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
-import { createResponsesCodec } from "./codecs/responses/responses-codec";
-import { PendingResponseSaves } from "./codecs/responses/stored-response-store";
+import { ENDPOINT_TABLE } from "./endpoint-table";
+import { admitCaller } from "./pipeline/admit";
 import { CallRecord } from "./pipeline/call-record";
 import type { Codec, WholeAnswer } from "./pipeline/codec";
+import { type EndpointRow, type HandlerRow, isCodecRow } from "./pipeline/endpoint";
 import { type AnswerWatch, runExchange } from "./pipeline/run-exchange";
 import { handleHealth, handleReadiness } from "./routes/health";
 import { createMetricsHandler } from "./routes/metrics";
-import { handleListModels, handleRetrieveModel } from "./routes/models";
-import { handleDeleteResponse, handleListInputItems, handleRetrieveResponse } from "./routes/stored-responses";
-import { methodsServedAt } from "./served-endpoints";
+import { servedEndpoints } from "./served-endpoints";
 
 /** Bun's largest idle timeout, in seconds. */
 const MAX_IDLE_TIMEOUT_S = 255;
@@ -72,6 +62,18 @@ export interface AppDependencies {
    * lifts it while it runs and gets it back once its answer is out. Default 30.
    */
   idleTimeoutSeconds?: number;
+  /** The /v1 endpoints served (ENDPOINT_TABLE); a test adds a row of its own to build the gateway with one more. */
+  endpoints?: readonly EndpointRow[];
+}
+
+/** A row's path in Elysia's syntax: `{id}` -> `:id`, `{id*}` (spanning segments) -> `*`. */
+function elysiaPathOf(path: string): string {
+  return path.replace(/\{[^}]+\*\}/g, "*").replace(/\{([^}]+)\}/g, ":$1");
+}
+
+/** The name of a row's wildcard parameter (`{id*}` -> "id"), which Elysia reports as `*`. */
+function wildcardNameOf(path: string): string | null {
+  return /\{([^}]+)\*\}/.exec(path)?.[1] ?? null;
 }
 
 function toGatewayError(error: unknown): GatewayError {
@@ -150,16 +152,38 @@ export function createApp(dependencies: AppDependencies) {
     }
   };
 
+  /**
+   * One /v1 call on a plain handler (models, stored responses) inside the same wrapper as an
+   * exchange: no idle timeout while it runs, a CallRecord (a request-log row, counted in flight until
+   * finished), the caller let in (key, IP list, requests per minute), and an error in the row's format.
+   */
+  const handlePlain = async (request: Request, row: HandlerRow, params: Record<string, string>) => {
+    const server = serverRef;
+    const lifted = server !== null && idleTimeoutSeconds !== 0;
+    if (lifted) server.timeout(request, 0);
+    const record = new CallRecord(services, clientAddressOf(request), row.endpoint);
+    try {
+      const caller = await admitCaller(services, record, request);
+      const response = await row.handler({ services, request, record, caller, params });
+      // A handler that knows more (a channel, an upstream model) has finished the record already.
+      record.finish({ status: response.status, usage: null });
+      return response;
+    } catch (error) {
+      const gatewayError = toGatewayError(error);
+      if (!(error instanceof GatewayError)) {
+        services.log("error", "unhandled error in request", { requestId: record.requestId, endpoint: row.endpoint, error: String(error) });
+      }
+      record.finish({ status: request.signal.aborted ? 499 : gatewayError.status, usage: null, errorCode: gatewayError.code });
+      const headers = record.answerHeaders();
+      return row.errorResponse ? row.errorResponse(gatewayError, headers, request) : errorResponse(gatewayError, headers);
+    } finally {
+      if (lifted) server.timeout(request, idleTimeoutSeconds);
+    }
+  };
+
   const metricsHandler = createMetricsHandler(services);
-  const responseSaves = new PendingResponseSaves();
-  const responsesCodec = createResponsesCodec(services, responseSaves);
-  const storedResponseCall = (request: Request, encodedId: string) => ({
-    services,
-    saves: responseSaves,
-    request,
-    clientAddress: clientAddressOf(request),
-    encodedId,
-  });
+  const table = dependencies.endpoints ?? ENDPOINT_TABLE;
+  const served = servedEndpoints(table);
 
   const withErrors = async (handler: () => Promise<Response>): Promise<Response> => {
     try {
@@ -175,7 +199,7 @@ export function createApp(dependencies: AppDependencies) {
    * /v1's limit), so that a refusal comes in its own shape and an anonymous caller never gets 16 MiB read.
    */
   const answerFromFallback = (fallback: NonNullable<AppDependencies["fallback"]>, request: Request, path: string) =>
-    withoutIdleTimeout(request, () => withErrors(async () => (await fallback(request)) ?? errorResponse(errors.notFound(path))));
+    withoutIdleTimeout(request, () => withErrors(async () => (await fallback(request)) ?? errorResponse(errors.notFound(path, "GET", served.list))));
 
   const app = new Elysia({
     name: "tollgate-gateway",
@@ -188,45 +212,36 @@ export function createApp(dependencies: AppDependencies) {
       const path = new URL(request.url).pathname;
       if (code === "NOT_FOUND") {
         if (dependencies.fallback && !path.startsWith("/v1")) return answerFromFallback(dependencies.fallback, request, path);
-        const allowed = methodsServedAt(path);
+        const allowed = served.methodsServedAt(path);
         if (allowed.length > 0 && !allowed.includes(request.method)) return errorResponse(errors.methodNotAllowed(request.method, path, allowed));
-        return errorResponse(errors.notFound(path, request.method));
+        return errorResponse(errors.notFound(path, request.method, served.list));
       }
       if (code === "PARSE") return errorResponse(errors.invalidJson("malformed body"));
       services.log("error", "framework error", { code: String(code), error: String(error) });
       return errorResponse(toGatewayError(error));
     })
-    .post("/v1/chat/completions", ({ request }) => handleCall(request, chatCompletionsCodec), { parse: "none" })
-    .post("/v1/messages", ({ request }) => handleCall(request, anthropicMessagesCodec), { parse: "none" })
-    .post("/v1/messages/count_tokens", ({ request }) => withoutIdleTimeout(request, () => handleCountTokens(services, request, clientAddressOf(request))), {
-      parse: "none",
-    })
-    .post("/v1/completions", ({ request }) => handleCall(request, textCompletionsCodec), { parse: "none" })
-    .post("/v1/responses", ({ request }) => handleCall(request, responsesCodec), { parse: "none" })
-    .get("/v1/responses/:id", ({ request, params }) =>
-      withErrors(() => handleRetrieveResponse(storedResponseCall(request, params.id))),
-    )
-    .get("/v1/responses/:id/input_items", ({ request, params }) =>
-      withErrors(() => handleListInputItems(storedResponseCall(request, params.id))),
-    )
-    .delete("/v1/responses/:id", ({ request, params }) =>
-      withErrors(() => handleDeleteResponse(storedResponseCall(request, params.id))),
-    )
     .get("/healthz", () => handleHealth())
     .get("/metrics", ({ request }) => metricsHandler(request, clientAddressOf(request)))
-    .get("/readyz", () => handleReadiness(services))
-    .post("/v1/embeddings", ({ request }) => handleCall(request, embeddingsCodec), { parse: "none" })
-    .post("/v1/images/generations", ({ request }) => handleCall(request, imageGenerationsCodec), { parse: "none" })
-    .post("/v1/images/edits", ({ request }) => handleCall(request, imageEditsCodec), { parse: "none" })
-    .post("/v1/audio/transcriptions", ({ request }) => handleCall(request, transcriptionsCodecs.transcriptions), { parse: "none" })
-    .post("/v1/audio/translations", ({ request }) => handleCall(request, transcriptionsCodecs.translations), { parse: "none" })
-    .post("/v1/audio/speech", ({ request }) => handleCall(request, speechCodec), { parse: "none" })
-    .post("/v1/moderations", ({ request }) => handleCall(request, moderationsCodec), { parse: "none" })
-    .post("/v1/rerank", ({ request }) => handleCall(request, rerankCodec), { parse: "none" })
-    .get("/v1/models", ({ request }) => withErrors(() => handleListModels(services, request, clientAddressOf(request))))
-    .get("/v1/models/*", ({ request, params }) =>
-      withErrors(() => handleRetrieveModel(services, request, clientAddressOf(request), params["*"])),
+    .get("/readyz", () => handleReadiness(services));
+
+  // Each row resolved once, here at startup: a codec made from the services is made now, not per request.
+  for (const row of table) {
+    if (isCodecRow(row)) {
+      const codec = typeof row.codec === "function" ? row.codec(services) : row.codec;
+      app.route(row.method, elysiaPathOf(row.path), ({ request }) => handleCall(request, codec), { parse: "none" });
+      continue;
+    }
+    const wildcard = wildcardNameOf(row.path);
+    app.route(
+      row.method,
+      elysiaPathOf(row.path),
+      ({ request, params }) => {
+        const named = params as Record<string, string>;
+        return handlePlain(request, row, wildcard === null ? named : { ...named, [wildcard]: named["*"] ?? "" });
+      },
+      { parse: "none" },
     );
+  }
 
   return app;
 }

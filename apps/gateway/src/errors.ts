@@ -1,4 +1,4 @@
-import { SERVED_ENDPOINTS } from "./served-endpoints";
+import type { TranslationError } from "@tollgate/upstream";
 
 /** The OpenAI error envelope every /v1 error is returned in. */
 export interface ErrorEnvelope {
@@ -151,6 +151,12 @@ export const errors = {
     }),
   missingParameter: (param: string) =>
     new GatewayError(`Missing required parameter: '${param}'.`, { status: 400, code: "missing_required_parameter", param }),
+  /**
+   * The one mapping of a TranslationError (what a translator or an adapter cannot express): 400 with the
+   * error's own code (`invalid_value`, or `unsupported_parameter` for a valid value this upstream cannot
+   * carry) and the parameter it names. Every stage that meets one answers with this.
+   */
+  untranslatable: (error: TranslationError) => new GatewayError(error.message, { status: 400, code: error.code, param: error.param }),
   invalidParameter: (param: string, message: string) =>
     new GatewayError(message, { status: 400, code: "invalid_value", param }),
   /** A name or id the gateway refuses to carry (see validate-identifiers.ts); quotes only a prefix of it. */
@@ -177,10 +183,10 @@ export const errors = {
    * A path the gateway does not serve: under /v1, said plainly with the endpoints it does serve (a client
    * that calls an endpoint this gateway lacks learns so, rather than that its base address is wrong).
    */
-  notFound: (path: string, method = "GET") =>
+  notFound: (path: string, method = "GET", served: readonly string[] = []) =>
     new GatewayError(
       path.startsWith("/v1/") || path === "/v1"
-        ? `This gateway does not serve ${clipClientValue(method)} ${clipClientValue(path)}. It serves: ${SERVED_ENDPOINTS.join(", ")}.`
+        ? `This gateway does not serve ${clipClientValue(method)} ${clipClientValue(path)}. It serves: ${served.join(", ")}.`
         : `Invalid URL (${clipClientValue(path)}). The API base address must include /v1, e.g. https://host/v1/chat/completions.`,
       { status: 404, code: "unknown_url" },
     ),

@@ -27,7 +27,7 @@ import { createInvalidationRouter } from "./services/invalidation-router";
 import { type Job, type RunningJobs, startJobs } from "./services/jobs";
 import { createPolicyServices } from "./services/policy-services";
 import { createRoutingServices } from "./services/routing-services";
-import { storedResponsesJobs } from "./services/stored-responses-jobs";
+import { ENDPOINT_JOBS } from "./endpoint-table";
 import type { SettingsCache } from "./settings-cache";
 
 // The options moved to a file of their own; their names stay importable from here.
@@ -117,11 +117,12 @@ export function createGatewayServices(input: {
     ...alerts.jobs,
     ...policy.jobs,
     ...listener.jobs,
-    ...storedResponsesJobs({ db, circuit, log }),
+    // The endpoint modules' own work (the purge of expired stored responses), skipped while the database is away.
+    ...ENDPOINT_JOBS.map((job): Job => ({ name: job.name, intervalMs: job.everyMs, run: () => (circuit.isOpen ? undefined : job.run(services)) })),
   ];
   let running: RunningJobs | null = null;
 
-  return {
+  const services: GatewayServices = {
     database,
     options,
     log,
@@ -175,4 +176,5 @@ export function createGatewayServices(input: {
       await policy.close();
     },
   };
+  return services;
 }

@@ -62,6 +62,18 @@ export interface EmbeddingsTranslationInput {
   text?: string;
 }
 
+/** A client's own Anthropic Messages request (or count_tokens request), for an upstream that speaks Anthropic's API. */
+export interface NativeMessagesInput {
+  channel: AdapterChannel;
+  upstreamModel: string;
+  body: Record<string, unknown>;
+  /** The client's body as sent. */
+  text: string;
+  /** The client's anthropic-version and anthropic-beta headers. */
+  version: string | null;
+  beta: string | null;
+}
+
 /**
  * What a chat stream transformer emits: the OpenAI chunks the client is sent, and the final usage, once,
  * for accounting (the chunk that shows usage to the client is a chunk like any other).
@@ -127,6 +139,21 @@ export interface ProviderAdapter {
   speaksResponsesApi?(channel: AdapterChannel): boolean;
   /** Optional: a Responses request relayed natively (answers and events come back in the Responses format). */
   buildResponsesRequest?(input: ResponsesRelayInput): UpstreamHttpRequest;
+
+  /**
+   * Optional: the upstream speaks Anthropic's Messages API itself: a client's /v1/messages request goes as
+   * it came (answers and events relayed in Anthropic's format). Absent: it is translated through chat.
+   */
+  messages?(input: NativeMessagesInput): UpstreamHttpRequest;
+
+  /**
+   * Optional: the upstream counts a Messages request's input tokens itself (Anthropic's
+   * /v1/messages/count_tokens): the request that asks it. Absent: the gateway counts locally, as an estimate.
+   */
+  countTokens?(input: NativeMessagesInput): UpstreamHttpRequest;
+
+  /** Optional: who /v1/models says owns a model served by this type's channels (`owned_by`); the channel type when absent. */
+  readonly ownedBy?: string;
 
   /** Optional: OpenAI embeddings request -> upstream request. */
   buildEmbeddingsRequest?(input: EmbeddingsTranslationInput): UpstreamHttpRequest;

@@ -26,7 +26,7 @@ export const embeddingsCodec: Codec<EmbeddingsRequest, EmbeddingsTranslationInpu
     if (typeof input !== "string" && !Array.isArray(input)) {
       throw errors.invalidParameter("input", "'input' must be a string or an array of strings or token arrays.");
     }
-    return { request: { body: json.value, text: json.text, model }, worstCaseCompletionTokens: 0, stream: false };
+    return { request: { body: json.value, text: json.text, model }, maxOutputTokens: 0, stream: false };
   },
 
   prepare(channel, adapter, embeddings) {

@@ -59,6 +59,8 @@ export class CallRecord {
   private reservation: Reservation | null = null;
   /** The model is in the catalog: metrics label it by name, not as `_unlisted`. */
   private listed = false;
+  /** The endpoint is never billed (count_tokens): routed() keeps no price. */
+  private free = false;
   /** Set once finish() has run: every call is accounted exactly once. */
   private finished = false;
   /** The call's cost in micro-USD, once finish() billed it (null before, or for a caller never identified). */
@@ -82,10 +84,16 @@ export class CallRecord {
     this.model = model;
   }
 
+  /** The call costs nothing whatever its model's price: its endpoint's row is notBilled. */
+  makeFree(): void {
+    this.free = true;
+    this.price = undefined;
+  }
+
   /** The model is served to the caller's group, at `price` (undefined: free). */
   routed(price: PricedModel | undefined): void {
     this.listed = true;
-    this.price = price;
+    if (!this.free) this.price = price;
   }
 
   /** Quota held for the call's worst-case cost, settled against the real cost by finish(). */

@@ -7,12 +7,20 @@ import type { RoutableChannel } from "../routing/channel-catalog";
 import type { ForwardedResponse, UpstreamAttempt } from "../routing/forward-with-failover";
 import type { StreamOutcome } from "../streaming/relay-stream";
 import type { Admission } from "./admit";
+import type { CallRecord } from "./call-record";
 
 /** What a codec made of the admitted body: the endpoint's own request, and what routing needs of it. */
 export interface ParsedCall<Parsed> {
   request: Parsed;
-  /** Completion tokens the answer may take at most: with the body's size, the worst case held against quota. */
-  worstCaseCompletionTokens: number;
+  /**
+   * The most output tokens the client asked for per answer (max_tokens, max_output_tokens): with the body's
+   * size, the worst case held against quota. null when it named none: the pipeline holds the model's own
+   * default (model_prices.default_max_tokens, else the global one), the same way for every endpoint. 0 for
+   * an endpoint that produces no tokens.
+   */
+  maxOutputTokens: number | null;
+  /** Answers the call asks for (chat's and images' `n`): the hold is maxOutputTokens for each. One when absent. */
+  answers?: number;
   /** The client asked for a streamed answer (it gets one when the upstream streams too). */
   stream: boolean;
   /**
@@ -71,7 +79,7 @@ export interface StreamSink {
  * One endpoint family's part of the exchange: it parses the client's request, builds each channel's
  * upstream request through the channel's adapter, and renders answers, streams and errors in the client's
  * format. The exchange (run-exchange.ts) does everything else, the same way for every endpoint. Adding an
- * endpoint means writing a codec and one route line in app.ts.
+ * endpoint means writing a codec and one row of the endpoint table (endpoint-table.ts).
  */
 export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAnswer> {
   /** The endpoint's name in request logs and metrics (e.g. "chat.completions"). */
@@ -84,10 +92,13 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
   readonly bodyFormat?: "json" | "multipart";
   /** The model a request that names none is routed to (OpenAI's moderations default to omni-moderation-latest). */
   readonly defaultModel?: string;
+  /** The call holds no quota and costs nothing whatever its model's price (count_tokens). */
+  readonly notBilled?: boolean;
 
   /**
-   * Whether a channel can serve the endpoint at all (by its type); channels that cannot are skipped in
-   * routing, and a call none can serve is answered 400 unsupported_endpoint. Absent: every channel.
+   * Whether a channel can serve the endpoint at all (by its adapter's capabilities); channels that cannot
+   * are left out by routing before any quota is held, and a call none can serve is answered 400
+   * unsupported_endpoint. Absent: every channel.
    */
   serves?(channel: RoutableChannel): boolean;
 
@@ -97,7 +108,11 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
   /** Optional: the routed channels reordered for this request (a follow-up goes first to the channel holding its state). */
   orderChannels?(parsed: Parsed, candidates: RoutableChannel[]): RoutableChannel[];
 
-  /** The upstream request for one channel, through its adapter; throws a GatewayError (400) for what it cannot serve. */
+  /**
+   * The upstream request for one channel, through its adapter; throws a GatewayError (400) for what it cannot
+   * serve. A 400 unsupported_parameter or unsupported_endpoint is the channel type's gap: failover passes over
+   * the channel, untried, and answers it only when no channel can carry the request.
+   */
   prepare(channel: RoutableChannel, adapter: ProviderAdapter, parsed: Parsed): UpstreamAttempt<Translation>;
 
   /** A whole 200 answer (its body text) for the client; null when it cannot be read (502 upstream_bad_response). */
@@ -123,4 +138,10 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
 
   /** An error answer in the client's format. */
   errorResponse(error: GatewayError, headers: Record<string, string>): Response;
+
+  /**
+   * Optional: the answer made here, finishing `record`, when no channel of the model serves the endpoint,
+   * none answered, or the answer could not be read (count_tokens counts locally). Absent: those are errors.
+   */
+  answerLocally?(parsed: Parsed, record: CallRecord, services: GatewayServices): Promise<Response>;
 }

@@ -19,7 +19,8 @@ import type { CallRecord } from "./call-record";
  * (images, audio seconds, characters, requests) holds that unit's worst case, `worstCaseUnits`, instead.
  * A request that asks for fee-bearing built-in tools goes only to channels that allow them all, and holds
  * one call of each at the dearest of those channels' prices besides.
- * Returns the channels to try, in order.
+ * Only channels that `serves` (the codec's) can serve the endpoint are routed to: none is a 400
+ * unsupported_endpoint, with nothing held. Returns the channels to try, in order.
  */
 export async function route(
   services: GatewayServices,
@@ -28,6 +29,9 @@ export async function route(
   worstCaseCompletionTokens: number,
   worstCaseUnits?: MeteredUnits,
   builtInTools?: readonly RequestedBuiltInTool[],
+  serves?: (channel: RoutableChannel) => boolean,
+  /** false for a call that is never billed: nothing is held. */
+  holds = true,
 ): Promise<RoutableChannel[]> {
   const { caller, model } = admission;
   checkModelAllowed(caller, model);
@@ -36,7 +40,9 @@ export async function route(
   const { usable, listedInGroup } = channelsFor(catalog.channelsByModel.get(model), caller.group);
   if (!listedInGroup) throw errors.modelNotFound(model);
   if (usable.length === 0) throw errors.noChannel(model);
-  let candidates = orderChannels(usable);
+  // Channels whose type cannot serve the endpoint are left out before anything is held for the call.
+  let candidates = orderChannels(serves ? usable.filter(serves) : usable);
+  if (candidates.length === 0) throw errors.unsupportedEndpoint(model, record.endpoint);
   let toolHold = 0;
   if (builtInTools && builtInTools.length > 0) {
     candidates = candidates.filter((channel) => allowsBuiltInTools(channel.config, builtInTools));
@@ -48,6 +54,7 @@ export async function route(
   }
   const price = catalog.prices.get(model);
   record.routed(price);
+  if (!holds) return candidates;
   const costOf = (promptTokens: number) =>
     computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price) + toolHold;
   const { value: body, bytes } = admission.body;

@@ -1,8 +1,11 @@
 import type { TokenUsage } from "@tollgate/shared";
 import { type BuiltInToolCalls, builtInToolFee } from "../accounting/built-in-tools";
 import { uncountedUsage } from "../accounting/count-tokens";
+import { defaultMaxTokensFor } from "../accounting/default-max-tokens";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
+import type { ProviderAdapter } from "@tollgate/upstream";
+import type { RoutableChannel } from "../routing/channel-catalog";
 import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
 import { readWholeAnswer } from "../routing/read-whole-answer";
 import type { StreamOutcome } from "../streaming/relay-stream";
@@ -42,19 +45,37 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   codec: Codec<Parsed, Translation, Answer>,
   watch?: AnswerWatch,
 ): Promise<Response> {
+  if (codec.notBilled) record.makeFree();
   const admission = await admit(services, record, request, codec.identifiers, { format: codec.bodyFormat, defaultModel: codec.defaultModel });
   const parsedResult = codec.parse(admission, services, request);
   const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
   const reserved = parsed.reservationBody ? { ...admission, body: { ...admission.body, ...parsed.reservationBody } } : admission;
-  const routed = await route(services, record, reserved, parsed.worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools);
-  const ordered = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
-  // Channels whose type cannot serve the endpoint are skipped; when none is left, the quota just held is
-  // settled at no cost by finish() as the 400 is answered.
-  const candidates = codec.serves ? ordered.filter((channel) => codec.serves!(channel)) : ordered;
-  if (candidates.length === 0) throw errors.unsupportedEndpoint(admission.model, codec.endpoint);
-  const forwarded = await forwardWithFailover(services, record, candidates, request.signal, (channel, adapter) =>
-    codec.prepare(channel, adapter, parsed.request),
-  );
+  // The defaults are the pipeline's: a request that names no max output holds its model's default.
+  const maxOutputTokens = parsed.maxOutputTokens ?? (await defaultMaxTokensFor(services, admission.model));
+  const worstCaseCompletionTokens = parsed.answers === undefined ? maxOutputTokens : maxOutputTokens * parsed.answers;
+  let routed: Awaited<ReturnType<typeof route>>;
+  try {
+    routed = await route(services, record, reserved, worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools, codec.serves, !codec.notBilled);
+  } catch (error) {
+    if (codec.answerLocally && error instanceof GatewayError && (error.code === "no_available_channel" || error.code === "unsupported_endpoint")) {
+      return codec.answerLocally(parsed.request, record, services);
+    }
+    throw error;
+  }
+  const candidates = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
+  const prepare = (channel: RoutableChannel, adapter: ProviderAdapter) => codec.prepare(channel, adapter, parsed.request);
+  let forwarded: ForwardedResponse<Translation>;
+  if (codec.answerLocally) {
+    try {
+      forwarded = await forwardWithFailover(services, record, candidates, request.signal, prepare);
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      services.log("warn", "no channel answered; answering locally", { requestId: record.requestId, endpoint: codec.endpoint });
+      return codec.answerLocally(parsed.request, record, services);
+    }
+  } else {
+    forwarded = await forwardWithFailover(services, record, candidates, request.signal, prepare);
+  }
   const { response, channel, attempt } = forwarded;
   if (forwarded.upstreamError) {
     if (codec.timesErrorAnswers) record.markFirstByte();
@@ -81,7 +102,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
     if (error instanceof GatewayError && error.code === "upstream_response_too_large") {
       record.finish({
         status: error.status,
-        usage: await reservedUsage(codec, parsed),
+        usage: await reservedUsage(codec, parsed, worstCaseCompletionTokens),
         usageEstimated: true,
         billReservation: true,
         units: parsed.worstCaseUnits ?? null,
@@ -94,6 +115,10 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   }
   record.markFirstByte();
   const answer = codec.readWhole(text, forwarded, parsed.request);
+  if (!answer && codec.answerLocally) {
+    services.log("warn", "upstream answer unreadable; answering locally", { requestId: record.requestId, channel: channel.id });
+    return codec.answerLocally(parsed.request, record, services);
+  }
   if (!answer) {
     record.finish({ status: 502, usage: null, channel, upstreamModel: attempt.upstreamModel, errorCode: "upstream_bad_response" });
     throw errors.upstreamUnreachable();
@@ -111,7 +136,8 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
       billReservation = true;
     }
   }
-  const units = answer.units ?? { unit: "request" as const };
+  // A call never billed measures nothing (its log row shows no billed unit, as before it was a codec).
+  const units = answer.units ?? (codec.notBilled ? null : { unit: "request" as const });
   const builtInToolCalls = answer.builtInToolCalls ?? perAnswerToolCalls(parsed);
   record.finish({ status: 200, usage, usageEstimated: estimated, billReservation, units, channel, upstreamModel: attempt.upstreamModel, builtInToolCalls });
   const body = codec.renderWhole ? codec.renderWhole(answer, usage, estimated) : answer.body;
@@ -131,9 +157,9 @@ function perAnswerToolCalls(parsed: ParsedCall<unknown>): BuiltInToolCalls | und
  * What a call whose answer was cut by the byte cap is billed: the upstream produced more than the cap, so
  * at least the worst case held for it (the prompt's local count, and the most the answer could take).
  */
-async function reservedUsage<Parsed>(codec: Codec<Parsed, unknown, WholeAnswer>, parsed: ParsedCall<Parsed>): Promise<TokenUsage> {
+async function reservedUsage<Parsed>(codec: Codec<Parsed, unknown, WholeAnswer>, parsed: ParsedCall<Parsed>, worstCaseCompletionTokens: number): Promise<TokenUsage> {
   const prompt = await codec.estimateUsage(parsed.request, "").catch(() => null);
-  return { promptTokens: prompt?.promptTokens ?? 0, completionTokens: parsed.worstCaseCompletionTokens, cachedTokens: 0 };
+  return { promptTokens: prompt?.promptTokens ?? 0, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 };
 }
 
 /**

@@ -1,13 +1,8 @@
-import { addBudgetHeaders } from "../accounting/budget-headers";
-import { type AuthenticationServices, authenticate } from "../auth/authenticate";
 import { anthropicErrorResponse } from "../codecs/anthropic-messages/anthropic-error";
-import { errors, GatewayError } from "../errors";
-import type { GatewayServices } from "../gateway-services";
+import { errorResponse, errors, type GatewayError } from "../errors";
+import type { EndpointCall } from "../pipeline/endpoint";
 import { modelRefusedBy } from "../policy/model-allowed";
 import { checkModelName } from "../validate-identifiers";
-
-/** What listing models reads: the caller (authenticated), its budget, the catalog. */
-type ModelListServices = AuthenticationServices & Pick<GatewayServices, "ledger" | "catalog">;
 
 interface ModelEntry {
   id: string;
@@ -16,13 +11,8 @@ interface ModelEntry {
   owned_by: string;
 }
 
-/**
- * The models a token may call: served by an enabled channel of its group, minus its own and its owner's restriction. Puts
- * the token's budget headers into `headers`, as every /v1 answer of a token with a budget carries them.
- */
-async function listModelsFor(services: ModelListServices, request: Request, clientAddress: string | null, headers: Record<string, string>): Promise<ModelEntry[]> {
-  const caller = await authenticate(services, request, clientAddress);
-  addBudgetHeaders(headers, services.ledger, caller.token, caller.user);
+/** The models a token may call: served by an enabled channel of its group, minus its own and its owner's restriction. */
+async function listModelsFor({ services, caller }: EndpointCall): Promise<ModelEntry[]> {
   const catalogResult = services.catalog.get();
   const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
   const entries: ModelEntry[] = [];
@@ -34,7 +24,7 @@ async function listModelsFor(services: ModelListServices, request: Request, clie
       if (!channel.enabled || !channel.groups.has(caller.group)) continue;
       if (channel.createdAt < created) {
         created = channel.createdAt;
-        ownedBy = channel.type === "openai-compatible" ? "tollgate" : channel.type;
+        ownedBy = channel.adapter.ownedBy ?? channel.type;
       }
     }
     if (ownedBy === null) continue;
@@ -48,11 +38,11 @@ async function listModelsFor(services: ModelListServices, request: Request, clie
   return entries.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-export async function handleListModels(services: ModelListServices, request: Request, clientAddress: string | null): Promise<Response> {
-  if (wantsAnthropicShape(request)) return inAnthropicErrors(() => listInAnthropicShape(services, request, clientAddress));
-  const headers: Record<string, string> = {};
-  const data = await listModelsFor(services, request, clientAddress, headers);
-  return Response.json({ object: "list", data }, { headers });
+/** GET /v1/models: OpenAI's list, or Anthropic's paged list for a call that carries anthropic-version. */
+export async function handleListModels(call: EndpointCall): Promise<Response> {
+  if (wantsAnthropicShape(call.request)) return listInAnthropicShape(call);
+  const data = await listModelsFor(call);
+  return Response.json({ object: "list", data }, { headers: call.record.answerHeaders() });
 }
 
 /** A call that carries anthropic-version (@anthropic-ai/sdk, Claude Code) gets Anthropic's shapes and errors. */
@@ -60,13 +50,10 @@ function wantsAnthropicShape(request: Request): boolean {
   return request.headers.has("anthropic-version");
 }
 
-async function inAnthropicErrors(produce: () => Promise<Response>): Promise<Response> {
-  try {
-    return await produce();
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    return anthropicErrorResponse(error.status, error.message, error.headers);
-  }
+/** An error on /v1/models in the shape the client reads: Anthropic's when it sent anthropic-version, OpenAI's otherwise. */
+export function modelsErrorResponse(error: GatewayError, headers: Record<string, string>, request: Request): Response {
+  if (wantsAnthropicShape(request)) return anthropicErrorResponse(error.status, error.message, { ...error.headers, ...headers });
+  return errorResponse(error, headers);
 }
 
 /** Anthropic's ModelInfo (https://docs.anthropic.com/en/api/models): the id stands in for a display name. */
@@ -86,10 +73,9 @@ function limitOf(value: string | null): number {
  * GET /v1/models in Anthropic's list shape, paged the way Anthropic pages it: `after_id` for the page after
  * an id, `before_id` for the page before one, `has_more`, `first_id` and `last_id`.
  */
-async function listInAnthropicShape(services: ModelListServices, request: Request, clientAddress: string | null): Promise<Response> {
-  const headers: Record<string, string> = {};
-  const entries = await listModelsFor(services, request, clientAddress, headers);
-  const query = new URL(request.url).searchParams;
+async function listInAnthropicShape(call: EndpointCall): Promise<Response> {
+  const entries = await listModelsFor(call);
+  const query = new URL(call.request.url).searchParams;
   const limit = limitOf(query.get("limit"));
   const afterId = query.get("after_id");
   const beforeId = query.get("before_id");
@@ -104,7 +90,7 @@ async function listInAnthropicShape(services: ModelListServices, request: Reques
   const page = beforeId !== null && afterId === null ? entries.slice(Math.max(start, end - limit), end) : entries.slice(start, start + limit);
   const hasMore = beforeId !== null && afterId === null ? end - limit > start : start + limit < end;
   const data = page.map(anthropicModelOf);
-  return Response.json({ data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, { headers });
+  return Response.json({ data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, { headers: call.record.answerHeaders() });
 }
 
 /** The model id of GET /v1/models/{id}, percent-decoded; malformed encoding (`%E0%A4%A`) is the client's error. */
@@ -116,27 +102,13 @@ function decodeModelId(encoded: string): string {
   }
 }
 
-/** GET /v1/models/{id}: the key is checked first, then the id (decoded, bounded), then looked up. */
-export async function handleRetrieveModel(
-  services: ModelListServices,
-  request: Request,
-  clientAddress: string | null,
-  encodedModel: string,
-): Promise<Response> {
-  const retrieve = async () => {
-    const headers: Record<string, string> = {};
-    const data = await listModelsFor(services, request, clientAddress, headers);
-    try {
-      const model = decodeModelId(encodedModel);
-      checkModelName(model);
-      const entry = data.find((candidate) => candidate.id === model);
-      if (!entry) throw errors.modelNotFound(model);
-      return Response.json(wantsAnthropicShape(request) ? anthropicModelOf(entry) : entry, { headers });
-    } catch (error) {
-      // The key was good: a refused id is an answer to the token too, with its budget headers.
-      if (!(error instanceof GatewayError)) throw error;
-      throw new GatewayError(error.message, { status: error.status, code: error.code, type: error.type, param: error.param, headers: { ...error.headers, ...headers } });
-    }
-  };
-  return wantsAnthropicShape(request) ? inAnthropicErrors(retrieve) : retrieve();
+/** GET /v1/models/{id}: the key is checked first (by the wrapper), then the id (decoded, bounded), then looked up. */
+export async function handleRetrieveModel(call: EndpointCall): Promise<Response> {
+  const data = await listModelsFor(call);
+  const model = decodeModelId(call.params.id ?? "");
+  checkModelName(model);
+  call.record.modelAsked(model);
+  const entry = data.find((candidate) => candidate.id === model);
+  if (!entry) throw errors.modelNotFound(model);
+  return Response.json(wantsAnthropicShape(call.request) ? anthropicModelOf(entry) : entry, { headers: call.record.answerHeaders() });
 }

@@ -87,10 +87,15 @@ function buildAttempt<Translation>(
     return prepare(channel, channel.adapter);
   } catch (error) {
     if (error instanceof GatewayError) throw error;
-    if (error instanceof TranslationError) throw new GatewayError(error.message, { status: 400, code: error.code, param: error.param });
+    if (error instanceof TranslationError) throw errors.untranslatable(error);
     services.log("error", "building the upstream request failed", { requestId: call.requestId, channel: channel.id, error: String(error) });
     throw errors.internal();
   }
+}
+
+/** A refusal that is the channel type's limit, not the request's fault: another type may carry the request. */
+function isCapabilityGap(error: GatewayError): boolean {
+  return error.status === 400 && (error.code === "unsupported_parameter" || error.code === "unsupported_endpoint");
 }
 
 /**
@@ -109,13 +114,26 @@ export async function forwardWithFailover<Translation>(
   prepare: (channel: RoutableChannel, adapter: ProviderAdapter) => UpstreamAttempt<Translation>,
 ): Promise<ForwardedResponse<Translation>> {
   let lastError: GatewayError | null = null;
+  /** The first channel's refusal to carry the request (a capability gap): the answer when no channel can. */
+  let gap: GatewayError | null = null;
   const ordered = byHealth(services, candidates);
-  const attempts = ordered.length > services.options.maxUpstreamAttempts ? ordered.slice(0, services.options.maxUpstreamAttempts) : ordered;
-  for (const channel of attempts) {
-    if (clientSignal?.aborted) break;
+  const maxAttempts = services.options.maxUpstreamAttempts;
+  let sent = 0;
+  for (const channel of ordered) {
+    if (clientSignal?.aborted || sent >= maxAttempts) break;
+    let attempt: UpstreamAttempt<Translation>;
+    try {
+      attempt = buildAttempt(services, call, channel, prepare);
+    } catch (error) {
+      // A channel whose type cannot carry what was asked is passed over, untried and unblamed, so that the
+      // answer is the same whatever the routed order: served by a channel that can, 400 when none can.
+      if (!(error instanceof GatewayError) || !isCapabilityGap(error)) throw error;
+      gap ??= error;
+      continue;
+    }
     if (call.channelsTried.length > 0) services.metrics?.retry(channel.id);
     call.channelsTried.push(channel.id);
-    const attempt = buildAttempt(services, call, channel, prepare);
+    sent++;
     const adapter = channel.adapter;
     services.health.begin(channel.id);
     const controller = new AbortController();
@@ -167,5 +185,5 @@ export async function forwardWithFailover<Translation>(
     else services.health.recordFailure(channel.id);
     services.log("warn", "upstream answered with a retryable error", { requestId: call.requestId, channel: channel.id, status });
   }
-  throw lastError ?? errors.upstreamUnreachable();
+  throw lastError ?? gap ?? errors.upstreamUnreachable();
 }

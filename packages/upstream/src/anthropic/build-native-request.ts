@@ -1,4 +1,4 @@
-import type { AdapterChannel, UpstreamHttpRequest } from "../provider-adapter";
+import type { NativeMessagesInput, UpstreamHttpRequest } from "../provider-adapter";
 import { anthropicVersion, messagesUrl } from "./build-request";
 
 /**
@@ -6,15 +6,7 @@ import { anthropicVersion, messagesUrl } from "./build-request";
  * only when the model is renamed), with the client's anthropic-version and anthropic-beta; the channel's
  * extra headers go last and win.
  */
-export function buildNativeMessagesRequest(input: {
-  channel: AdapterChannel;
-  upstreamModel: string;
-  body: Record<string, unknown>;
-  /** The client's body as sent. */
-  text: string;
-  version: string | null;
-  beta: string | null;
-}): UpstreamHttpRequest {
+export function buildNativeMessagesRequest(input: NativeMessagesInput): UpstreamHttpRequest {
   const { channel, body, upstreamModel } = input;
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -34,7 +26,7 @@ export function buildNativeMessagesRequest(input: {
  * (https://docs.anthropic.com/en/api/messages-count-tokens), the body as sent but for the upstream model,
  * with the client's anthropic-version and anthropic-beta.
  */
-export function buildNativeCountTokensRequest(input: Parameters<typeof buildNativeMessagesRequest>[0]): UpstreamHttpRequest {
+export function buildNativeCountTokensRequest(input: NativeMessagesInput): UpstreamHttpRequest {
   const messages = buildNativeMessagesRequest(input);
   return { ...messages, url: `${messages.url}/count_tokens` };
 }

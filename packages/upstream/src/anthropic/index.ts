@@ -1,4 +1,5 @@
 import type { ProviderAdapter } from "../provider-adapter";
+import { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./build-native-request";
 import { buildAnthropicRequest } from "./build-request";
 import { listModels } from "./list-models";
 import { mapAnthropicError } from "./map-error";
@@ -20,4 +21,6 @@ export const anthropicAdapter: ProviderAdapter = {
   mapError: mapAnthropicError,
   listModels,
   tokenizer: "anthropic",
+  messages: buildNativeMessagesRequest,
+  countTokens: buildNativeCountTokensRequest,
 };

@@ -22,6 +22,8 @@ export const openAICompatibleAdapter: ProviderAdapter = {
     responsesApiDefault: "by preset or base URL",
   },
   relaysOpenAIFormat: true,
+  // A model behind an OpenAI-compatible channel is the gateway's to name, whoever serves it upstream.
+  ownedBy: "tollgate",
   buildChatRequest,
   buildCompletionsRequest,
   translateChatResponse,

@@ -1,7 +1,6 @@
-import { buildNativeMessagesRequest, type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
+import { type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
 import { anthropicMessageToolCalls, requestedBuiltInTools } from "../../accounting/built-in-tools";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
-import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errors, type GatewayError } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
@@ -57,9 +56,9 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
       openAIBody = anthropicRequestToOpenAI(body) as unknown as Record<string, unknown>;
     } catch (error) {
       if (!(error instanceof TranslationError)) throw error;
-      if (error.code !== "unsupported_parameter") throw errors.invalidParameter(error.param ?? "body", error.message);
+      if (error.code !== "unsupported_parameter") throw errors.untranslatable(error);
       // Valid, but only Anthropic speaks it (server tools, their blocks): Anthropic channels take it as it is.
-      chatError = errors.invalidParameter(error.param ?? "body", error.message);
+      chatError = errors.untranslatable(error);
       const asText = JSON.stringify({ system: body.system, messages: body.messages, tools: body.tools });
       openAIBody = { model, messages: [{ role: "user", content: asText }] };
     }
@@ -74,20 +73,21 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
         beta: request.headers.get("anthropic-beta"),
       },
       // max_tokens is required by the Messages API; the model's default covers a body sent without it.
-      worstCaseCompletionTokens: typeof body.max_tokens === "number" ? body.max_tokens : await defaultMaxTokensFor(services, model),
+      maxOutputTokens: typeof body.max_tokens === "number" ? body.max_tokens : null,
       stream,
       builtInTools: requestedBuiltInTools(body.tools, (index) => `tools.${index}.type`),
     };
   },
 
   prepare(channel, adapter, messages) {
-    if (channel.type !== "anthropic") {
+    // An upstream that speaks the Messages API gets the client's request as it came; any other, its chat translation.
+    if (!adapter.messages) {
       if (messages.chatError) throw messages.chatError;
       return prepareChatAttempt(channel, adapter, messages.chat);
     }
     const upstreamModel = upstreamModelFor(channel, messages.chat.model);
     const { body, text, version, beta } = messages;
-    return { request: buildNativeMessagesRequest({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
+    return { request: adapter.messages({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
   },
 
   readWhole(text, forwarded, messages) {

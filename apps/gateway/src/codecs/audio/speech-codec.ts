@@ -30,7 +30,7 @@ export const speechCodec: Codec<SpeechRequest, null> = {
     const units: MeteredUnits = { unit: "character", count: characters };
     return {
       request: { ...mediaRequest("audio/speech", admission), input, characters },
-      worstCaseCompletionTokens: 0,
+      maxOutputTokens: 0,
       stream: false,
       worstCaseUnits: units,
     };

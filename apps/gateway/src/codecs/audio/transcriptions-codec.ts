@@ -1,5 +1,4 @@
 import type { MeteredUnits, TokenUsage } from "@tollgate/shared";
-import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
 import { type MediaRequest, mediaRequest, parseJsonAnswer, prepareMediaAttempt, servesOperation } from "../relay-media/media-request";
@@ -57,7 +56,7 @@ function transcriptionsCodec(endpoint: string, operation: "audio/transcriptions"
       return {
         request: { ...mediaRequest(operation, admission), headerDurationMs, worstCaseDurationMs },
         // For a model priced per token (gpt-4o-transcribe): the transcript's bound; the audio is bounded by the upload's size.
-        worstCaseCompletionTokens: await defaultMaxTokensFor(services, admission.model),
+        maxOutputTokens: null,
         stream: false,
         worstCaseUnits: { unit: "audio_second", milliseconds: worstCaseDurationMs },
       };

@@ -1,6 +1,5 @@
 import type { MeteredUnits, TokenUsage } from "@tollgate/shared";
 import { countTextTokens } from "../../accounting/count-tokens";
-import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
 import { type MediaRequest, mediaRequest, parseJsonAnswer, prepareMediaAttempt, servesOperation } from "../relay-media/media-request";
@@ -67,7 +66,8 @@ function imagesCodec(endpoint: string, operation: "images/generations" | "images
       return {
         request: { ...mediaRequest(operation, admission), size, quality },
         // For a model priced per token (gpt-image-1 bills each image's output tokens): its default bound per image.
-        worstCaseCompletionTokens: count * (await defaultMaxTokensFor(services, admission.model)),
+        maxOutputTokens: null,
+        answers: count,
         stream: false,
         worstCaseUnits: { unit: "image", count, size, quality },
       };

@@ -27,7 +27,7 @@ export const moderationsCodec: Codec<MediaRequest, null> = {
     if (typeof input !== "string" && !Array.isArray(input)) {
       throw errors.invalidParameter("input", "'input' must be a string, an array of strings, or an array of text and image_url parts.");
     }
-    return { request: mediaRequest("moderations", admission), worstCaseCompletionTokens: 0, stream: false, worstCaseUnits: { unit: "request" } };
+    return { request: mediaRequest("moderations", admission), maxOutputTokens: 0, stream: false, worstCaseUnits: { unit: "request" } };
   },
 
   prepare: prepareMediaAttempt,

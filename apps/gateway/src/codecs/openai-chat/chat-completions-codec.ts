@@ -1,7 +1,6 @@
 import type { ChatTranslationInput } from "@tollgate/upstream";
 import { type RequestedBuiltInTool, requestedBuiltInTools } from "../../accounting/built-in-tools";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
-import { defaultMaxTokensFor } from "../../accounting/default-max-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import { producedText } from "./produced-text";
@@ -61,7 +60,8 @@ function openAICompletionsCodec(endpoint: string, path: ChatRequest["path"]): Co
       const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
       return {
         request: { body, text: json.text, model, stream, clientWantsUsage: stream && streamOptions?.include_usage === true, path },
-        worstCaseCompletionTokens: (maxTokens ?? (await defaultMaxTokensFor(services, model))) * choices,
+        maxOutputTokens: maxTokens ?? null,
+        answers: choices,
         stream,
         builtInTools: chatBuiltInTools(body),
         builtInToolsPerAnswer: true,

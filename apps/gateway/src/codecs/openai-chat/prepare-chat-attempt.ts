@@ -1,5 +1,5 @@
 import { type ChatTranslationInput, type ProviderAdapter, TranslationError, upstreamModelFor } from "@tollgate/upstream";
-import { GatewayError } from "../../errors";
+import { errors, GatewayError } from "../../errors";
 import type { RoutableChannel } from "../../routing/channel-catalog";
 import type { UpstreamAttempt } from "../../routing/forward-with-failover";
 
@@ -38,9 +38,7 @@ export function prepareChatAttempt(channel: RoutableChannel, adapter: ProviderAd
   try {
     return { request: build(input), upstreamModel, translation: input };
   } catch (error) {
-    if (error instanceof TranslationError) {
-      throw new GatewayError(error.message, { status: 400, code: error.code, param: error.param });
-    }
+    if (error instanceof TranslationError) throw errors.untranslatable(error);
     throw error;
   }
 }

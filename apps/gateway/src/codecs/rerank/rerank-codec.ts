@@ -50,7 +50,7 @@ export const rerankCodec: Codec<MediaRequest, null> = {
     if (topN !== undefined && topN !== null && (typeof topN !== "number" || !Number.isInteger(topN) || topN < 1)) {
       throw errors.invalidParameter("top_n", "'top_n' must be a positive integer.");
     }
-    return { request: mediaRequest("rerank", admission), worstCaseCompletionTokens: 0, stream: false, worstCaseUnits: { unit: "request" } };
+    return { request: mediaRequest("rerank", admission), maxOutputTokens: 0, stream: false, worstCaseUnits: { unit: "request" } };
   },
 
   prepare: prepareMediaAttempt,

@@ -10,7 +10,6 @@ import { inputItemsOf } from "./responses-input-to-messages";
 import { responsesRequestToChat } from "./responses-request-to-chat";
 import { findStoredResponse, type PendingResponseSaves } from "./stored-response-store";
 import { storedResponsesQuery } from "./stored-responses-query";
-import { UnsupportedParameter } from "./unsupported-parameter";
 
 /** The earlier response a follow-up continues (previous_response_id), as stored. */
 export interface PreviousResponse {
@@ -50,12 +49,6 @@ function previousNotFound(id: string): GatewayError {
   });
 }
 
-/** A TranslationError as the 400 a channel that needs the chat form answers. */
-function untranslatable(error: TranslationError): GatewayError {
-  const code = error instanceof UnsupportedParameter ? "unsupported_parameter" : "invalid_value";
-  return new GatewayError(error.message, { status: 400, code, param: error.param });
-}
-
 function validate(body: Record<string, unknown>): void {
   if (body.input === undefined || body.input === null) throw errors.missingParameter("input");
   const max = body.max_output_tokens;
@@ -91,7 +84,7 @@ export async function parseResponsesRequest(
   try {
     inputItems = inputItemsOf(body.input);
   } catch (error) {
-    if (error instanceof TranslationError) throw errors.invalidParameter("input", error.message);
+    if (error instanceof TranslationError) throw errors.untranslatable(error);
     throw error;
   }
   let history: unknown[] = [];
@@ -113,11 +106,10 @@ export async function parseResponsesRequest(
     chat = { body: chatBody, model, stream, clientWantsUsage: false, path: "/chat/completions" };
   } catch (error) {
     if (!(error instanceof TranslationError)) throw error;
-    chatError = untranslatable(error);
+    chatError = errors.untranslatable(error);
   }
   const settingsResult = services.settings.get();
   const settings = settingsResult instanceof Promise ? await settingsResult : settingsResult;
-  const maxOutputTokens = typeof body.max_output_tokens === "number" ? body.max_output_tokens : settings.reservationDefaultMaxTokens;
   const historyBytes = history.length > 0 ? Buffer.byteLength(JSON.stringify(history)) : 0;
   return {
     request: {
@@ -135,7 +127,8 @@ export async function parseResponsesRequest(
       chatError,
       retentionDays: settings.responsesRetentionDays,
     },
-    worstCaseCompletionTokens: maxOutputTokens,
+    // None named: the pipeline holds the model's own default, as for every endpoint.
+    maxOutputTokens: typeof body.max_output_tokens === "number" ? body.max_output_tokens : null,
     stream,
     builtInTools: requestedBuiltInTools(body.tools, (index) => `tools[${index}].type`),
     reservationBody: chat ? { value: chat.body, bytes: json.bytes + historyBytes } : undefined,

@@ -1,45 +1,41 @@
-import { budgetHeaders } from "../accounting/budget-headers";
-import { authenticate, type Caller } from "../auth/authenticate";
-import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "../codecs/responses/stored-response-store";
-import { storedResponsesQuery } from "../codecs/responses/stored-responses-query";
-import { clipClientValue, errors, GatewayError } from "../errors";
-import type { GatewayServices } from "../gateway-services";
+import type { Caller } from "../../auth/authenticate";
+import { deleteStoredResponse, findStoredResponse, type PendingResponseSaves } from "./stored-response-store";
+import { storedResponsesQuery } from "./stored-responses-query";
+import { clipClientValue, errors, GatewayError } from "../../errors";
+import type { EndpointCall } from "../../pipeline/endpoint";
 
-/** One call on /v1/responses/{id}: who asks (checked first, as every /v1 call), for which stored response. */
-export interface StoredResponseCall {
-  services: GatewayServices;
+/**
+ * One call on /v1/responses/{id}: a caller let in (as every /v1 call), the id as it came in the path
+ * (`params.id`), and the inserts still running.
+ */
+export interface StoredResponseCall extends EndpointCall {
   saves: PendingResponseSaves;
-  request: Request;
-  clientAddress: string | null;
-  /** The id as it came in the path. */
-  encodedId: string;
 }
 
-/** The 404 of an id the caller has no response under; `headers` are the caller's budget headers. */
-function responseNotFound(id: string, headers: Record<string, string>): GatewayError {
-  return new GatewayError(`Response with id '${clipClientValue(id)}' not found.`, { status: 404, type: "invalid_request_error", code: null, headers });
+/** The 404 of an id the caller has no response under (the wrapper adds the caller's headers). */
+function responseNotFound(id: string): GatewayError {
+  return new GatewayError(`Response with id '${clipClientValue(id)}' not found.`, { status: 404, type: "invalid_request_error", code: null });
 }
 
 /** The caller and the decoded id, once an insert of that id still running has landed. */
 async function resolve(call: StoredResponseCall): Promise<{ caller: Caller; id: string }> {
-  const caller = await authenticate(call.services, call.request, call.clientAddress);
+  const encodedId = call.params.id ?? "";
   let id: string;
   try {
-    id = decodeURIComponent(call.encodedId);
+    id = decodeURIComponent(encodedId);
   } catch {
-    throw errors.invalidIdentifier("response_id", "is not valid percent-encoding", call.encodedId);
+    throw errors.invalidIdentifier("response_id", "is not valid percent-encoding", encodedId);
   }
   await call.saves.settled(id);
-  return { caller, id };
+  return { caller: call.caller, id };
 }
 
 async function findOwn(call: StoredResponseCall) {
   const { caller, id } = await resolve(call);
   const { services } = call;
   const stored = await storedResponsesQuery(services, () => findStoredResponse(services.database.db, id, caller.token.id));
-  const headers = budgetHeaders(services.ledger, caller.token, caller.user);
-  if (!stored) throw responseNotFound(id, headers);
-  return { stored, headers };
+  if (!stored) throw responseNotFound(id);
+  return { stored, headers: call.record.answerHeaders() };
 }
 
 /** GET /v1/responses/{id}: the stored Response, for the token that created it only (404 for any other). */
@@ -111,7 +107,6 @@ export async function handleDeleteResponse(call: StoredResponseCall): Promise<Re
   const { caller, id } = await resolve(call);
   const { services } = call;
   const deleted = await storedResponsesQuery(services, () => deleteStoredResponse(services.database.db, id, caller.token.id));
-  const headers = budgetHeaders(services.ledger, caller.token, caller.user);
-  if (!deleted) throw responseNotFound(id, headers);
-  return Response.json({ id, object: "response", deleted: true }, { headers });
+  if (!deleted) throw responseNotFound(id);
+  return Response.json({ id, object: "response", deleted: true }, { headers: call.record.answerHeaders() });
 }
