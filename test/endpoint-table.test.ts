@@ -204,7 +204,7 @@ describe("an endpoint module", () => {
       { ...stored, id: "resp_expired_by_module", expiresAt: new Date(Date.now() - 1000) },
       { ...stored, id: "resp_kept_by_module", expiresAt: new Date(Date.now() + 60_000) },
     ]);
-    const purge = ENDPOINT_JOBS.find((job) => job.name.includes("stored responses"));
+    const purge = ENDPOINT_JOBS.find((job) => job.name === "stored-responses-purge");
     expect(purge).toBeDefined();
     await purge!.run(stack.gateway.services);
     const left = await db.select({ id: storedResponses.id }).from(storedResponses).where(eq(storedResponses.tokenId, row.id));
