@@ -13,3 +13,4 @@ export * from "./json-bounds";
 export * from "./client-value-text";
 export * from "./secrets-equal";
 export * from "./capped-body";
+export * from "./concat-bytes";

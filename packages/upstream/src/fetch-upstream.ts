@@ -4,6 +4,7 @@
  * that never ends, or a small gzip body that inflates without bound (fetch decodes content-encoding as it
  * reads, so the caps below count decoded bytes, read a chunk at a time, never the whole body first).
  */
+import { concatBytes } from "@tollgate/shared";
 
 /** The default of UPSTREAM_MAX_BODY_BYTES: the most a whole (non-streamed) upstream answer may weigh. */
 export const DEFAULT_UPSTREAM_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -57,17 +58,6 @@ export async function fetchUpstream(url: string, init: UpstreamFetchInit): Promi
   return response;
 }
 
-function joined(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
 /**
  * A whole answer's bytes, read a chunk at a time: past `maxBytes` the read is cancelled and
  * UpstreamResponseTooLargeError thrown, so that what is held never passes the cap by more than a chunk.
@@ -90,7 +80,7 @@ export async function readUpstreamBytes(response: Response, maxBytes: number): P
     reader.cancel().catch(() => {});
     throw error;
   }
-  return joined(chunks, total);
+  return concatBytes(chunks, total);
 }
 
 /** A whole answer as text (UTF-8), under the same cap as readUpstreamBytes. */
@@ -119,5 +109,5 @@ export async function readUpstreamErrorText(response: Response, maxBytes = UPSTR
     // What arrived is the message.
   }
   reader.cancel().catch(() => {});
-  return new TextDecoder().decode(joined(chunks, total));
+  return new TextDecoder().decode(concatBytes(chunks, total));
 }

@@ -1,4 +1,4 @@
-import { type Database, tokens, users } from "@tollgate/db";
+import { type Database, tokens, userBudgetSelection, userLimitSelection, users } from "@tollgate/db";
 import { eq, or } from "drizzle-orm";
 import { isBudgetPeriod } from "@tollgate/shared";
 import type { BudgetFields } from "../accounting/budget-view";
@@ -98,16 +98,8 @@ export async function loadUserById(db: Database, id: number): Promise<CachedUser
       group: users.group,
       balance: users.balance,
       balanceUnlimited: users.balanceUnlimited,
-      budgetLimit: users.budgetLimit,
-      usedTotal: users.usedTotal,
-      budgetPeriod: users.budgetPeriod,
-      budgetTimeZone: users.budgetTimeZone,
-      periodStart: users.periodStart,
-      periodUsed: users.periodUsed,
-      allowedModels: users.allowedModels,
-      allowedIps: users.allowedIps,
-      rpmLimit: users.rpmLimit,
-      tpmLimit: users.tpmLimit,
+      ...userBudgetSelection,
+      ...userLimitSelection,
     })
     .from(users)
     .where(eq(users.id, id))

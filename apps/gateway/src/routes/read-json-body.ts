@@ -1,3 +1,4 @@
+import { concatBytes } from "@tollgate/shared";
 import { errors, GatewayError } from "../errors";
 
 export interface JsonBody {
@@ -30,14 +31,7 @@ async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuff
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks, total);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { concatBytes } from "@tollgate/shared";
 import type { EventSourceMessage } from "eventsource-parser";
 import { createParser } from "eventsource-parser";
 import { DEFAULT_UPSTREAM_MAX_EVENT_BYTES, UpstreamResponseTooLargeError } from "@tollgate/upstream";
@@ -77,18 +78,6 @@ function endOfNextEvent(bytes: Uint8Array, from: number): number {
   return -1;
 }
 
-function concatAll(pieces: Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const piece of pieces) total += piece.byteLength;
-  const joined = new Uint8Array(total);
-  let offset = 0;
-  for (const piece of pieces) {
-    joined.set(piece, offset);
-    offset += piece.byteLength;
-  }
-  return joined;
-}
-
 /** End of the last blank line ("\n\n") in `bytes` between `start` and `end` (excluded), or -1. */
 function endOfLastEvent(bytes: Uint8Array, start = 0, end = bytes.byteLength): number {
   if (end <= start) return -1;
@@ -100,10 +89,6 @@ function endOfLastEvent(bytes: Uint8Array, start = 0, end = bytes.byteLength): n
     index = bytes.lastIndexOf(LINE_FEED, index - 2);
   }
   return -1;
-}
-
-function concatBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
-  return concatAll([first, second]);
 }
 
 export interface PassthroughHooks {
@@ -242,7 +227,7 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
       out.push(untouched);
     }
     if (out.length === 0) return null;
-    return out.length === 1 ? out[0]! : concatAll(out);
+    return out.length === 1 ? out[0]! : concatBytes(out);
   }
 
   return {
@@ -253,7 +238,7 @@ export function createPassthroughFramer(hooks: PassthroughHooks, maxEventBytes =
       if (bytes.indexOf(CARRIAGE_RETURN) !== -1) {
         parsedMode = true;
         const held = pending();
-        const carried = held ? concatBytes(held, bytes) : bytes;
+        const carried = held ? concatBytes([held, bytes]) : bytes;
         pendingBuffer = null;
         pendingLength = 0;
         parsedEventSize = new EventSizeLimit(maxEventBytes);

@@ -8,6 +8,7 @@ import type { TokenView } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 import { InheritedLimits } from "./inherited-limits";
+import { ModelCheckboxes } from "../components/model-checkboxes";
 
 const BY_ADMIN = "set by an administrator";
 
@@ -160,17 +161,7 @@ export function TokenForm(props: {
         hint={!props.isAdmin && granted.quotaLimit != null ? `The quota's period (${BY_ADMIN}).` : "The quota applies to each period and resets by itself."}
       />
       <Field label="Model restriction" error={errors.allowedModels} hint={modelHint(allowedModels.length, modelCeiling !== null, !granted.allowedModels?.length)}>
-        {() => (
-          <div className="flex max-h-36 flex-wrap gap-2 overflow-y-auto rounded-md border border-slate-200 p-2">
-            {knownModels.length === 0 ? <span className="text-xs text-slate-500">No models are listed yet.</span> : null}
-            {knownModels.map((model) => (
-              <label key={model} className="flex items-center gap-1.5 rounded border border-slate-200 px-2 py-0.5 text-xs">
-                <input type="checkbox" name="allowedModels" value={model} checked={allowedModels.includes(model)} onChange={() => toggleModel(model)} />
-                {model}
-              </label>
-            ))}
-          </div>
-        )}
+        {() => <ModelCheckboxes models={knownModels} selected={allowedModels} onToggle={toggleModel} />}
       </Field>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field

@@ -4,6 +4,7 @@ import { Field, FormActions, inputClass, NumberField } from "../components/form-
 import type { UserView } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
+import { ModelCheckboxes } from "../components/model-checkboxes";
 
 const NOT_A_LIMIT = "Enter a whole number, or leave empty for no limit";
 
@@ -50,17 +51,7 @@ export function UserLimitsForm(props: { user: UserView; onCancel: () => void; on
         error={errors.allowedModels}
         hint={allowedModels.length === 0 ? "None selected: no restriction on the account." : `${allowedModels.length} selected: only these, on every token.`}
       >
-        {() => (
-          <div className="flex max-h-36 flex-wrap gap-2 overflow-y-auto rounded-md border border-slate-200 p-2">
-            {knownModels.length === 0 ? <span className="text-xs text-slate-500">No models are listed yet.</span> : null}
-            {knownModels.map((model) => (
-              <label key={model} className="flex items-center gap-1.5 rounded border border-slate-200 px-2 py-0.5 text-xs">
-                <input type="checkbox" name="allowedModels" value={model} checked={allowedModels.includes(model)} onChange={() => toggleModel(model)} />
-                {model}
-              </label>
-            ))}
-          </div>
-        )}
+        {() => <ModelCheckboxes models={knownModels} selected={allowedModels} onToggle={toggleModel} />}
       </Field>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label="IP allow-list" error={errors.allowedIps} hint="One IP or CIDR range per line (v4 or v6), for every token. Empty: any address.">

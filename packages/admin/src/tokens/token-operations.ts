@@ -1,4 +1,4 @@
-import { type Database, tokenPublicColumns, tokens, users } from "@tollgate/db";
+import { type Database, tokenPublicColumns, tokens, userBudgetSelection, userLimitSelection, users } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { and, asc, count, desc, eq, ilike, or, type SQL } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
@@ -106,17 +106,9 @@ export async function getOwnerLimits(db: Database, actor: Actor, userId?: number
     .select({
       userId: users.id,
       name: users.name,
-      allowedModels: users.allowedModels,
-      allowedIps: users.allowedIps,
-      rpmLimit: users.rpmLimit,
-      tpmLimit: users.tpmLimit,
+      ...userLimitSelection,
       mayCreateTokens: users.mayCreateTokens,
-      budgetLimit: users.budgetLimit,
-      usedTotal: users.usedTotal,
-      budgetPeriod: users.budgetPeriod,
-      budgetTimeZone: users.budgetTimeZone,
-      periodStart: users.periodStart,
-      periodUsed: users.periodUsed,
+      ...userBudgetSelection,
     })
     .from(users)
     .where(eq(users.id, id))

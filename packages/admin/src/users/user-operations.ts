@@ -1,4 +1,4 @@
-import { balanceLogs, type Database, isUniqueViolation, sessions, settings, users } from "@tollgate/db";
+import { balanceLogs, type Database, isUniqueViolation, sessions, settings, userBudgetSelection, userLimitSelection, users } from "@tollgate/db";
 import { and, asc, count, desc, eq, ilike, ne, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Actor } from "../actor";
@@ -16,17 +16,9 @@ const userColumns = {
   group: users.group,
   balance: users.balance,
   balanceUnlimited: users.balanceUnlimited,
-  budgetLimit: users.budgetLimit,
-  usedTotal: users.usedTotal,
-  budgetPeriod: users.budgetPeriod,
-  budgetTimeZone: users.budgetTimeZone,
-  periodStart: users.periodStart,
-  periodUsed: users.periodUsed,
+  ...userBudgetSelection,
   alertThresholds: users.alertThresholds,
-  allowedModels: users.allowedModels,
-  allowedIps: users.allowedIps,
-  rpmLimit: users.rpmLimit,
-  tpmLimit: users.tpmLimit,
+  ...userLimitSelection,
   mayCreateTokens: users.mayCreateTokens,
   status: users.status,
   hasPassword: sql<boolean>`${users.passwordHash} is not null`.mapWith(Boolean),

@@ -57,3 +57,21 @@ export const balanceLogs = pgTable(
   (table) => [index("balance_logs_user_idx").on(table.userId, table.createdAt.desc())],
 );
 
+
+/** A user's budget as selected with the user (the columns of budgetColumns plus the limit and its lifetime spend). */
+export const userBudgetSelection = {
+  budgetLimit: users.budgetLimit,
+  usedTotal: users.usedTotal,
+  budgetPeriod: users.budgetPeriod,
+  budgetTimeZone: users.budgetTimeZone,
+  periodStart: users.periodStart,
+  periodUsed: users.periodUsed,
+};
+
+/** The limits an administrator sets on a user, which bind every token of the user. */
+export const userLimitSelection = {
+  allowedModels: users.allowedModels,
+  allowedIps: users.allowedIps,
+  rpmLimit: users.rpmLimit,
+  tpmLimit: users.tpmLimit,
+};
