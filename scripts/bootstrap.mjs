@@ -194,9 +194,9 @@ const testOptionsWithValue = new Set([
  * Test files run on two worker processes (the machine's two cores; most files wait on sockets, timers and
  * child processes as much as they compute, and each file makes its own database). --no-isolate keeps one
  * module registry per worker, as one serial run does: each worker starts PGlite's thread (and compiles its
- * WebAssembly) once, not once per file; with isolation the suite took over twice the CPU. The durations of
- * the last run (node_modules/.cache) balance the two workers and start the slowest files first. Paths or filters
- * given after `--` select files as bun test itself does (serially, unless --parallel is given too).
+ * WebAssembly) once, not once per file; with isolation the suite took over twice the CPU. The durations
+ * of the last run (node_modules/.cache) balance the two workers and start the slowest files first. Paths
+ * or filters given after `--` select files as bun test itself does (serially, unless --parallel is given).
  */
 function testArguments(tiers) {
   let selects = false;
