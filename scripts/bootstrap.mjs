@@ -3,15 +3,19 @@
 // .tools/ when no Bun is on PATH, installs the workspace dependencies, then hands over to Bun.
 // Usage: node scripts/bootstrap.mjs <task> [args...]; tasks are listed in `tasks` below.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runtimeEnvDefaults, withRuntimeDefaults } from "./runtime-env.mjs";
+import { testFilesOf } from "./test-tiers.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bunVersion = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies.bun;
 const localBun = join(root, ".tools", "node_modules", ".bin", process.platform === "win32" ? "bun.exe" : "bun");
+/** Inside node_modules: gitignored, and gone with it, so a clean clone or a removed node_modules starts afresh. */
+const cacheFolder = join(root, "node_modules", ".cache", "tollgate");
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
@@ -70,12 +74,36 @@ const env = {
   BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? runtimeEnvDefaults.BUN_CONFIG_MAX_HTTP_REQUESTS,
 };
 
-// `bun install` is a no-op in a fraction of a second when nothing changed, so it always runs: a pull
-// that changed dependencies never leaves a stale node_modules behind.
-const installArgs = ["install", "--silent"];
-if (process.env.CI && existsSync(join(root, "bun.lock"))) installArgs.push("--frozen-lockfile");
-const installStatus = run(bun, installArgs, { env });
-if (installStatus !== 0) process.exit(installStatus);
+/**
+ * Installs the workspace dependencies when the manifests or the lockfile changed since the last install
+ * here (a stamp of their hash in node_modules), so that a pull that changed dependencies never leaves a
+ * stale node_modules behind. CI installs with --frozen-lockfile, and a stamp left by an install without it
+ * does not count there: a clean clone, or a lockfile out of step with package.json, still fails the run.
+ */
+function installWhenChanged() {
+  const lockfile = join(root, "bun.lock");
+  const frozen = Boolean(process.env.CI) && existsSync(lockfile);
+  const manifests = [
+    join(root, "package.json"),
+    lockfile,
+    ...["apps", "packages"].flatMap((kind) =>
+      existsSync(join(root, kind)) ? readdirSync(join(root, kind)).map((folder) => join(root, kind, folder, "package.json")) : [],
+    ),
+  ];
+  const hash = createHash("sha256");
+  for (const manifest of manifests) hash.update(`${manifest}\0${existsSync(manifest) ? readFileSync(manifest) : ""}\0`);
+  const stamp = `${hash.digest("hex")}${frozen ? " frozen" : ""}`;
+  const stampFile = join(cacheFolder, "install-stamp");
+  if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return;
+  const installArgs = ["install", "--silent"];
+  if (frozen) installArgs.push("--frozen-lockfile");
+  const installStatus = run(bun, installArgs, { env });
+  if (installStatus !== 0) process.exit(installStatus);
+  mkdirSync(cacheFolder, { recursive: true });
+  writeFileSync(stampFile, stamp);
+}
+
+installWhenChanged();
 
 // Each task runs Bun directly (not through `bun run`), so that nothing echoes the arguments: the CLI's
 // may carry an upstream key.
@@ -85,7 +113,11 @@ const tasks = {
   "start:console": ["apps/server/src/index.ts", "console"],
   "build:web": null,
   admin: ["apps/cli/src/index.ts"],
-  test: ["test"],
+  // The test tasks' arguments come from testArguments below: the files of their tiers.
+  test: null,
+  "test:unit": null,
+  "test:integration": null,
+  "test:e2e": null,
   bench: ["bench/run.ts"],
 };
 /** Newest modification time under a folder (the SPA's sources), to rebuild only when they changed. */
@@ -125,12 +157,64 @@ if (task === "start" || task === "start:console") buildWebIfStale(false);
  * the same (they tell what works), and the run fails; .ci/run counts this line as one failed test.
  */
 function typeCheckPasses() {
+  // Incremental (tsconfig.json: incremental, tsBuildInfoFile in node_modules/.cache): a second run re-checks
+  // only what changed since the first.
   const status = run(bun, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "."], { env });
   if (status !== 0) console.error("[tollgate] type check failed (tsc --noEmit -p .)");
   return status === 0;
 }
 
+/** The tiers each test task runs (scripts/test-tiers.mjs); `test` runs them all, after the type check. */
+const testTiers = {
+  test: ["unit", "integration", "e2e"],
+  "test:unit": ["unit"],
+  "test:integration": ["integration"],
+  "test:e2e": ["e2e"],
+};
+
+/** bun test's options that take their value as the next argument (`-t name`), rather than after `=`. */
+const testOptionsWithValue = new Set([
+  "-t",
+  "--test-name-pattern",
+  "--timeout",
+  "--rerun-each",
+  "--retry",
+  "--reporter",
+  "--reporter-outfile",
+  "--preload",
+  "--max-concurrency",
+  "--seed",
+  "--shard",
+  "--timings",
+  "--coverage-dir",
+  "--coverage-reporter",
+]);
+
+/**
+ * Test files run on two worker processes (the machine's two cores; most files wait on sockets, timers and
+ * child processes as much as they compute, and each file makes its own database). --no-isolate keeps one
+ * module registry per worker, as one serial run does: each worker starts PGlite's thread (and compiles its
+ * WebAssembly) once, not once per file; with isolation the suite took over twice the CPU. The durations
+ * of the last run (node_modules/.cache) balance the two workers and start the slowest files first. Paths
+ * or filters given after `--` select files as bun test itself does (serially, unless --parallel is given).
+ */
+function testArguments(tiers) {
+  let selects = false;
+  for (let index = 0; index < rest.length; index++) {
+    if (testOptionsWithValue.has(rest[index])) index++;
+    else if (!rest[index].startsWith("-")) selects = true;
+  }
+  if (selects) return ["test", ...rest];
+  const timings = join(cacheFolder, "test-timings.json");
+  const parallel = rest.some((flag) => flag.startsWith("--parallel"))
+    ? []
+    : ["--parallel=2", "--no-isolate", `--timings=${timings}`, "--update-timings"];
+  mkdirSync(cacheFolder, { recursive: true });
+  return ["test", ...parallel, ...rest, ...testFilesOf(root, tiers).map((path) => `./${path}`)];
+}
+
 const failed = task === "test" && !typeCheckPasses();
 // The servers run with every runtime default (the collector's pacing too); the tests and the CLI do not need it.
 const servesTraffic = task === "start" || task === "start:gateway" || task === "start:console";
-runForwardingSignals(bun, [...tasks[task], ...rest], { env: servesTraffic ? withRuntimeDefaults(env) : env }, { failed });
+const args = task in testTiers ? testArguments(testTiers[task]) : [...tasks[task], ...rest];
+runForwardingSignals(bun, args, { env: servesTraffic ? withRuntimeDefaults(env) : env }, { failed });

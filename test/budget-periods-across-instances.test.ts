@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { freshDatabase, type FreshDatabase } from "./helpers/fresh-database";
+import { freshDatabase, type FreshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-const usePostgres = Boolean(process.env.DATABASE_URL);
 const BOUNDARY = Date.parse("2026-12-01T00:00:00.000Z");
 /** Both instances read this clock: they stand on the same side of the boundary, as synchronised hosts do. */
 const clock = { now: BOUNDARY - 60_000 };

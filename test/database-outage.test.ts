@@ -2,12 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type DatabaseHandle, openDatabase, requestLogs, resultRows, tokens } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
-
-const usePostgres = Boolean(process.env.DATABASE_URL);
 
 let database: FreshDatabase;
 let proxy: TcpProxy;

@@ -5,12 +5,11 @@ import { join } from "node:path";
 import { migrateDatabase, openDatabase, requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { runCli, serverEnvironment, startGatewayProcess } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const root = join(import.meta.dir, "..");
-const usePostgres = Boolean(process.env.DATABASE_URL);
 
 let upstream: FakeOpenAIUpstream;
 let dataDir: string;

@@ -11,7 +11,7 @@ import type { LogLevel } from "@tollgate/gateway/logger";
 import { requestLogs } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayStack, startGatewayStack, TEST_SECRET, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -669,7 +669,7 @@ describe("the gateway process (index.ts)", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "tollgate-hardening-"));
-    if (process.env.DATABASE_URL) database = await freshDatabase();
+    if (usePostgres) database = await freshDatabase();
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "@tollgate/gateway/app";
 import { type DatabaseHandle, tokens } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 import { startTwoGateways } from "./helpers/two-gateways";
@@ -137,7 +137,7 @@ describe("behind a proxy", () => {
 });
 
 describe("two instances", () => {
-  test.if(Boolean(process.env.DATABASE_URL))(
+  test.if(usePostgres)(
     "an instance that cached a key as unknown accepts it once another instance's database has created it",
     async () => {
       const two = await startTwoGateways();

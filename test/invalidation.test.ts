@@ -4,7 +4,7 @@ import { runCommand } from "@tollgate/cli/run-command";
 import { generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { sql } from "drizzle-orm";
 import type { FakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import type { FreshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, TEST_SECRET, waitFor, type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -83,7 +83,7 @@ describe("cache invalidation through LISTEN/NOTIFY", () => {
     await waitFor(async () => (await chat(first, token.secret, "fresh-model")).status === 503, "the disabled channel");
   });
 
-  test.if(Boolean(process.env.DATABASE_URL))(
+  test.if(usePostgres)(
     "a second instance on the same Postgres refuses a token after the CLI process disables it",
     async () => {
       const secondHandle = await database.openAnother();
@@ -110,7 +110,7 @@ describe("cache invalidation through LISTEN/NOTIFY", () => {
     SETUP_TIMEOUT_MS,
   );
 
-  test.if(Boolean(process.env.DATABASE_URL))("a reconnecting listener flushes every cache", async () => {
+  test.if(usePostgres)("a reconnecting listener flushes every cache", async () => {
     const token = await seed.token({ userId });
     expect((await models(first, token.secret)).status).toBe(200);
     expect(first.services.tokens.size).toBeGreaterThan(0);

@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type DatabaseHandle, openDatabase, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-/** A connection that stalls without closing needs a network path: Postgres only (on embedded PGlite the check is off). */
-const usePostgres = Boolean(process.env.DATABASE_URL);
+// A connection that stalls without closing needs a network path: Postgres only (on embedded PGlite the check is off).
 /** The LISTEN query as it crosses the wire. */
 const LISTEN = /listen "tollgate_invalidate"/i;
 

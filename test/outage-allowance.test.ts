@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type DatabaseHandle, openDatabase, requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-/** Needs a network path to the database that can be cut: Postgres only (embedded PGlite has none). */
-const usePostgres = Boolean(process.env.DATABASE_URL);
+// Needs a network path to the database that can be cut: Postgres only (embedded PGlite has none).
 
 let database: FreshDatabase;
 let proxy: TcpProxy;

@@ -2,11 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { quotaLeases, requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
-
-const usePostgres = Boolean(process.env.DATABASE_URL);
 
 let database: FreshDatabase;
 let upstream: FakeOpenAIUpstream;

@@ -4,11 +4,11 @@ import { countPromptForReservation, TOKENIZER_MARGINS } from "../apps/gateway/sr
 import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { usePostgres } from "./helpers/fresh-database";
 
 // A bound on hangs (a busy 2-core machine loads the tokenizer slowly), not a tuned timing.
 setDefaultTimeout(60_000);
 
-const usePostgres = Boolean(process.env.DATABASE_URL);
 /** $1,000 per million tokens, in and out: one token costs 1,000 micro-USD (the issue's case). */
 const MICRO_USD_PER_TOKEN = 1_000;
 const countTokens = await loadTokenizer();

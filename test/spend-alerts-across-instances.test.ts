@@ -5,8 +5,7 @@ import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./helpers/fa
 import { type GatewayUnderTest, waitFor } from "./helpers/gateway-fixture";
 import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
-
-const usePostgres = Boolean(process.env.DATABASE_URL);
+import { usePostgres } from "./helpers/fresh-database";
 
 let gateways: TwoGateways;
 let receiver: FakeWebhookReceiver;

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtimeEnvDefaults } from "../scripts/runtime-env.mjs";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { waitFor } from "./helpers/gateway-fixture";
 import { serverEnvironment } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
@@ -13,7 +13,7 @@ let database: FreshDatabase | null = null;
 const dataDirs: string[] = [];
 
 beforeAll(async () => {
-  if (process.env.DATABASE_URL) database = await freshDatabase();
+  if (usePostgres) database = await freshDatabase();
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {

@@ -5,11 +5,10 @@ import { eq } from "drizzle-orm";
 import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { usePostgres } from "./helpers/fresh-database";
 
 // A bound on hangs (a busy 2-core machine loads the tokenizer slowly), not a tuned timing.
 setDefaultTimeout(60_000);
-
-const usePostgres = Boolean(process.env.DATABASE_URL);
 
 async function status(gateway: GatewayUnderTest, key: string): Promise<number> {
   const response = await gateway.handle(

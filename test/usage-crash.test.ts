@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { migrateDatabase, openDatabase, requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { waitFor } from "./helpers/gateway-fixture";
 import { type GatewayProcess, runCli, serverEnvironment, startGatewayProcess } from "./helpers/gateway-process";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
@@ -13,7 +13,6 @@ import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 // Faults of the whole process (SIGKILL, SIGTERM during an outage, the drain limit): the usage a process
 // accepted must reach the database exactly once, through its spool if not otherwise.
-const usePostgres = Boolean(process.env.DATABASE_URL);
 
 let upstream: FakeOpenAIUpstream;
 let slow: FakeOpenAIUpstream;

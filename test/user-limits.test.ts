@@ -6,11 +6,11 @@ import { eq } from "drizzle-orm";
 import { type GatewayStack, type GatewayUnderTest, startGateway, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { usePostgres } from "./helpers/fresh-database";
 
 // A bound on hangs for the two-instance tests' set-up, not a tuned timing.
 setDefaultTimeout(60_000);
 
-const usePostgres = Boolean(process.env.DATABASE_URL);
 /** Every answer of the fake upstream in this file reports 20 + 10 = 30 tokens. */
 const TOKENS_PER_CALL = 30;
 const ACCOUNT = "your account (an administrator's limit on all of its API keys)";

@@ -1,4 +1,5 @@
 import { defaultErrorBody } from "./fake-openai-upstream-wire";
+import { BehaviourQueue, presentedKey, RequestLog, startFakeServer } from "./fake-upstream-kit";
 
 /**
  * An upstream speaking OpenAI's media endpoints and the Cohere/Jina rerank shape, over real HTTP on port 0.
@@ -167,13 +168,11 @@ function chunked(bytes: Uint8Array): ReadableStream<Uint8Array> {
 
 /** Starts the fake on 127.0.0.1 and a free port; close() it after the test file. */
 export async function startFakeMediaUpstream(options: FakeMediaUpstreamOptions = {}): Promise<FakeMediaUpstream> {
-  const requests: MediaRequestSeen[] = [];
-  const queue: MediaBehaviour[] = [];
+  const log = new RequestLog<MediaRequestSeen>();
+  const behaviours = new BehaviourQueue<MediaBehaviour>({ kind: "ok" });
   const speechBytes = options.speechBytes ?? defaultSpeechBytes();
   const durationSeconds = options.durationSeconds ?? 8.47;
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
+  const server = startFakeServer({
     async fetch(request) {
       const url = new URL(request.url);
       const operation = operationOf(url.pathname);
@@ -192,13 +191,10 @@ export async function startFakeMediaUpstream(options: FakeMediaUpstreamOptions =
         const text = await request.text();
         if (text !== "") Object.assign(fields, JSON.parse(text));
       }
-      requests.push({ operation: operation ?? "", path: url.pathname, query: url.search, headers: Object.fromEntries(request.headers), contentType, fields, files });
-      if (options.requireApiKey) {
-        const key = request.headers.get("api-key") ?? request.headers.get("authorization")?.replace(/^Bearer /, "");
-        if (key !== options.requireApiKey) return json(401, defaultErrorBody(401));
-      }
+      log.record({ operation: operation ?? "", path: url.pathname, query: url.search, headers: Object.fromEntries(request.headers), contentType, fields, files });
+      if (options.requireApiKey && presentedKey(request) !== options.requireApiKey) return json(401, defaultErrorBody(401));
       if (request.method !== "POST" || !operation) return json(404, defaultErrorBody(404));
-      const behaviour = queue.shift() ?? { kind: "ok" };
+      const behaviour = behaviours.next();
       if (behaviour.kind === "error") return json(behaviour.status, behaviour.body ?? defaultErrorBody(behaviour.status));
       if (operation.startsWith("images/")) return imagesAnswer(fields);
       if (operation === "audio/speech") {
@@ -211,15 +207,12 @@ export async function startFakeMediaUpstream(options: FakeMediaUpstreamOptions =
       return rerankAnswer(fields, options.rerankShape ?? "jina");
     },
   });
-  const origin = `http://127.0.0.1:${server.port}`;
   return {
-    url: `${origin}/v1`,
-    origin,
-    requests,
+    url: `${server.origin}/v1`,
+    origin: server.origin,
+    requests: log.requests,
     speechBytes,
-    enqueue: (behaviour) => queue.push(behaviour),
-    close: async () => {
-      await server.stop(true);
-    },
+    enqueue: (behaviour) => behaviours.enqueue(behaviour),
+    close: () => server.close(),
   };
 }

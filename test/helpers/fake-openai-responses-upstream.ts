@@ -9,6 +9,7 @@
  * request), for tests of chat-only channels that need a function call; and both under /openai/v1 with an
  * `api-key` header, as Azure OpenAI's v1 API does.
  */
+import { BehaviourQueue, presentedKey, readJsonOrText, RequestLog, startFakeServer } from "./fake-upstream-kit";
 
 export type FakeResponsesBehaviour =
   | {
@@ -185,25 +186,15 @@ function chatAnswer(body: any, behaviour: Exclude<FakeResponsesBehaviour, { kind
 }
 
 export async function startFakeOpenAIResponsesUpstream(options: { requireApiKey?: string } = {}): Promise<FakeOpenAIResponsesUpstream> {
-  const requests: FakeResponsesRequest[] = [];
-  const queue: FakeResponsesBehaviour[] = [];
+  const log = new RequestLog<FakeResponsesRequest>();
+  const behaviours = new BehaviourQueue<FakeResponsesBehaviour>({ kind: "text" });
   const issued = new Set<string>();
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
+  const server = startFakeServer({
     async fetch(request) {
       let path = new URL(request.url).pathname;
-      const text = await request.text();
-      let body: any;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = text;
-      }
-      requests.push({ path, headers: Object.fromEntries(request.headers), body });
-      // Azure OpenAI sends its key as `api-key`; OpenAI and the vendors as a bearer token.
-      const key = request.headers.get("api-key") ?? request.headers.get("authorization")?.replace(/^Bearer /, "");
-      if (options.requireApiKey && key !== options.requireApiKey) {
+      const { body } = await readJsonOrText(request);
+      log.record({ path, headers: Object.fromEntries(request.headers), body });
+      if (options.requireApiKey && presentedKey(request) !== options.requireApiKey) {
         return openAIError(401, "Incorrect API key provided.", null, "invalid_api_key");
       }
       // Azure OpenAI's v1 API serves the same operations under /openai/v1 (deployment in the body's model).
@@ -211,7 +202,7 @@ export async function startFakeOpenAIResponsesUpstream(options: { requireApiKey?
       if (request.method !== "POST" || (path !== "/v1/responses" && path !== "/v1/chat/completions")) {
         return openAIError(404, `Invalid URL (${request.method} ${path})`, null, null);
       }
-      const behaviour = queue.shift() ?? { kind: "text" };
+      const behaviour = behaviours.next();
       if (behaviour.kind === "error") return openAIError(behaviour.status, behaviour.message ?? "The fake upstream failed.", null, behaviour.code ?? null);
       if (path === "/v1/chat/completions") return chatAnswer(body, behaviour);
       if (typeof body?.previous_response_id === "string" && !issued.has(body.previous_response_id)) {
@@ -227,11 +218,9 @@ export async function startFakeOpenAIResponsesUpstream(options: { requireApiKey?
     },
   });
   return {
-    url: `http://127.0.0.1:${server.port}/v1`,
-    requests,
-    enqueue: (behaviour) => queue.push(behaviour),
-    close: async () => {
-      server.stop(true);
-    },
+    url: `${server.origin}/v1`,
+    requests: log.requests,
+    enqueue: (behaviour) => behaviours.enqueue(behaviour),
+    close: () => server.close(),
   };
 }

@@ -18,6 +18,7 @@ import {
   sseDoneFrame,
   sseFrame,
 } from "./fake-openai-upstream-wire";
+import { BehaviourQueue, readJsonOrText, RequestLog, startFakeServer } from "./fake-upstream-kit";
 
 export { fakeDefaults, openAIErrorFixtures, splitIntoDeltas } from "./fake-openai-upstream-wire";
 
@@ -128,16 +129,6 @@ function jsonResponse(status: number, body: unknown, extraHeaders: Record<string
   });
 }
 
-async function readBody(request: Request): Promise<{ body: any; isInvalidJson: boolean }> {
-  const text = await request.text();
-  if (text === "") return { body: undefined, isInvalidJson: false };
-  try {
-    return { body: JSON.parse(text), isInvalidJson: false };
-  } catch {
-    return { body: text, isInvalidJson: true };
-  }
-}
-
 type Route = "chat" | "completions" | "embeddings" | "models" | "model" | undefined;
 
 function routeOf(method: string, path: string): Route {
@@ -174,10 +165,8 @@ function* chatStreamFrames(plan: ChatStreamPlan): Generator<Uint8Array> {
 /** Starts an OpenAI look-alike on 127.0.0.1 and a free port; close() it after the test file. */
 export async function startFakeOpenAIUpstream(options: FakeOpenAIUpstreamOptions = {}): Promise<FakeOpenAIUpstream> {
   const chunkDelayMs = options.chunkDelayMs ?? 0;
-  const requests: FakeUpstreamRequest[] = [];
-  const queue: FakeBehaviour[] = [];
-  let defaultBehaviour: FakeBehaviour = { kind: "ok" };
-  const requestWaiters: { count: number; resolve: () => void }[] = [];
+  const log = new RequestLog<FakeUpstreamRequest>();
+  const behaviours = new BehaviourQueue<FakeBehaviour>({ kind: "ok" });
   const streamCancels = claimableEvents();
   const clientAborts = claimableEvents();
   /** Releases everything that waits for a client to go away, so close() never leaves promises pending. */
@@ -269,7 +258,7 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIUpstreamOptions
   };
 
   const answer = async (request: Request, route: NonNullable<Route>, path: string, body: any, isInvalidJson: boolean) => {
-    const behaviour = queue.shift() ?? defaultBehaviour;
+    const behaviour = behaviours.next();
     if (behaviour.kind === "error") {
       return jsonResponse(behaviour.status, behaviour.body ?? defaultErrorBody(behaviour.status), behaviour.headers);
     }
@@ -321,22 +310,14 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIUpstreamOptions
     return jsonResponse(404, notFound);
   };
 
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
+  const server = startFakeServer({
     // Stalled streams and hung requests must stay open until the client gives up, not Bun's 10 s default.
     idleTimeout: 0,
     async fetch(request) {
       const url = new URL(request.url);
-      const { body, isInvalidJson } = await readBody(request);
+      const { body, isInvalidJson } = await readJsonOrText(request);
       const headers = Object.fromEntries(request.headers);
-      requests.push({ path: url.pathname, method: request.method, headers, body });
-      for (const waiter of [...requestWaiters]) {
-        if (requests.length >= waiter.count) {
-          requestWaiters.splice(requestWaiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
+      log.record({ path: url.pathname, method: request.method, headers, body });
       if (options.requireApiKey !== undefined && headers.authorization !== `Bearer ${options.requireApiKey}`) {
         return jsonResponse(401, openAIErrorFixtures.invalidApiKey);
       }
@@ -347,23 +328,16 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIUpstreamOptions
   });
 
   return {
-    url: `http://127.0.0.1:${server.port}/v1`,
-    requests,
-    enqueue(behaviour) {
-      queue.push(behaviour);
-    },
-    setDefault(behaviour) {
-      defaultBehaviour = behaviour;
-    },
-    waitForRequests(count) {
-      if (requests.length >= count) return Promise.resolve();
-      return new Promise((resolve) => requestWaiters.push({ count, resolve }));
-    },
+    url: `${server.origin}/v1`,
+    requests: log.requests,
+    enqueue: (behaviour) => behaviours.enqueue(behaviour),
+    setDefault: (behaviour) => behaviours.setDefault(behaviour),
+    waitForRequests: (count) => log.waitFor(count),
     waitForStreamCancel: () => streamCancels.next(),
     waitForClientAbort: () => clientAborts.next(),
     async close() {
       for (const release of [...pendingForever]) release();
-      await server.stop(true);
+      await server.close();
     },
   };
 }

@@ -1,5 +1,14 @@
-import { type DatabaseHandle, migrateDatabase, openDatabase } from "@tollgate/db";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { type DatabaseHandle, migrateDatabase, migrationsFolder, openDatabase } from "@tollgate/db";
 import postgres from "postgres";
+
+/**
+ * True when the suite runs on the Postgres server of DATABASE_URL (CI runs it both ways: embedded PGlite,
+ * then Postgres); tests that need a second connection or a second process on one database run only then.
+ */
+export const usePostgres = Boolean(process.env.DATABASE_URL);
 
 export interface FreshDatabase {
   handle: DatabaseHandle;
@@ -10,15 +19,111 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
+const root = join(import.meta.dir, "..", "..");
+/** Gitignored (inside node_modules), so a clean clone or a fresh install starts without it. */
+const cacheFolder = join(root, "node_modules", ".cache", "tollgate");
+
+/**
+ * What a migrated template depends on: every file under drizzle/, and bun.lock (PGlite's version, whose
+ * data folder format a template is in). A change to either makes a new template, never a stale one.
+ */
+function templateKey(): string {
+  const hash = createHash("sha256");
+  const addFolder = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) addFolder(path);
+      else hash.update(`${entry.name}\0`).update(readFileSync(path)).update("\0");
+    }
+  };
+  addFolder(migrationsFolder);
+  const lockfile = join(root, "bun.lock");
+  if (existsSync(lockfile)) hash.update(readFileSync(lockfile));
+  return hash.digest("hex").slice(0, 16);
+}
+
+let pgliteTemplate: Promise<string> | undefined;
+
+/**
+ * The tarball of a migrated embedded database, made once for this key by the first test file that needs it
+ * (written under a name of its own, then renamed: parallel test processes never read a half-written one).
+ */
+function migratedPgliteTemplate(): Promise<string> {
+  pgliteTemplate ??= (async () => {
+    const key = templateKey();
+    const path = join(cacheFolder, `pglite-template-${key}.tar`);
+    if (existsSync(path)) return path;
+    mkdirSync(cacheFolder, { recursive: true });
+    const handle = await openDatabase({ dataDir: "memory://" });
+    try {
+      await migrateDatabase(handle);
+      const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
+      await handle.dumpDataDir?.(partial);
+      renameSync(partial, path);
+    } finally {
+      await handle.close();
+    }
+    // Templates of older migrations are of no further use.
+    for (const entry of readdirSync(cacheFolder)) {
+      if (entry.startsWith("pglite-template-") && entry.endsWith(".tar") && join(cacheFolder, entry) !== path) {
+        rmSync(join(cacheFolder, entry), { force: true });
+      }
+    }
+    return path;
+  })();
+  pgliteTemplate.catch(() => (pgliteTemplate = undefined));
+  return pgliteTemplate;
+}
+
+/** Arbitrary constant: test processes on one server take turns at creating a template (see MIGRATION_LOCK_ID). */
+const TEMPLATE_LOCK_ID = 7_201_912;
+
+function databaseUrl(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * The name of a migrated template database on the server, created by the first test process that needs it,
+ * under an advisory lock (parallel processes wait for it rather than race), migrated under a temporary name
+ * and renamed when done: a run killed half-way never leaves a half-migrated template behind.
+ */
+async function migratedPostgresTemplate(admin: postgres.Sql, serverUrl: string): Promise<string> {
+  const name = `tollgate_template_${templateKey()}`;
+  const exists = async () => (await admin`select 1 from pg_database where datname = ${name}`).length > 0;
+  if (await exists()) return name;
+  await admin`select pg_advisory_lock(${TEMPLATE_LOCK_ID})`;
+  try {
+    if (await exists()) return name;
+    const building = `${name}_building`;
+    await admin.unsafe(`drop database if exists ${building} with (force)`);
+    await admin.unsafe(`create database ${building}`);
+    const handle = await openDatabase({ databaseUrl: databaseUrl(serverUrl, building), poolSize: 1 });
+    try {
+      await migrateDatabase(handle);
+    } finally {
+      await handle.close();
+    }
+    // A closed connection's server process may linger a moment; a rename needs the database to itself.
+    await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${building}`;
+    await admin.unsafe(`alter database ${building} rename to ${name}`);
+    return name;
+  } finally {
+    await admin`select pg_advisory_unlock(${TEMPLATE_LOCK_ID})`;
+  }
+}
+
 /**
  * A migrated, empty database for one test file: a new database on the server of DATABASE_URL when it is
- * set (CI runs the suite both ways), otherwise an in-memory PGlite.
+ * set (CI runs the suite both ways), otherwise an in-memory PGlite. Both are copies of one migrated template
+ * (CREATE DATABASE ... TEMPLATE on Postgres, a loaded data folder tarball on PGlite) rather than an initdb
+ * and every migration per file.
  */
 export async function freshDatabase(): Promise<FreshDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const handle = await openDatabase({ dataDir: "memory://" });
-    await migrateDatabase(handle);
+    const handle = await openDatabase({ dataDir: "memory://", loadDataDir: await migratedPgliteTemplate() });
     return {
       handle,
       async openAnother() {
@@ -31,17 +136,16 @@ export async function freshDatabase(): Promise<FreshDatabase> {
   }
   const name = `tollgate_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
-  await migrateDatabase(handle);
+  const template = await migratedPostgresTemplate(admin, serverUrl);
+  await admin.unsafe(`create database ${name} template ${template}`);
+  const url = databaseUrl(serverUrl, name);
+  const handle = await openDatabase({ databaseUrl: url, poolSize: 5 });
   const others: DatabaseHandle[] = [];
   return {
     handle,
-    url: url.toString(),
+    url,
     async openAnother() {
-      const other = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
+      const other = await openDatabase({ databaseUrl: url, poolSize: 5 });
       others.push(other);
       return other;
     },

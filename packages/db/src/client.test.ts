@@ -71,4 +71,43 @@ describe("the embedded database", () => {
     },
     SETUP_TIMEOUT_MS,
   );
+
+  test(
+    "a database written out with dumpDataDir starts again in memory from loadDataDir, its rows with it, and apart from the first",
+    async () => {
+      const folder = mkdtempSync(join(tmpdir(), "tollgate-db-"));
+      const tarball = join(folder, "template.tar");
+      try {
+        const template = await openDatabase({ dataDir: "memory://" });
+        try {
+          await template.execute("create table kept (value text); insert into kept values ('from the template')");
+          await template.dumpDataDir?.(tarball);
+        } finally {
+          await template.close();
+        }
+        const first = await openDatabase({ dataDir: "memory://", loadDataDir: tarball });
+        const second = await openDatabase({ dataDir: "memory://", loadDataDir: tarball });
+        try {
+          await first.execute("insert into kept values ('only in the first')");
+          expect(resultRows(await first.db.execute(sql`select value from kept order by value`))).toEqual([
+            { value: "from the template" },
+            { value: "only in the first" },
+          ]);
+          expect(resultRows(await second.db.execute(sql`select value from kept`))).toEqual([{ value: "from the template" }]);
+        } finally {
+          await first.close();
+          await second.close();
+        }
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+    SETUP_TIMEOUT_MS,
+  );
+
+  test("loadDataDir is refused for a database in a folder, which keeps its own data", async () => {
+    await expect(openDatabase({ dataDir: join(tmpdir(), "never-created"), loadDataDir: "/nowhere.tar" })).rejects.toThrow(
+      "loadDataDir starts an in-memory database only",
+    );
+  });
 });

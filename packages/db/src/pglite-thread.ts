@@ -2,7 +2,10 @@ import { PendingReplies } from "@tollgate/shared";
 
 /** What the PGlite thread is asked to do, for one of its databases; `txn` runs a query inside that open transaction. */
 export type ToPgliteThread = { id: number; database: number } & (
-  | { type: "open"; location: string; startParams: string[] }
+  /** `loadDataDir`: the path of a data folder's tarball (PGlite's dumpDataDir) to start from instead of initdb. */
+  | { type: "open"; location: string; startParams: string[]; loadDataDir?: string }
+  /** Writes the database's data folder as a tarball to `path` (PGlite's dumpDataDir, uncompressed). */
+  | { type: "dump"; path: string }
   | { type: "query"; sql: string; params: unknown[]; rowMode?: "array" | "object"; rawTypes: number[]; txn?: number }
   | { type: "exec"; sql: string; txn?: number }
   | { type: "begin"; txn: number }
@@ -160,11 +163,14 @@ export class ThreadedPglite implements QueryClient {
     }
   }
 
-  /** Opens the database (`memory://` or a pgdata folder) on the PGlite thread, started on first use. */
-  static async open(location: string, startParams: string[]): Promise<ThreadedPglite> {
+  /**
+   * Opens the database (`memory://` or a pgdata folder) on the PGlite thread, started on first use; from the
+   * tarball at `loadDataDir` (see `dump`) when given.
+   */
+  static async open(location: string, startParams: string[], loadDataDir?: string): Promise<ThreadedPglite> {
     thread ??= startPgliteThread();
     const database = nextDatabase++;
-    await thread.request({ type: "open", database, location, startParams });
+    await thread.request({ type: "open", database, location, startParams, loadDataDir });
     return new ThreadedPglite(thread, database, true);
   }
 
@@ -190,6 +196,11 @@ export class ThreadedPglite implements QueryClient {
 
   exec(sql: string): Promise<unknown> {
     return this.thread.request({ type: "exec", database: this.database, sql });
+  }
+
+  /** Writes this database's data folder as a tarball to `path`, which `open` can start from. */
+  async dump(path: string): Promise<void> {
+    await this.thread.request({ type: "dump", database: this.database, path });
   }
 
   /** Runs `callback` in one transaction: committed if it resolves, rolled back (and rethrown) if it throws. */

@@ -103,7 +103,8 @@ function serve(endpoint: Endpoint, primary: boolean): void {
   async function handle(message: ToPgliteThread): Promise<unknown> {
     if (message.type === "open") {
       if (!primary) throw new Error("only the owning thread opens databases");
-      databases.set(message.database, await PGlite.create(message.location, { startParams: message.startParams }));
+      const loadDataDir = message.loadDataDir === undefined ? undefined : Bun.file(message.loadDataDir);
+      databases.set(message.database, await PGlite.create(message.location, { startParams: message.startParams, loadDataDir }));
       return null;
     }
     if (message.type === "attach") {
@@ -131,6 +132,9 @@ function serve(endpoint: Endpoint, primary: boolean): void {
       }
       case "exec":
         return target(message.txn).exec(message.sql);
+      case "dump":
+        await Bun.write(message.path, await pglite.dumpDataDir("none"));
+        return null;
       case "begin":
         return begin(pglite, session, message.txn);
       case "end": {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requestLogs, tokens, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { type FreshDatabase, freshDatabase } from "../../../../test/helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "../../../../test/helpers/fresh-database";
 import { startGateway } from "../../../../test/helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
 import { type UsageRecord, UsageWriter, type WrittenUsage } from "./usage-writer";
@@ -9,7 +9,6 @@ import { ThreadedUsageWriter, type UsageWorkerSettings } from "./usage-writer-th
 import type { SpooledUsageSink } from "./spooled-usage-sink";
 
 // On Postgres the worker opens connections of its own; on embedded PGlite it reaches the PGlite thread by a port.
-const usePostgres = Boolean(process.env.DATABASE_URL);
 
 let database: FreshDatabase;
 let userId: number;
