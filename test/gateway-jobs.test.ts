@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
 import { startGateway } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 /** The listener's self-check needs a connection that could stall: Postgres only. */
-const usePostgres = Boolean(process.env.DATABASE_URL);
+
 
 let database: FreshDatabase;
 let spoolDir: string;
