@@ -59,6 +59,20 @@ describe("reading an upstream's body", () => {
     expect(error).toBeInstanceOf(UpstreamResponseTooLargeError);
   });
 
+  test("read as text, a gzip body with a small declared length is still capped by its decoded bytes", async () => {
+    hostile.setMode({ kind: "gzip-bomb", inflatedBytes: 16 * 1024 * 1024 });
+    const response = await post();
+    const error = await readUpstreamText(response, 1024 * 1024).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(UpstreamResponseTooLargeError);
+  });
+
+  test("a declared length within the cap is read whole; one past the cap is refused at the cap", async () => {
+    const text = JSON.stringify({ hello: "world ".repeat(200) });
+    const declared = (body: string) => new Response(body, { headers: { "content-length": String(new TextEncoder().encode(body).byteLength) } });
+    expect(await readUpstreamText(declared(text), 64 * 1024)).toBe(text);
+    expect(readUpstreamText(declared(text), 100)).rejects.toBeInstanceOf(UpstreamResponseTooLargeError);
+  });
+
   test("a body of exactly the cap is read whole, as UTF-8 text; one byte more is refused", async () => {
     const text = JSON.stringify({ hello: "é".repeat(1000) });
     const bytes = new TextEncoder().encode(text).byteLength;
