@@ -1,0 +1,165 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { EventSourceMessage } from "eventsource-parser";
+import { toyAdapter } from "../../../test/fixtures/toy-provider";
+import { adapterFor, channelTypeIds, describeAdapter, registerProviderAdapter } from "./adapters";
+import type { AdapterChannel, ChatStreamPart, ChatTranslationInput } from "./provider-adapter";
+
+/**
+ * The contract every registered adapter passes, run against each type the registry lists (the "add a
+ * provider" recipe's toy provider included, registered for this file): what the gateway relies on without
+ * knowing the provider. A provider's own behaviour is tested in its folder; this file checks the shape.
+ */
+
+const unregisterToy = registerProviderAdapter(toyAdapter);
+afterAll(() => unregisterToy());
+
+const fixtures = join(import.meta.dir, "../../../test/fixtures");
+const SECRET = "sk-contract-secret-4242";
+
+/**
+ * A minimal valid non-streamed answer in each type's own wire format (recorded fixtures where there are
+ * some). A new provider adds its sample here: the contract cannot check a translation without one.
+ */
+const sampleAnswers: Record<string, () => Promise<unknown>> = {
+  "openai-compatible": () => Bun.file(join(fixtures, "openai/chat-completion.json")).json(),
+  anthropic: () => Bun.file(join(fixtures, "anthropic/message-text.json")).json(),
+  gemini: () => Bun.file(join(fixtures, "gemini/generate-content-text.json")).json(),
+  "azure-openai": () => Bun.file(join(fixtures, "azure-openai/chat-completion.json")).json(),
+  "toy-chat": async () => ({ text: "Hello", used: { in: 5, out: 1 } }),
+};
+
+const channel: AdapterChannel = { baseUrl: "https://upstream.example/base", apiKey: SECRET, config: { apiVersion: "2024-10-21" } };
+
+function chatInput(stream: boolean): ChatTranslationInput {
+  return {
+    channel,
+    upstreamModel: "upstream-model-1",
+    body: { model: "public-model", messages: [{ role: "user", content: "Say hello." }], max_tokens: 16, ...(stream ? { stream: true } : {}) },
+    stream,
+  };
+}
+
+async function collect(readable: ReadableStream<ChatStreamPart>): Promise<ChatStreamPart[]> {
+  const parts: ChatStreamPart[] = [];
+  const reader = readable.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) parts.push(read.value);
+  return parts;
+}
+
+const OPTIONAL_FUNCTIONS = [
+  "buildCompletionsRequest",
+  "speaksResponsesApi",
+  "buildResponsesRequest",
+  "messages",
+  "countTokens",
+  "buildEmbeddingsRequest",
+  "translateEmbeddingsResponse",
+  "listModels",
+] as const;
+
+describe("the provider adapter contract", () => {
+  test("runs against every built-in type and the recipe's toy provider", () => {
+    expect(channelTypeIds()).toEqual(expect.arrayContaining(["openai-compatible", "anthropic", "gemini", "azure-openai", "toy-chat"]));
+  });
+
+  for (const type of channelTypeIds()) {
+    const adapter = adapterFor(type);
+
+    describe(type, () => {
+      test("is registered under its own type and describes itself with a label and a default base URL (or none)", () => {
+        expect(adapter.type).toBe(type);
+        const descriptor = describeAdapter(adapter);
+        expect(descriptor.label).toBeString();
+        expect(descriptor.label.length).toBeGreaterThan(0);
+        if (descriptor.defaultBaseUrl === null) {
+          expect(descriptor.cannotListModelsReason === null || typeof descriptor.cannotListModelsReason === "string").toBe(true);
+        } else {
+          expect(new URL(descriptor.defaultBaseUrl).protocol).toMatch(/^https?:$/);
+        }
+        expect(adapter.relaysOpenAIFormat).toBeBoolean();
+      });
+
+      test("builds a chat request under the channel's base URL, with JSON body and the key in a header, never in the URL or the body", () => {
+        for (const stream of [false, true]) {
+          const request = adapter.buildChatRequest(chatInput(stream));
+          expect(request.url.startsWith(`${channel.baseUrl}/`)).toBe(true);
+          expect(new URL(request.url).protocol).toBe("https:");
+          expect(request.url).not.toContain(SECRET);
+          expect(request.body).not.toContain(SECRET);
+          expect(JSON.parse(request.body)).toBeObject();
+          expect(Object.values(request.headers).some((value) => value.includes(SECRET))).toBe(true);
+          const contentType = Object.entries(request.headers).find(([name]) => name.toLowerCase() === "content-type")?.[1];
+          expect(contentType).toContain("application/json");
+        }
+      });
+
+      test("leaves the client's body as it was", () => {
+        const input = chatInput(false);
+        const before = structuredClone(input.body);
+        adapter.buildChatRequest(input);
+        expect(input.body).toEqual(before);
+      });
+
+      test("classifies 400, 401, 429, 500 and 503 answers for failover: a refused key is the channel's fault, 429 and 5xx are retryable", () => {
+        for (const status of [400, 401, 429, 500, 503]) {
+          for (const bodyText of ["{}", "not json", JSON.stringify({ error: { message: `bad key ${SECRET}` } })]) {
+            const mapped = adapter.mapError(status, bodyText, channel);
+            expect(mapped.status, `${status}`).toBeGreaterThanOrEqual(400);
+            expect(mapped.status, `${status}`).toBeLessThanOrEqual(599);
+            expect(mapped.message).toBeString();
+            expect(mapped.message).not.toContain(SECRET);
+            expect(mapped.type).toBeString();
+            expect(mapped.code === null || typeof mapped.code === "string").toBe(true);
+            expect(mapped.retryable).toBeBoolean();
+            expect(mapped.channelFault).toBeBoolean();
+            if (status === 401) expect(mapped.channelFault, `${status}`).toBe(true);
+            if (status === 400) expect(mapped, `${status}`).toMatchObject({ retryable: false, channelFault: false });
+            if (status === 429 || status >= 500) expect(mapped.retryable, `${status}`).toBe(true);
+          }
+        }
+      });
+
+      test("translates a minimal answer in its own wire format into an OpenAI chat.completion with usage, named after the public model when translated", async () => {
+        const sample = sampleAnswers[type];
+        if (!sample) throw new Error(`The adapter contract has no sample answer for ${type}: add one to sampleAnswers`);
+        const { completion, usage } = adapter.translateChatResponse(await sample(), chatInput(false));
+        expect(completion.object).toBe("chat.completion");
+        // An upstream that speaks OpenAI's format is relayed as it answered (its model name included); a
+        // translated answer is named after the public model the client asked for.
+        expect(completion.model).toBeString();
+        if (!adapter.relaysOpenAIFormat) expect(completion.model).toBe("public-model");
+        expect(completion.id).toBeString();
+        expect(completion.created).toBeNumber();
+        const choices = completion.choices as { index: number; message: { role: string }; finish_reason: unknown }[];
+        expect(choices.length).toBeGreaterThan(0);
+        expect(choices[0]).toMatchObject({ index: 0, message: { role: "assistant" } });
+        expect(usage).not.toBeNull();
+        expect(usage?.promptTokens).toBeNumber();
+        expect(usage?.completionTokens).toBeNumber();
+        expect(completion.usage).toMatchObject({ prompt_tokens: usage?.promptTokens, completion_tokens: usage?.completionTokens });
+      });
+
+      test("ends a stream that carried no event without throwing, emitting only typed parts", async () => {
+        const empty = new ReadableStream<EventSourceMessage>({ start: (controller) => controller.close() });
+        const parts = await collect(empty.pipeThrough(adapter.createChatStreamTransformer(chatInput(true))));
+        for (const part of parts) {
+          expect(["chunk", "usage"]).toContain(part.type);
+          if (part.type === "chunk") expect(part.chunk.object).toBe("chat.completion.chunk");
+        }
+      });
+
+      test("offers its optional capabilities as functions, the media one with serves and buildRequest", () => {
+        for (const member of OPTIONAL_FUNCTIONS) {
+          if (adapter[member] !== undefined) expect(adapter[member], member).toBeFunction();
+        }
+        if (adapter.media !== undefined) {
+          expect(adapter.media.serves).toBeFunction();
+          expect(adapter.media.buildRequest).toBeFunction();
+        }
+        if (adapter.tokenizer !== undefined) expect(["openai", "anthropic", "gemini", "other"]).toContain(adapter.tokenizer);
+        if (adapter.ownedBy !== undefined) expect(adapter.ownedBy).toBeString();
+      });
+    });
+  }
+});
