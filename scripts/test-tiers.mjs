@@ -42,6 +42,7 @@ export const INTEGRATION_FILES_BESIDE_CODE = [
   "apps/gateway/src/accounting/quota-ledger.test.ts",
   "apps/gateway/src/accounting/usage-writer-thread.test.ts",
   "apps/gateway/src/database-circuit.test.ts",
+  "apps/gateway/src/pipeline/failover-with-fake-adapter.test.ts",
   "apps/gateway/src/policy/redis-rate-limiter.test.ts",
   "apps/gateway/src/routing/forward-with-failover.test.ts",
   "apps/gateway/src/settings-cache.test.ts",
