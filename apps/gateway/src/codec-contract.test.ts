@@ -97,6 +97,22 @@ describe("the codec contract", () => {
         if (parsed.answers !== undefined) expect(parsed.answers).toBeGreaterThanOrEqual(1);
       });
 
+      test("answers each of its fields given a value of the wrong kind with a 400 GatewayError or takes it, never with another error", async () => {
+        const minimal = minimalRequests[codec.endpoint];
+        if (!minimal) throw new Error(`The codec contract has no minimal request for ${codec.endpoint}: add one to minimalRequests`);
+        for (const field of [...Object.keys(minimal.fields), "stream", "max_tokens", "n"]) {
+          for (const wrong of [null, 0, -1, 1.5, "", "text", true, [], [null], {}, { nested: [1] }]) {
+            const fields = { ...minimal.fields, [field]: wrong };
+            try {
+              await codec.parse(admission(codec, fields, minimal.files), services, clientRequest());
+            } catch (error) {
+              expect(error, `${field}: ${JSON.stringify(wrong)}`).toBeInstanceOf(GatewayError);
+              expect((error as GatewayError).status, `${field}: ${JSON.stringify(wrong)}`).toBe(400);
+            }
+          }
+        }
+      });
+
       test("renders an error in its client's format with the error's status", async () => {
         const response = codec.errorResponse(new GatewayError("Contract check.", { status: 400, code: "invalid_value" }), {});
         expect(response.status).toBe(400);
