@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { EventSourceMessage } from "eventsource-parser";
+import { EventSourceParserStream } from "eventsource-parser/stream";
 import { toyAdapter } from "../../../test/fixtures/toy-provider";
 import { adapterFor, channelTypeIds, describeAdapter, registerProviderAdapter } from "./adapters";
 import type { AdapterChannel, ChatStreamPart, ChatTranslationInput } from "./provider-adapter";
@@ -27,6 +28,18 @@ const sampleAnswers: Record<string, () => Promise<unknown>> = {
   gemini: () => Bun.file(join(fixtures, "gemini/generate-content-text.json")).json(),
   "azure-openai": () => Bun.file(join(fixtures, "azure-openai/chat-completion.json")).json(),
   "toy-chat": async () => ({ text: "Hello", used: { in: 5, out: 1 } }),
+};
+
+/** A minimal streamed answer in each type's own wire format, as server-sent events (recorded fixtures where there are some). */
+const sampleStreams: Record<string, () => Promise<string>> = {
+  "openai-compatible": async () => {
+    const chunks = (await Bun.file(join(fixtures, "openai/chat-completion-chunks.json")).json()) as unknown[];
+    return `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`;
+  },
+  anthropic: () => Bun.file(join(fixtures, "anthropic/stream-text.sse")).text(),
+  gemini: () => Bun.file(join(fixtures, "gemini/stream-text.sse")).text(),
+  "azure-openai": () => Bun.file(join(fixtures, "azure-openai/stream-text.sse")).text(),
+  "toy-chat": async () => 'data: {"piece":"Hel"}\n\ndata: {"piece":"lo"}\n\ndata: {"used":{"in":5,"out":1}}\n\n',
 };
 
 const channel: AdapterChannel = { baseUrl: "https://upstream.example/base", apiKey: SECRET, config: { apiVersion: "2024-10-21" } };
@@ -147,6 +160,28 @@ describe("the provider adapter contract", () => {
           expect(["chunk", "usage"]).toContain(part.type);
           if (part.type === "chunk") expect(part.chunk.object).toBe("chat.completion.chunk");
         }
+      });
+
+      test("streams a minimal answer in its own wire format as chat.completion.chunk parts, one with a finish reason, and one usage part", async () => {
+        const sample = sampleStreams[type];
+        if (!sample) throw new Error(`The adapter contract has no sample stream for ${type}: add one to sampleStreams`);
+        const text = await sample();
+        const events = new ReadableStream<string>({
+          start(controller) {
+            controller.enqueue(text);
+            controller.close();
+          },
+        }).pipeThrough(new EventSourceParserStream());
+        const parts = await collect(events.pipeThrough(adapter.createChatStreamTransformer(chatInput(true))));
+        const chunks = parts.flatMap((part) => (part.type === "chunk" ? [part.chunk] : []));
+        const usages = parts.flatMap((part) => (part.type === "usage" ? [part.usage] : []));
+        expect(chunks.length).toBeGreaterThan(0);
+        for (const chunk of chunks) expect(chunk.object).toBe("chat.completion.chunk");
+        const finishReasons = chunks.flatMap((chunk) => (chunk.choices as { finish_reason?: unknown }[]).map((choice) => choice.finish_reason ?? null));
+        expect(finishReasons.some((reason) => typeof reason === "string")).toBe(true);
+        expect(usages).toHaveLength(1);
+        expect(usages[0]?.promptTokens).toBeNumber();
+        expect(usages[0]?.completionTokens).toBeNumber();
       });
 
       test("offers its optional capabilities as functions, the media one with serves and buildRequest", () => {
