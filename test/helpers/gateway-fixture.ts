@@ -1,5 +1,6 @@
 import { createApp } from "@tollgate/gateway/app";
-import { createGatewayServices, type GatewayOptions, type GatewayServices } from "@tollgate/gateway/gateway-services";
+import { type GatewayOptions, type GatewayServices } from "@tollgate/gateway/gateway-services";
+import { createGatewayServices } from "../../apps/server/src/compose-gateway-services";
 import { silentLogger } from "@tollgate/gateway/logger";
 import { channels, type DatabaseHandle, modelPrices, tokens, users } from "@tollgate/db";
 import { channelKeyBinding, createSecretBox, displayPrefix, generateTokenSecret, hashTokenSecret, type SecretBox } from "@tollgate/shared";

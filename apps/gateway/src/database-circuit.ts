@@ -1,4 +1,5 @@
-import { errorCauses } from "@tollgate/db";
+import { type Database, errorCauses } from "@tollgate/db";
+import { sql } from "drizzle-orm";
 
 /** A connection could not be opened: the server is down, starting, or cannot be reached. */
 const unreachableCodes = new Set([
@@ -135,4 +136,9 @@ export class DatabaseCircuit {
     }, this.options.probeIntervalMs);
     this.probeTimer.unref?.();
   }
+}
+
+/** The circuit of one database, probed with `select 1` while it is open. */
+export function circuitFor(db: Database, log: DatabaseCircuitOptions["log"]): DatabaseCircuit {
+  return new DatabaseCircuit(() => db.execute(sql`select 1`), { probeIntervalMs: defaultProbeIntervalMs, log });
 }

@@ -1,6 +1,5 @@
 import { createConsole } from "@tollgate/console";
 import { clientAddressResolver, createApp } from "@tollgate/gateway/app";
-import { createGatewayServices } from "@tollgate/gateway/gateway-services";
 import type { Logger } from "@tollgate/gateway/logger";
 import { createChannelProber } from "@tollgate/upstream";
 import { ADMIN_BRIDGE_PATH, createAdminBridge } from "./admin-bridge";
@@ -8,6 +7,7 @@ import { addressPolicyFrom, type ServerEnvironment } from "./env";
 import { gatewayOptionsFrom } from "./gateway-options";
 import type { Storage } from "./open-storage";
 import type { ShutdownPlan } from "./shutdown";
+import { createGatewayServices } from "./compose-gateway-services";
 
 /**
  * The /v1 gateway on PORT, with the console on the same port when `withConsole` (all-in-one), and the admin
