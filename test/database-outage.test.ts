@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type DatabaseHandle, openDatabase, requestLogs, resultRows, tokens } from "@tollgate/db";
+import { type DatabaseHandle, requestLogs, resultRows, tokens } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
+import { type FreshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
-import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
+import type { TcpProxy } from "./helpers/tcp-proxy";
+import { type DatabaseBehindProxy, databaseBehindProxy } from "./helpers/database-behind-proxy";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
+let behind: DatabaseBehindProxy;
 let database: FreshDatabase;
 let proxy: TcpProxy;
 let proxied: DatabaseHandle;
@@ -27,12 +29,8 @@ function chat(key: string) {
 
 beforeAll(async () => {
   if (!usePostgres) return;
-  database = await freshDatabase();
-  const target = new URL(database.url!);
-  proxy = startTcpProxy(target.hostname, Number(target.port || 5432));
-  const viaProxy = new URL(database.url!);
-  viaProxy.port = String(proxy.port);
-  proxied = await openDatabase({ databaseUrl: viaProxy.toString(), poolSize: 3 });
+  behind = await databaseBehindProxy();
+  ({ database, proxy, proxied } = behind);
   upstream = await startFakeOpenAIUpstream();
   gateway = await startGateway(proxied);
   seed = seeder(database.handle, gateway.secretBox, [gateway]);
@@ -53,10 +51,8 @@ afterAll(async () => {
   if (!usePostgres) return;
   proxy?.up();
   await gateway?.stop();
-  await proxied?.close();
-  proxy?.close();
   await upstream?.close();
-  await database?.drop();
+  await behind?.close();
 }, SETUP_TIMEOUT_MS);
 
 describe("a database outage", () => {

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import type { DatabaseHandle } from "@tollgate/db";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
+import { type FreshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
-import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
+import type { TcpProxy } from "./helpers/tcp-proxy";
+import { type DatabaseBehindProxy, databaseBehindProxy } from "./helpers/database-behind-proxy";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 // Needs a network path to the database that can be cut: Postgres only (embedded PGlite has none).
 
+let behind: DatabaseBehindProxy;
 let database: FreshDatabase;
 let proxy: TcpProxy;
 let proxied: DatabaseHandle;
@@ -29,12 +31,8 @@ function chat(key: string, maxTokens?: number) {
 
 beforeAll(async () => {
   if (!usePostgres) return;
-  database = await freshDatabase();
-  const target = new URL(database.url!);
-  proxy = startTcpProxy(target.hostname, Number(target.port || 5432));
-  const viaProxy = new URL(database.url!);
-  viaProxy.port = String(proxy.port);
-  proxied = await openDatabase({ databaseUrl: viaProxy.toString(), poolSize: 3 });
+  behind = await databaseBehindProxy();
+  ({ database, proxy, proxied } = behind);
   upstream = await startFakeOpenAIUpstream();
   gateway = await startGateway(proxied, {
     // Slices of 1% of the quota (at least what the request needs): a large request needs a new lease.
@@ -51,10 +49,8 @@ afterAll(async () => {
   if (!usePostgres) return;
   proxy?.up();
   await gateway?.stop();
-  await proxied?.close();
-  proxy?.close();
   await upstream?.close();
-  await database?.drop();
+  await behind?.close();
 }, SETUP_TIMEOUT_MS);
 
 describe("quota leases during a database outage", () => {

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type DatabaseHandle, openDatabase, tokens } from "@tollgate/db";
+import { type DatabaseHandle, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
+import { type FreshDatabase, usePostgres } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
-import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
+import type { TcpProxy } from "./helpers/tcp-proxy";
+import { type DatabaseBehindProxy, databaseBehindProxy } from "./helpers/database-behind-proxy";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 // A connection that stalls without closing needs a network path: Postgres only (on embedded PGlite the check is off).
 /** The LISTEN query as it crosses the wire. */
 const LISTEN = /listen "tollgate_invalidate"/i;
 
+let behind: DatabaseBehindProxy;
 let database: FreshDatabase;
 let proxy: TcpProxy;
 let proxied: DatabaseHandle;
@@ -25,12 +27,8 @@ function models(key: string) {
 
 beforeAll(async () => {
   if (!usePostgres) return;
-  database = await freshDatabase();
-  const target = new URL(database.url!);
-  proxy = startTcpProxy(target.hostname, Number(target.port || 5432));
-  const viaProxy = new URL(database.url!);
-  viaProxy.port = String(proxy.port);
-  proxied = await openDatabase({ databaseUrl: viaProxy.toString(), poolSize: 3 });
+  behind = await databaseBehindProxy();
+  ({ database, proxy, proxied } = behind);
   upstream = await startFakeOpenAIUpstream();
   // The max age stays at its default (a minute): only the listener check can bring the revocation in time.
   gateway = await startGateway(proxied, { listenerCheckIntervalMs: 200 });
@@ -42,10 +40,8 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!usePostgres) return;
   await gateway?.stop();
-  await proxied?.close();
-  proxy?.close();
   await upstream?.close();
-  await database?.drop();
+  await behind?.close();
 }, SETUP_TIMEOUT_MS);
 
 describe("the LISTEN connection's self-check", () => {
