@@ -2,8 +2,8 @@ import { countInput, countPromptForReservation, TOKENS_PER_MESSAGE, TOKENS_PER_R
 import type { Counter } from "./total-token-counter";
 
 /**
- * One count, as plain data: what is counted on this thread for small inputs and posted to the counting
- * worker for large ones (token-count-thread.ts), by the same function, so both give the same figure.
+ * One count, as plain data: what is posted to the counting worker (token-count-thread.ts), which runs it
+ * with runCountJob.
  */
 export type CountJob =
   /** A chat request's prompt as the upstream's usage counts it (usage estimated after the answer). */

@@ -50,21 +50,17 @@ export function countJobTokens(job: CountJob): Promise<number> {
   return countingThread.count(job, countDeadlineMs);
 }
 
-async function countAsync(job: CountJob): Promise<number> {
-  return countJobTokens(job);
-}
-
 export function countPromptTokens(body: Record<string, unknown>): Promise<number> {
-  return countAsync({ kind: "prompt", body });
+  return countJobTokens({ kind: "prompt", body });
 }
 
 /** A completion's prompt or an embedding's input: text, texts, token ids or arrays of token ids. */
 export function countInputTokens(input: unknown): Promise<number> {
-  return countAsync({ kind: "input", input });
+  return countJobTokens({ kind: "input", input });
 }
 
 export function countTextTokens(text: string): Promise<number> {
-  return countAsync({ kind: "text", text });
+  return countJobTokens({ kind: "text", text });
 }
 
 /**

@@ -17,8 +17,8 @@ export function widestTokenizerFamily(candidates: readonly RoutableChannel[], mo
 /**
  * The fitted amount for the ledger, computed only when the ledger asks (the cheap bound did not fit):
  * `costOf` turns prompt tokens into the call's worst-case cost (its completion bound included). The count
- * is that of fittedPromptTokens, made on this thread or on the counting worker by its size; when it cannot
- * be made in time, the cheap bound is what is held.
+ * is that of fittedPromptTokens, made on the counting worker; when it cannot be made in time, the cheap
+ * bound is what is held.
  */
 export function fittedReservation(
   body: Record<string, unknown>,
@@ -30,13 +30,6 @@ export function fittedReservation(
   return () => {
     const margin = TOKENIZER_MARGINS[widestTokenizerFamily(candidates, model)];
     const fit = (counted: number) => costOf(Math.min(Math.ceil(counted * (1 + margin)), upperBound));
-    const uncounted = () => costOf(upperBound);
-    let counted: number | Promise<number>;
-    try {
-      counted = countJobTokens({ kind: "reservation", body });
-    } catch {
-      return uncounted();
-    }
-    return typeof counted === "number" ? fit(counted) : counted.then(fit, uncounted);
+    return countJobTokens({ kind: "reservation", body }).then(fit, () => costOf(upperBound));
   };
 }

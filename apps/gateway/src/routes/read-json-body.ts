@@ -1,4 +1,4 @@
-import { concatBytes } from "@tollgate/shared";
+import { concatBytes, declaresTooLarge } from "@tollgate/shared";
 import { errors, GatewayError } from "../errors";
 
 export interface JsonBody {
@@ -40,8 +40,8 @@ async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuff
  * trickling a byte a second is never silent, so the server's idle timeout alone would not end it).
  */
 export async function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
+  if (declaresTooLarge(request, limits.maxBytes)) throw errors.bodyTooLarge(limits.maxBytes);
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limits.maxBytes) throw errors.bodyTooLarge(limits.maxBytes);
   if (declared === "0") return empty;
   // Without a Content-Length (chunked, or a Request built in a test) the stream is read up to the limit.
   const stream = declared === null ? request.body : null;
