@@ -213,6 +213,21 @@ function testArguments(tiers) {
   return ["test", ...parallel, ...rest, ...testFilesOf(root, tiers).map((path) => `./${path}`)];
 }
 
+/**
+ * The e2e tier drives Debian's Chromium (test/console/e2e.test.ts fails, never skips, without it): on a
+ * fresh machine the tasks that run that tier install it first, as CI does, when they can (root, apt-get).
+ */
+function ensureChromium() {
+  if (existsSync("/usr/bin/chromium")) return;
+  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
+    console.error("[tollgate] Chromium is missing: the console's browser test will fail (install it with scripts/install-chromium.sh as root)");
+    return;
+  }
+  console.error("[tollgate] installing Debian's Chromium for the console's browser test (scripts/install-chromium.sh) ...");
+  if (run("bash", [join(root, "scripts", "install-chromium.sh")]) !== 0) console.error("[tollgate] could not install Chromium: the browser test will fail");
+}
+
+if (task === "test" || task === "test:e2e") ensureChromium();
 const failed = task === "test" && !typeCheckPasses();
 // The servers run with every runtime default (the collector's pacing too); the tests and the CLI do not need it.
 const servesTraffic = task === "start" || task === "start:gateway" || task === "start:console";
