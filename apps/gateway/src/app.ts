@@ -157,29 +157,26 @@ export function createApp(dependencies: AppDependencies) {
    * exchange: no idle timeout while it runs, a CallRecord (a request-log row, counted in flight until
    * finished), the caller let in (key, IP list, requests per minute), and an error in the row's format.
    */
-  const handlePlain = async (request: Request, row: HandlerRow, params: Record<string, string>) => {
-    const server = serverRef;
-    const lifted = server !== null && idleTimeoutSeconds !== 0;
-    if (lifted) server.timeout(request, 0);
-    const record = new CallRecord(services, clientAddressOf(request), row.endpoint);
-    try {
-      const caller = await admitCaller(services, record, request);
-      const response = await row.handler({ services, request, record, caller, params });
-      // A handler that knows more (a channel, an upstream model) has finished the record already.
-      record.finish({ status: response.status, usage: null });
-      return response;
-    } catch (error) {
-      const gatewayError = toGatewayError(error);
-      if (!(error instanceof GatewayError)) {
-        services.log("error", "unhandled error in request", { requestId: record.requestId, endpoint: row.endpoint, error: String(error) });
+  const handlePlain = (request: Request, row: HandlerRow, params: Record<string, string>) =>
+    withoutIdleTimeout(request, async () => {
+      const record = new CallRecord(services, clientAddressOf(request), row.endpoint);
+      try {
+        const caller = await admitCaller(services, record, request);
+        const response = await row.handler({ services, request, record, caller, params });
+        // A handler that knows more (a channel, an upstream model) has finished the record already.
+        record.finish({ status: response.status, usage: null });
+        return response;
+      } catch (error) {
+        const gatewayError = toGatewayError(error);
+        if (!(error instanceof GatewayError)) {
+          services.log("error", "unhandled error in request", { requestId: record.requestId, endpoint: row.endpoint, error: String(error) });
+        }
+        record.finish({ status: request.signal.aborted ? 499 : gatewayError.status, usage: null, errorCode: gatewayError.code });
+        const headers = record.answerHeaders();
+        return row.errorResponse ? row.errorResponse(gatewayError, headers, request) : errorResponse(gatewayError, headers);
       }
-      record.finish({ status: request.signal.aborted ? 499 : gatewayError.status, usage: null, errorCode: gatewayError.code });
-      const headers = record.answerHeaders();
-      return row.errorResponse ? row.errorResponse(gatewayError, headers, request) : errorResponse(gatewayError, headers);
-    } finally {
-      if (lifted) server.timeout(request, idleTimeoutSeconds);
-    }
-  };
+    });
+
 
   const metricsHandler = createMetricsHandler(services);
   const table = dependencies.endpoints ?? ENDPOINT_TABLE;
