@@ -19,6 +19,7 @@ export { extractUsage } from "./openai-compatible/extract-usage";
 export * from "./openai-compatible/presets";
 export type * from "./openai-wire-types";
 export { type ChannelProbeResult, type ChannelToProbe, createChannelProber } from "./probe-channel";
+export { type AdapterDefinition, defineAdapter } from "./define-adapter";
 export * from "./provider-adapter";
 export { scrubSecret } from "./shared/scrub-secret";
 export type { MappedUpstreamError } from "./shared/upstream-error";

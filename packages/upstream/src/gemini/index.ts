@@ -1,4 +1,4 @@
-import type { ProviderAdapter } from "../provider-adapter";
+import { defineAdapter } from "../define-adapter";
 import { buildChatRequest } from "./build-request";
 import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
 import { listModels } from "./list-models";
@@ -11,14 +11,9 @@ import { translateChatResponse } from "./translate-response";
  * shapes. The channel's baseUrl is the origin (https://generativelanguage.googleapis.com); config may hold
  * `headers` (extra request headers) and `includeThoughts: true` (always ask for thought summaries).
  */
-export const geminiAdapter: ProviderAdapter = {
+export const geminiAdapter = defineAdapter({
   type: "gemini",
-  description: {
-    label: "Google Gemini",
-    defaultBaseUrl: "https://generativelanguage.googleapis.com",
-    settings: { preset: false, apiVersion: false, structuredOutput: false },
-  },
-  relaysOpenAIFormat: false,
+  description: { label: "Google Gemini", defaultBaseUrl: "https://generativelanguage.googleapis.com" },
   buildChatRequest,
   translateChatResponse,
   createChatStreamTransformer,
@@ -27,4 +22,4 @@ export const geminiAdapter: ProviderAdapter = {
   translateEmbeddingsResponse,
   listModels,
   tokenizer: "gemini",
-};
+});
