@@ -3,6 +3,7 @@ import type { ChatStreamPart } from "@tollgate/upstream";
 import {
   chatReasoningText,
   chatReasoningTokens,
+  finalResponse,
   functionCallItem,
   messageItem,
   outputId,
@@ -10,8 +11,6 @@ import {
   reasoningItem,
   type ResponseFrame,
   responseObject,
-  responsesUsage,
-  statusOfFinish,
 } from "./response-object";
 
 /** One Responses stream event before its sequence_number (the relay numbers every frame it sends). */
@@ -201,9 +200,8 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
       closeMessage(controller);
       for (const call of callOrder) closeCall(controller, call);
       const billed = usage ?? (await options.estimate(produced.join("")));
-      const { status, incompleteDetails } = statusOfFinish(finishReason);
-      const response = responseObject(frame, { status, output, incompleteDetails, usage: responsesUsage(billed, reasoningTokens) });
-      controller.enqueue({ type: status === "incomplete" ? "response.incomplete" : "response.completed", response });
+      const response = finalResponse(frame, output, finishReason, billed, reasoningTokens);
+      controller.enqueue({ type: response.status === "incomplete" ? "response.incomplete" : "response.completed", response });
       options.onFinal(response);
     },
   });
