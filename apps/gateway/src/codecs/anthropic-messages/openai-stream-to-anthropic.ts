@@ -1,6 +1,6 @@
 import { isRecord } from "@tollgate/shared";
 import type { TokenUsage } from "@tollgate/shared";
-import { extractUsage } from "@tollgate/upstream";
+import { type ChatStreamPart, extractUsage } from "@tollgate/upstream";
 import { mapOpenAIFinishReason } from "./map-openai-finish-reason";
 import { anthropicUsageOf } from "./map-openai-usage";
 import { anthropicMessageIdOf } from "./openai-response-to-anthropic";
@@ -32,7 +32,7 @@ type OpenBlock = { kind: "text" | "thinking" | "tool"; index: number };
  * message_delta (stop_reason, usage) and message_stop. The last two wait for flush() because OpenAI's usage
  * chunk comes after the finish_reason chunk.
  */
-export function createOpenAIToAnthropicStream(options: AnthropicStreamOptions): TransformStream<Record<string, unknown>, AnthropicSseEvent> {
+export function createOpenAIToAnthropicStream(options: AnthropicStreamOptions): TransformStream<ChatStreamPart, AnthropicSseEvent> {
   let started = false;
   let failed = false;
   let nextBlockIndex = 0;
@@ -101,9 +101,11 @@ export function createOpenAIToAnthropicStream(options: AnthropicStreamOptions): 
     }
   };
 
-  return new TransformStream<Record<string, unknown>, AnthropicSseEvent>({
-    transform(chunk, controller) {
-      if (failed) return;
+  return new TransformStream<ChatStreamPart, AnthropicSseEvent>({
+    transform(part, controller) {
+      // The usage part is the gateway's (billing); the client's usage comes from the usage chunk, as OpenAI sends it.
+      if (failed || part.type === "usage") return;
+      const chunk = part.chunk;
       if (isRecord(chunk.error)) {
         // Some OpenAI-compatible upstreams report a failure as a chunk; Anthropic clients expect an error event.
         failed = true;
