@@ -1,9 +1,8 @@
 import { isRecord } from "@tollgate/shared";
 import { upstreamModelFor } from "@tollgate/upstream";
-import { countPromptTokens, TokenCountUnavailable } from "../../accounting/count-tokens";
 import { errors } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
-import { ESTIMATED_HEADER } from "../anthropic-messages/count-tokens-codec";
+import { countPromptLocally, ESTIMATED_HEADER } from "../anthropic-messages/count-tokens-codec";
 import { geminiErrorResponse } from "./gemini-error";
 import { parseGenerateRequest } from "./parse-generate-request";
 
@@ -69,12 +68,7 @@ export const geminiCountTokensCodec: Codec<GeminiCountRequest, null> = {
   },
 
   async answerLocally(count, record, services) {
-    const totalTokens = await countPromptTokens(count.openAIBody).catch((error: unknown) => {
-      if (!(error instanceof TokenCountUnavailable)) throw error;
-      services.log("warn", "countTokens could not count in time; answering the linear estimate", { requestId: record.requestId });
-      return Math.ceil(count.bytes / 4);
-    });
-    record.finish({ status: 200, usage: null });
+    const totalTokens = await countPromptLocally(count.openAIBody, count.bytes, record, services);
     return Response.json({ totalTokens }, { headers: { ...record.answerHeaders(), [ESTIMATED_HEADER]: "true" } });
   },
 
