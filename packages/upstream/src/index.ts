@@ -16,6 +16,7 @@ export type * from "./anthropic/anthropic-wire-types";
 export { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./anthropic/build-native-request";
 export { tokenUsageFromAnthropic } from "./anthropic/extract-usage";
 export { extractUsage } from "./openai-compatible/extract-usage";
+export { extractUsage as tokenUsageFromGemini } from "./gemini/extract-usage";
 export * from "./openai-compatible/presets";
 export type * from "./openai-wire-types";
 export { type ChannelProbeResult, type ChannelToProbe, createChannelProber } from "./probe-channel";

@@ -74,6 +74,21 @@ export interface NativeMessagesInput {
   beta: string | null;
 }
 
+/** The Gemini API methods a Gemini-API client calls on a model (`/models/{model}:{method}`). */
+export type GeminiMethod = "generateContent" | "streamGenerateContent" | "countTokens" | "embedContent" | "batchEmbedContents";
+
+/** A Gemini-API client's own request, for an upstream that speaks Google's Gemini API itself. */
+export interface GeminiNativeInput {
+  channel: AdapterChannel;
+  /** The model id to send upstream (after the channel's mapping), `models/` prefix or not. */
+  upstreamModel: string;
+  method: GeminiMethod;
+  /** The client's body, parsed; never mutated. */
+  body: Record<string, unknown>;
+  /** The client's body as sent, forwarded as is when nothing must change. */
+  text: string;
+}
+
 /**
  * What a chat stream transformer emits: the OpenAI chunks the client is sent, and the final usage, once,
  * for accounting (the chunk that shows usage to the client is a chunk like any other).
@@ -151,6 +166,9 @@ export interface ProviderAdapter {
    * /v1/messages/count_tokens): the request that asks it. Absent: the gateway counts locally, as an estimate.
    */
   countTokens?(input: NativeMessagesInput): UpstreamHttpRequest;
+
+  /** Optional: the upstream speaks Google's Gemini API itself: a Gemini-API client's request goes as it came (stream as SSE, alt=sse). */
+  geminiNative?(input: GeminiNativeInput): UpstreamHttpRequest;
 
   /** Optional: who /v1/models says owns a model served by this type's channels (`owned_by`); the channel type when absent. */
   readonly ownedBy?: string;

@@ -1,0 +1,78 @@
+import { isRecord } from "@tollgate/shared";
+import { upstreamModelFor } from "@tollgate/upstream";
+import { errors } from "../../errors";
+import type { Codec, WholeAnswer } from "../../pipeline/codec";
+import { countPromptLocally, ESTIMATED_HEADER } from "../anthropic-messages/count-tokens-codec";
+import { geminiErrorResponse } from "./gemini-error";
+import { parseGenerateRequest } from "./parse-generate-request";
+
+interface GeminiCountRequest {
+  model: string;
+  body: Record<string, unknown>;
+  text: string;
+  bytes: number;
+  /** The request as an OpenAI chat body, for the local count. */
+  openAIBody: Record<string, unknown>;
+}
+
+const NO_TOKENS = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+
+/** The GenerateContentRequest a countTokens body counts: its `generateContentRequest`, else its `contents`. */
+function countedRequest(body: Record<string, unknown>): Record<string, unknown> {
+  if (body.generateContentRequest !== undefined && body.generateContentRequest !== null) {
+    if (!isRecord(body.generateContentRequest)) throw errors.invalidParameter("generateContentRequest", "'generateContentRequest' must be an object.");
+    return body.generateContentRequest;
+  }
+  return { contents: body.contents };
+}
+
+/**
+ * POST /v1beta/models/{model}:countTokens (and under /v1): with the rules of every call but nothing held
+ * or billed (notBilled): relayed to a channel that speaks the Gemini API, which counts exactly; when none
+ * serves the model (or none answers), counted here with the o200k tokenizer and marked estimated
+ * (x-tollgate-estimated: true), the body still Google's `{"totalTokens": N}`.
+ */
+export const geminiCountTokensCodec: Codec<GeminiCountRequest, null> = {
+  endpoint: "gemini.countTokens",
+  identifiers: "openai",
+  modelParam: "model",
+  notBilled: true,
+
+  serves: (channel) => channel.adapter.geminiNative !== undefined,
+
+  parse({ body: json, model }) {
+    const counted = countedRequest(json.value);
+    const generate = parseGenerateRequest({ ...json, value: counted }, model, false);
+    return {
+      request: { model, body: json.value, text: json.text, bytes: json.bytes, openAIBody: generate.chat.body },
+      maxOutputTokens: 0,
+      stream: false,
+    };
+  },
+
+  prepare(channel, adapter, count) {
+    const upstreamModel = upstreamModelFor(channel, count.model);
+    const { body, text } = count;
+    // Only channels whose adapter speaks the Gemini API are routed to (serves).
+    return { request: adapter.geminiNative!({ channel, upstreamModel, method: "countTokens", body, text }), upstreamModel, translation: null };
+  },
+
+  readWhole(text): WholeAnswer | null {
+    try {
+      const answer: unknown = JSON.parse(text);
+      // Counted, not used: the call's log row shows no tokens.
+      return isRecord(answer) && typeof answer.totalTokens === "number" ? { usage: NO_TOKENS, body: text } : null;
+    } catch {
+      return null;
+    }
+  },
+
+  async answerLocally(count, record, services) {
+    const totalTokens = await countPromptLocally(count.openAIBody, count.bytes, record, services);
+    return Response.json({ totalTokens }, { headers: { ...record.answerHeaders(), [ESTIMATED_HEADER]: "true" } });
+  },
+
+  producedText: () => "",
+  estimateUsage: async () => NO_TOKENS,
+  errorResponse: geminiErrorResponse,
+};
