@@ -11,7 +11,8 @@ import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
 /** Set on an answer counted by the gateway's own tokenizer rather than by Anthropic: an estimate. */
 export const ESTIMATED_HEADER = "x-tollgate-estimated";
 
-interface CountTokensRequest {
+/** A count request as the count_tokens codecs hold it: sent as it came to a channel that counts, else counted here. */
+export interface LocalCountRequest {
   model: string;
   /** The client's body and its text, sent as they are to a channel that counts. */
   body: Record<string, unknown>;
@@ -19,11 +20,15 @@ interface CountTokensRequest {
   bytes: number;
   /** The same request as an OpenAI chat body, for the local count. */
   openAIBody: Record<string, unknown>;
+}
+
+interface CountTokensRequest extends LocalCountRequest {
   version: string | null;
   beta: string | null;
 }
 
-const NO_TOKENS = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+/** A count answer bills nothing: no tokens (the endpoint is notBilled). */
+export const NO_TOKENS = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
 
 /**
  * The client's body as an OpenAI chat request, for the local count; count_tokens takes no max_tokens. What

@@ -4,6 +4,7 @@ import { type ChatStreamPart, extractUsage } from "@tollgate/upstream";
 import { mapOpenAIFinishReason } from "./map-openai-finish-reason";
 import { anthropicUsageOf } from "./map-openai-usage";
 import { anthropicMessageIdOf } from "./openai-response-to-anthropic";
+import { beginsToolCall, readToolCallDelta } from "../openai-chat/tool-call-delta";
 
 /** One SSE event as Anthropic frames it: `event: <event>` then `data: <data>`. */
 export interface AnthropicSseEvent {
@@ -81,22 +82,19 @@ export function createOpenAIToAnthropicStream(options: AnthropicStreamOptions): 
   };
 
   const appendToolCalls = (controller: Controller, toolCalls: unknown[]) => {
-    for (const call of toolCalls) {
-      if (!isRecord(call)) continue;
-      const toolIndex = typeof call.index === "number" ? call.index : 0;
-      const fn = isRecord(call.function) ? call.function : {};
-      let known = toolBlocks.get(toolIndex);
-      // Some OpenAI-compatible upstreams send every call with index 0: a new id means a new call.
-      if (!known || (typeof call.id === "string" && call.id !== "" && call.id !== known.id)) {
-        const id = typeof call.id === "string" && call.id !== "" ? call.id : `toolu_${crypto.randomUUID().replaceAll("-", "")}`;
-        const blockIndex = beginBlock(controller, "tool", { type: "tool_use", id, name: typeof fn.name === "string" ? fn.name : "", input: {} });
+    for (const raw of toolCalls) {
+      const delta = readToolCallDelta(raw);
+      if (!delta) continue;
+      let known = toolBlocks.get(delta.index);
+      if (!known || beginsToolCall(delta, known.id)) {
+        const id = delta.id ?? `toolu_${crypto.randomUUID().replaceAll("-", "")}`;
+        const blockIndex = beginBlock(controller, "tool", { type: "tool_use", id, name: delta.name ?? "", input: {} });
         known = { blockIndex, id };
-        toolBlocks.set(toolIndex, known);
+        toolBlocks.set(delta.index, known);
       }
-      const blockIndex = known.blockIndex;
       // A delta for an earlier call (rare, interleaved) still names its own block; the SDK applies it by index.
-      if (typeof fn.arguments === "string" && fn.arguments !== "") {
-        emit(controller, "content_block_delta", { index: blockIndex, delta: { type: "input_json_delta", partial_json: fn.arguments } });
+      if (delta.arguments !== null) {
+        emit(controller, "content_block_delta", { index: known.blockIndex, delta: { type: "input_json_delta", partial_json: delta.arguments } });
       }
     }
   };

@@ -2,20 +2,9 @@ import { isRecord } from "@tollgate/shared";
 import { upstreamModelFor } from "@tollgate/upstream";
 import { errors } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
-import { countPromptLocally, ESTIMATED_HEADER } from "../anthropic-messages/count-tokens-codec";
-import { geminiErrorResponse } from "./gemini-error";
+import { countPromptLocally, ESTIMATED_HEADER, type LocalCountRequest, NO_TOKENS } from "../anthropic-messages/count-tokens-codec";
+import { geminiCodecBasics } from "./gemini-error";
 import { parseGenerateRequest } from "./parse-generate-request";
-
-interface GeminiCountRequest {
-  model: string;
-  body: Record<string, unknown>;
-  text: string;
-  bytes: number;
-  /** The request as an OpenAI chat body, for the local count. */
-  openAIBody: Record<string, unknown>;
-}
-
-const NO_TOKENS = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
 
 /** The GenerateContentRequest a countTokens body counts: its `generateContentRequest`, else its `contents`. */
 function countedRequest(body: Record<string, unknown>): Record<string, unknown> {
@@ -32,10 +21,8 @@ function countedRequest(body: Record<string, unknown>): Record<string, unknown> 
  * serves the model (or none answers), counted here with the o200k tokenizer and marked estimated
  * (x-tollgate-estimated: true), the body still Google's `{"totalTokens": N}`.
  */
-export const geminiCountTokensCodec: Codec<GeminiCountRequest, null> = {
-  endpoint: "gemini.countTokens",
-  identifiers: "openai",
-  modelParam: "model",
+export const geminiCountTokensCodec: Codec<LocalCountRequest, null> = {
+  ...geminiCodecBasics("countTokens"),
   notBilled: true,
 
   serves: (channel) => channel.adapter.geminiNative !== undefined,
@@ -74,5 +61,4 @@ export const geminiCountTokensCodec: Codec<GeminiCountRequest, null> = {
 
   producedText: () => "",
   estimateUsage: async () => NO_TOKENS,
-  errorResponse: geminiErrorResponse,
 };

@@ -3,7 +3,7 @@ import { type EmbeddingsTranslationInput, extractUsage, type GeminiMethod, Trans
 import { countInputTokens } from "../../accounting/count-tokens";
 import { errors, GatewayError } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
-import { geminiErrorResponse } from "./gemini-error";
+import { geminiCodecBasics } from "./gemini-error";
 
 interface EmbedRequest {
   model: string;
@@ -76,9 +76,7 @@ function vectorsOf(answer: unknown): number[][] | null {
 function embedContentCodec(method: Extract<GeminiMethod, "embedContent" | "batchEmbedContents">): Codec<EmbedRequest, EmbedTranslation, EmbedAnswer> {
   const batch = method === "batchEmbedContents";
   return {
-    endpoint: `gemini.${method}`,
-    identifiers: "openai",
-    modelParam: "model",
+    ...geminiCodecBasics(method),
     timesErrorAnswers: true,
 
     parse({ body: json, model }) {
@@ -142,7 +140,6 @@ function embedContentCodec(method: Extract<GeminiMethod, "embedContent" | "batch
       return { promptTokens: await countInputTokens(embed.texts), completionTokens: 0, cachedTokens: 0 };
     },
 
-    errorResponse: geminiErrorResponse,
   };
 }
 

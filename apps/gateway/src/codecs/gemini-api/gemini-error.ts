@@ -1,35 +1,26 @@
+import type { GeminiMethod } from "@tollgate/upstream";
 import type { GatewayError } from "../../errors";
 
 /** HTTP status -> google.rpc.Code name, as Google's APIs pair them (https://cloud.google.com/apis/design/errors). */
+const googleStatusNames: Readonly<Record<number, string>> = {
+  400: "INVALID_ARGUMENT",
+  413: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  402: "RESOURCE_EXHAUSTED",
+  429: "RESOURCE_EXHAUSTED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  405: "UNIMPLEMENTED",
+  501: "UNIMPLEMENTED",
+  409: "ABORTED",
+  499: "CANCELLED",
+  502: "UNAVAILABLE",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
 export function googleStatusFor(status: number): string {
-  switch (status) {
-    case 400:
-    case 413:
-      return "INVALID_ARGUMENT";
-    case 401:
-      return "UNAUTHENTICATED";
-    case 402:
-    case 429:
-      return "RESOURCE_EXHAUSTED";
-    case 403:
-      return "PERMISSION_DENIED";
-    case 404:
-      return "NOT_FOUND";
-    case 405:
-    case 501:
-      return "UNIMPLEMENTED";
-    case 409:
-      return "ABORTED";
-    case 499:
-      return "CANCELLED";
-    case 502:
-    case 503:
-      return "UNAVAILABLE";
-    case 504:
-      return "DEADLINE_EXCEEDED";
-    default:
-      return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION";
-  }
+  return googleStatusNames[status] ?? (status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION");
 }
 
 /** Google's error envelope (google.rpc.Status as JSON). */
@@ -68,4 +59,13 @@ export function geminiErrorResponse(error: GatewayError, headers: Record<string,
 /** The same error as the last event of a stream that already answered 200 (Google ends such a stream with it). */
 export function geminiErrorEvent(status: number, message: string): string {
   return JSON.stringify({ error: { code: status, message, status: googleStatusFor(status) } });
+}
+
+/**
+ * What every Gemini API codec has in common: its endpoint name for logs and metrics (`gemini.<method>`),
+ * names checked by OpenAI's rules, the model read from the path (`models/{model}:method`), and errors in
+ * Google's shape.
+ */
+export function geminiCodecBasics(method: GeminiMethod) {
+  return { endpoint: `gemini.${method}`, identifiers: "openai", modelParam: "model", errorResponse: geminiErrorResponse } as const;
 }

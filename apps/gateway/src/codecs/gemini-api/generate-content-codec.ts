@@ -6,7 +6,7 @@ import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { prepareChatAttempt } from "../openai-chat/prepare-chat-attempt";
 import { producedText } from "../openai-chat/produced-text";
-import { geminiErrorResponse } from "./gemini-error";
+import { geminiCodecBasics } from "./gemini-error";
 import { openAIResponseToGemini } from "./openai-response-to-gemini";
 import { type GenerateRequest, generationNumber, parseGenerateRequest } from "./parse-generate-request";
 import { relayNativeGeminiStream, relayTranslatedGeminiStream, textOfCandidates } from "./relay-gemini-stream";
@@ -43,9 +43,7 @@ function requireSse(request: Request): void {
 function generateContentCodec(method: Extract<GeminiMethod, "generateContent" | "streamGenerateContent">): Codec<GenerateRequest, GenerateTranslation, GenerateAnswer> {
   const stream = method === "streamGenerateContent";
   return {
-    endpoint: `gemini.${method}`,
-    identifiers: "openai",
-    modelParam: "model",
+    ...geminiCodecBasics(method),
     streams: stream,
 
     parse({ body: json, model }, _services, request) {
@@ -100,7 +98,6 @@ function generateContentCodec(method: Extract<GeminiMethod, "generateContent" | 
       return { promptTokens: await countPromptTokens(generate.chat.body), completionTokens: await countTextTokens(produced), cachedTokens: 0 };
     },
 
-    errorResponse: geminiErrorResponse,
   };
 }
 

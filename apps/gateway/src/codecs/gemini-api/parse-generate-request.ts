@@ -1,7 +1,7 @@
 import { isRecord } from "@tollgate/shared";
-import { TranslationError } from "@tollgate/upstream";
 import type { JsonBody } from "../../routes/read-json-body";
 import { errors, type GatewayError } from "../../errors";
+import { chatBodyOrStandIn } from "../chat-stand-in";
 import type { ChatRequest } from "../openai-chat/prepare-chat-attempt";
 import { geminiRequestToOpenAI } from "./gemini-request-to-openai";
 
@@ -32,18 +32,12 @@ function checkContents(body: Record<string, unknown>): void {
 export function parseGenerateRequest(json: JsonBody, model: string, stream: boolean): GenerateRequest {
   const body = json.value;
   checkContents(body);
-  let openAIBody: Record<string, unknown>;
-  let chatError: GatewayError | null = null;
-  try {
-    openAIBody = geminiRequestToOpenAI(body, model, stream);
-  } catch (error) {
-    if (!(error instanceof TranslationError)) throw error;
-    if (error.code !== "unsupported_parameter") throw errors.untranslatable(error);
-    // Valid, but only Gemini speaks it: Gemini channels take it as it is.
-    chatError = errors.untranslatable(error);
-    const asText = JSON.stringify({ systemInstruction: body.systemInstruction, contents: body.contents, tools: body.tools });
-    openAIBody = { model, messages: [{ role: "user", content: asText }] };
-  }
+  // Valid, but only Gemini speaks it: Gemini channels take it as it is.
+  const { openAIBody, chatError } = chatBodyOrStandIn(
+    model,
+    () => geminiRequestToOpenAI(body, model, stream),
+    () => ({ systemInstruction: body.systemInstruction, contents: body.contents, tools: body.tools }),
+  );
   return { model, body, text: json.text, chat: { body: openAIBody, model, stream, clientWantsUsage: true, path: "/chat/completions" }, chatError };
 }
 

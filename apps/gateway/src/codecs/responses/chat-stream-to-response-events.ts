@@ -1,5 +1,6 @@
 import { isRecord, type TokenUsage } from "@tollgate/shared";
 import type { ChatStreamPart } from "@tollgate/upstream";
+import { beginsToolCall, readToolCallDelta } from "../openai-chat/tool-call-delta";
 import {
   chatReasoningText,
   chatReasoningTokens,
@@ -138,32 +139,23 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
 
   const appendToolCalls = (controller: Controller, toolCalls: unknown[]) => {
     for (const raw of toolCalls) {
-      if (!isRecord(raw)) continue;
-      const index = typeof raw.index === "number" ? raw.index : 0;
-      const fn = isRecord(raw.function) ? raw.function : {};
-      let call = calls.get(index);
-      // Some OpenAI-compatible upstreams send every call with index 0: a new id means a new call.
-      if (!call || (typeof raw.id === "string" && raw.id !== "" && raw.id !== call.callId)) {
+      const delta = readToolCallDelta(raw);
+      if (!delta) continue;
+      let call = calls.get(delta.index);
+      if (!call || beginsToolCall(delta, call.callId)) {
         closeReasoning(controller);
         closeMessage(controller);
-        call = {
-          itemId: outputId("fc"),
-          outputIndex: output.length,
-          callId: typeof raw.id === "string" && raw.id !== "" ? raw.id : outputId("call"),
-          name: typeof fn.name === "string" ? fn.name : "",
-          arguments: "",
-          done: false,
-        };
-        calls.set(index, call);
+        call = { itemId: outputId("fc"), outputIndex: output.length, callId: delta.id ?? outputId("call"), name: delta.name ?? "", arguments: "", done: false };
+        calls.set(delta.index, call);
         callOrder.push(call);
         const item = functionCallItem(call.itemId, call, "in_progress");
         output.push(item);
         controller.enqueue({ type: "response.output_item.added", output_index: call.outputIndex, item });
       }
-      if (typeof fn.arguments === "string" && fn.arguments !== "") {
-        call.arguments += fn.arguments;
-        produced.push(fn.arguments);
-        controller.enqueue({ type: "response.function_call_arguments.delta", item_id: call.itemId, output_index: call.outputIndex, delta: fn.arguments });
+      if (delta.arguments !== null) {
+        call.arguments += delta.arguments;
+        produced.push(delta.arguments);
+        controller.enqueue({ type: "response.function_call_arguments.delta", item_id: call.itemId, output_index: call.outputIndex, delta: delta.arguments });
       }
     }
   };
