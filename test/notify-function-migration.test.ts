@@ -10,7 +10,7 @@ import postgres from "postgres";
 import { freshDatabase } from "./helpers/fresh-database";
 
 // A fresh PGlite takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
-setDefaultTimeout(120_000);
+setDefaultTimeout(60_000);
 
 const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: Array<{ tag: string }> };
 const BODY = /CREATE OR REPLACE FUNCTION tollgate_notify_change\(\) RETURNS trigger AS \$\$([\s\S]*?)\$\$ LANGUAGE plpgsql;/;
