@@ -4,7 +4,7 @@ import { type ChatStreamPart, extractUsage } from "@tollgate/upstream";
 import { mapOpenAIFinishReason } from "./map-openai-finish-reason";
 import { anthropicUsageOf } from "./map-openai-usage";
 import { anthropicMessageIdOf } from "./openai-response-to-anthropic";
-import { beginsToolCall, readToolCallDelta } from "../openai-chat/tool-call-delta";
+import { toolCallDeltas } from "../openai-chat/tool-call-delta";
 
 /** One SSE event as Anthropic frames it: `event: <event>` then `data: <data>`. */
 export interface AnthropicSseEvent {
@@ -82,11 +82,9 @@ export function createOpenAIToAnthropicStream(options: AnthropicStreamOptions): 
   };
 
   const appendToolCalls = (controller: Controller, toolCalls: unknown[]) => {
-    for (const raw of toolCalls) {
-      const delta = readToolCallDelta(raw);
-      if (!delta) continue;
-      let known = toolBlocks.get(delta.index);
-      if (!known || beginsToolCall(delta, known.id)) {
+    for (const [delta, open] of toolCallDeltas(toolCalls, toolBlocks, (block) => block.id)) {
+      let known = open;
+      if (!known) {
         const id = delta.id ?? `toolu_${crypto.randomUUID().replaceAll("-", "")}`;
         const blockIndex = beginBlock(controller, "tool", { type: "tool_use", id, name: delta.name ?? "", input: {} });
         known = { blockIndex, id };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { beginsToolCall, readToolCallDelta } from "./tool-call-delta";
+import { beginsToolCall, readToolCallDelta, toolCallDeltas } from "./tool-call-delta";
 
 describe("tool-call deltas", () => {
   test("a delta is read with its index, id, name and arguments, empty strings as absent", () => {
@@ -16,5 +16,17 @@ describe("tool-call deltas", () => {
     expect(beginsToolCall(continued, "call_1")).toBe(false);
     expect(beginsToolCall(same, "call_1")).toBe(false);
     expect(beginsToolCall(other, "call_1")).toBe(true);
+  });
+});
+
+describe("toolCallDeltas", () => {
+  test("yields each well-formed delta with its open call, none for a delta that begins a call", () => {
+    const open = new Map([[0, { id: "call_1" }]]);
+    const deltas = [...toolCallDeltas([{ index: 0, function: { arguments: "x" } }, 7, { index: 0, id: "call_2" }, { index: 1, id: "call_3" }], open, (call) => call.id)];
+    expect(deltas.map(([delta, call]) => [delta.index, delta.id, call?.id ?? null])).toEqual([
+      [0, null, "call_1"],
+      [0, "call_2", null],
+      [1, "call_3", null],
+    ]);
   });
 });

@@ -31,3 +31,16 @@ export function readToolCallDelta(raw: unknown): ToolCallDelta | null {
 export function beginsToolCall(delta: ToolCallDelta, openCallId: string | undefined): boolean {
   return openCallId === undefined || (delta.id !== null && delta.id !== openCallId);
 }
+
+/**
+ * Each well-formed delta of a chunk's `tool_calls`, with the call open at its index, or undefined when the
+ * delta begins a call (see beginsToolCall): the translator opens its own kind of item for it.
+ */
+export function* toolCallDeltas<Call>(toolCalls: readonly unknown[], open: ReadonlyMap<number, Call>, idOf: (call: Call) => string): Generator<[ToolCallDelta, Call | undefined]> {
+  for (const raw of toolCalls) {
+    const delta = readToolCallDelta(raw);
+    if (!delta) continue;
+    const call = open.get(delta.index);
+    yield [delta, call === undefined || beginsToolCall(delta, idOf(call)) ? undefined : call];
+  }
+}

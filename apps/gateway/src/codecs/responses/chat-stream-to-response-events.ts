@@ -1,6 +1,6 @@
 import { isRecord, type TokenUsage } from "@tollgate/shared";
 import type { ChatStreamPart } from "@tollgate/upstream";
-import { beginsToolCall, readToolCallDelta } from "../openai-chat/tool-call-delta";
+import { toolCallDeltas } from "../openai-chat/tool-call-delta";
 import {
   chatReasoningText,
   chatReasoningTokens,
@@ -138,11 +138,9 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
   };
 
   const appendToolCalls = (controller: Controller, toolCalls: unknown[]) => {
-    for (const raw of toolCalls) {
-      const delta = readToolCallDelta(raw);
-      if (!delta) continue;
-      let call = calls.get(delta.index);
-      if (!call || beginsToolCall(delta, call.callId)) {
+    for (const [delta, open] of toolCallDeltas(toolCalls, calls, (call) => call.callId)) {
+      let call = open;
+      if (!call) {
         closeReasoning(controller);
         closeMessage(controller);
         call = { itemId: outputId("fc"), outputIndex: output.length, callId: delta.id ?? outputId("call"), name: delta.name ?? "", arguments: "", done: false };
