@@ -9,11 +9,10 @@ import type { RoutableChannel } from "../../routing/channel-catalog";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { producedText } from "../openai-chat/produced-text";
 import { prepareChatAttempt } from "../openai-chat/prepare-chat-attempt";
-import { chatCompletionToResponse } from "./chat-completion-to-response";
 import { extractResponsesUsage, responseOutputText } from "./extract-responses-usage";
 import { parseResponsesRequest, type ResponsesRequest } from "./parse-responses-request";
 import { relayNativeResponsesStream, relayTranslatedResponsesStream } from "./relay-responses-stream";
-import { outputId, type ResponseFrame } from "./response-object";
+import { chatCompletionToResponse, outputId, type ResponseFrame } from "./response-object";
 import { type PendingResponseSaves, saveStoredResponse } from "./stored-response-store";
 
 /** Channels that speak the Responses API get the client's request; the translation input is null for them. */

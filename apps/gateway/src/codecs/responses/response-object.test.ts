@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { chatCompletionToResponse } from "./chat-completion-to-response";
+import { chatCompletionToResponse } from "./response-object";
 
 const frame = { id: "resp_1", createdAt: 1_700_000_000, model: "public-model", body: { model: "public-model", input: "x", metadata: { k: "v" } }, store: true };
 const usage = { promptTokens: 10, completionTokens: 4, cachedTokens: 0 };
