@@ -3,7 +3,7 @@ import type { ChatStreamPart, ChatTranslationInput } from "@tollgate/upstream";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
-import { parseEventStream } from "../../streaming/parse-event-stream";
+import { upstreamEvents } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
 import { streamFailure } from "../../streaming/stream-failure";
 import { producedText } from "../openai-chat/produced-text";
@@ -34,7 +34,7 @@ export function relayNativeStream(forwarded: ForwardedResponse<unknown>, sink: S
   const produced: string[] = [];
   const blockCalls: BuiltInToolCalls = {};
   let reportedCalls: BuiltInToolCalls = {};
-  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!, sink.maxEventBytes), {
+  return relayStream<EventSourceMessage>(upstreamEvents(forwarded.adapter, forwarded.response.body!, sink.maxEventBytes), {
     frame(event) {
       if (event.event === "message_start" || event.event === "message_delta") {
         tap.observe(event.data);
@@ -74,7 +74,7 @@ export function relayTranslatedStream(
 ): ReadableStream<Uint8Array> {
   let usage: TokenUsage | null = null;
   const produced: string[] = [];
-  const chunks = parseEventStream(forwarded.response.body!, sink.maxEventBytes)
+  const chunks = upstreamEvents(forwarded.adapter, forwarded.response.body!, sink.maxEventBytes)
     .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
     .pipeThrough(
       new TransformStream<ChatStreamPart, Record<string, unknown>>({
