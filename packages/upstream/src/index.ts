@@ -1,5 +1,6 @@
 export {
   adapterFor,
+  channelCredentialProblem,
   channelTypeDescriptor,
   channelTypeDescriptors,
   channelTypeIds,
