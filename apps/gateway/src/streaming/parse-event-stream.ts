@@ -74,3 +74,12 @@ export function upstreamEvents(
   const decoder = adapter.createStreamDecoder?.({ maxEventBytes });
   return decoder ? body.pipeThrough(decoder) : parseEventStream(body, maxEventBytes);
 }
+
+/**
+ * Whether an upstream's answer to a stream request is a stream the relay reads: SSE, or for an adapter with
+ * its own decoder any answer but JSON (Bedrock's application/vnd.amazon.eventstream); a JSON answer is read whole.
+ */
+export function answersAsStream(adapter: Pick<ProviderAdapter, "createStreamDecoder">, response: Response): boolean {
+  const contentType = response.headers.get("content-type") ?? "";
+  return adapter.createStreamDecoder ? !contentType.includes("json") : contentType.includes("text/event-stream");
+}
