@@ -29,6 +29,7 @@ const channelFlags = {
   responsesApi: "--responses-api",
   structuredOutput: "--structured-output",
   builtInTools: "--builtin-tool",
+  region: "--region",
 };
 
 /**
@@ -76,6 +77,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "responses-api": "string",
       "structured-output": "string",
       "builtin-tool": "string",
+      region: "string",
       json: "boolean",
     },
   });
@@ -99,6 +101,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       // Checked by the schema: anything but tool or native is refused with the flag's name.
       structuredOutput: flags["structured-output"] as "tool" | "native" | undefined,
       builtInTools: toolPricesFromText(flags["builtin-tool"]),
+      region: flags.region,
     },
     channelFlags,
   );
