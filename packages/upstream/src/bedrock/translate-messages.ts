@@ -1,6 +1,7 @@
 import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import { parseBase64DataUrl } from "../shared/parse-data-url";
+import { assistantToolCalls } from "../shared/tool-call-arguments";
 import type { ConverseContentBlock, ConverseMessage, ConverseSystemBlock } from "./bedrock-wire-types";
 
 const CACHE_POINT = { cachePoint: { type: "default" } } as const;
@@ -68,32 +69,9 @@ function userBlocks(content: unknown, param: string): ConverseContentBlock[] {
   return blocks;
 }
 
-function toolInput(argumentsText: unknown, param: string): Record<string, unknown> {
-  if (argumentsText === undefined || argumentsText === null || argumentsText === "") return {};
-  if (typeof argumentsText !== "string") throw new TranslationError(`'${param}' must be a JSON string.`, param);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(argumentsText);
-  } catch {
-    throw new TranslationError(`'${param}' is not valid JSON; Bedrock needs tool-call arguments as a JSON object.`, param);
-  }
-  if (!isRecord(parsed)) throw new TranslationError(`'${param}' must be a JSON object for Bedrock models.`, param);
-  return parsed;
-}
-
 function assistantBlocks(message: Record<string, unknown>, param: string): ConverseContentBlock[] {
   const blocks: ConverseContentBlock[] = textBlocks(message.content, `${param}.content`);
-  const toolCalls = message.tool_calls;
-  if (toolCalls === undefined || toolCalls === null) return blocks;
-  if (!Array.isArray(toolCalls)) throw new TranslationError(`'${param}.tool_calls' must be an array.`, `${param}.tool_calls`);
-  toolCalls.forEach((call, index) => {
-    const callParam = `${param}.tool_calls[${index}]`;
-    const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
-    if (!isRecord(call) || typeof call.id !== "string" || !fn || typeof fn.name !== "string") {
-      throw new TranslationError(`'${callParam}' must have an id and a function name.`, callParam);
-    }
-    blocks.push({ toolUse: { toolUseId: call.id, name: fn.name, input: toolInput(fn.arguments, `${callParam}.function.arguments`) } });
-  });
+  for (const call of assistantToolCalls(message, param, "Bedrock")) blocks.push({ toolUse: { toolUseId: call.id, name: call.name, input: call.input } });
   return blocks;
 }
 
