@@ -184,6 +184,29 @@ describe("channel add: types, presets and per-channel settings", () => {
     expect(misplaced.stderr).toContain("anthropic only");
   });
 
+  test("a bedrock channel takes --region (required), calls the region's endpoint without --base-url, and its key must be an access key JSON or an API key", async () => {
+    const accessKey = JSON.stringify({ accessKeyId: "AKIAEXAMPLE000000001", secretAccessKey: "example/secret+value" });
+    const created = await harness.runJson("channel", "add", "--name", "br", "--type", "bedrock", "--key", accessKey, "--models", "claude", "--region", "eu-west-3");
+    const row = await channelRow(created.id as number);
+    expect(row.config).toEqual({ region: "eu-west-3" });
+    expect(row.baseUrl).toBe("https://bedrock-runtime.eu-west-3.amazonaws.com");
+    expect(created.region).toBe("eu-west-3");
+    const apiKey = await harness.runJson("channel", "add", "--name", "br2", "--type", "bedrock", "--key", "ABSKZXhhbXBsZS1rZXk=", "--models", "llama", "--region", "us-east-1", "--base-url", "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com");
+    expect((await channelRow(apiKey.id as number)).baseUrl).toBe("https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com");
+    const noRegion = await harness.run("channel", "add", "--name", "x", "--type", "bedrock", "--key", accessKey, "--models", "m");
+    expect(noRegion.exitCode).toBe(2);
+    expect(noRegion.stderr).toContain("--region");
+    const badRegion = await harness.run("channel", "add", "--name", "x", "--type", "bedrock", "--key", accessKey, "--models", "m", "--region", "Europe");
+    expect(badRegion.stderr).toContain("--region must be an AWS region like us-east-1");
+    const badKey = await harness.run("channel", "add", "--name", "x", "--type", "bedrock", "--key", '{"accessKeyId":"AKIAEXAMPLE000000001","secret":"oops-value"}', "--models", "m", "--region", "us-east-1");
+    expect(badKey.exitCode).toBe(2);
+    expect(badKey.stderr).toContain("--key");
+    expect(badKey.stderr).toContain("only accessKeyId, secretAccessKey and sessionToken");
+    expect(badKey.stderr).not.toContain("oops-value");
+    const misplaced = await harness.run("channel", "add", "--name", "x", "--preset", "openai", "--key", "k-12345678", "--models", "m", "--region", "us-east-1");
+    expect(misplaced.stderr).toContain("bedrock only");
+  });
+
   test("--builtin-tool tool=USD allows built-in tools at a price per call (micro-USD in the config); unknown tools and bad prices are refused", async () => {
     const created = await harness.runJson(
       "channel", "add", "--name", "oa", "--preset", "openai", "--key", "sk-openai-test", "--models", "gpt-4o",

@@ -29,6 +29,7 @@ const channelFlags = {
   responsesApi: "--responses-api",
   structuredOutput: "--structured-output",
   builtInTools: "--builtin-tool",
+  region: "--region",
 };
 
 /** `--responses-api yes|no`. */
@@ -59,6 +60,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "responses-api": "string",
       "structured-output": "string",
       "builtin-tool": "string",
+      region: "string",
       json: "boolean",
     },
   });
@@ -84,6 +86,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       // `web_search=0.01[,file_search=0.0025]`: built-in tools clients may use on the channel, with the price
       // of one call in USD (the names and amounts are the schema's to check).
       builtInTools: pairsFromText(flags["builtin-tool"], "builtin-tool", "tool=USD per call (e.g. web_search=0.01)"),
+      region: flags.region,
     },
     channelFlags,
   );

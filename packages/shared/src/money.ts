@@ -32,6 +32,10 @@ export interface TokenUsage {
   completionTokens: number;
   /** Prompt tokens served from the upstream's prompt cache (a subset of promptTokens). */
   cachedTokens: number;
+  /** Prompt tokens written to the upstream's prompt cache with a 5-minute lifetime (a subset of promptTokens). */
+  cacheWriteTokens?: number;
+  /** Prompt tokens written to the upstream's prompt cache with a 1-hour lifetime (a subset of promptTokens). */
+  cacheWrite1hTokens?: number;
 }
 
 /** Cost in micro-USD, rounded up so that a call is never billed below its price. */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { EventSourceMessage } from "eventsource-parser";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { toyAdapter } from "../../../test/fixtures/toy-provider";
+import { eventFrame, joinFrames } from "../../../test/helpers/bedrock-event-stream";
 import { adapterFor, channelTypeIds, describeAdapter, registerProviderAdapter } from "./adapters";
 import type { AdapterChannel, ChatStreamPart, ChatTranslationInput } from "./provider-adapter";
 
@@ -27,11 +28,15 @@ const sampleAnswers: Record<string, () => Promise<unknown>> = {
   anthropic: () => Bun.file(join(fixtures, "anthropic/message-text.json")).json(),
   gemini: () => Bun.file(join(fixtures, "gemini/generate-content-text.json")).json(),
   "azure-openai": () => Bun.file(join(fixtures, "azure-openai/chat-completion.json")).json(),
+  bedrock: () => Bun.file(join(fixtures, "bedrock/converse-text.json")).json(),
   "toy-chat": async () => ({ text: "Hello", used: { in: 5, out: 1 } }),
 };
 
-/** A minimal streamed answer in each type's own wire format, as server-sent events (recorded fixtures where there are some). */
-const sampleStreams: Record<string, () => Promise<string>> = {
+/**
+ * A minimal streamed answer in each type's own wire format: server-sent events, or the bytes the adapter's
+ * stream decoder reads (recorded fixtures where there are some).
+ */
+const sampleStreams: Record<string, () => Promise<string | Uint8Array>> = {
   "openai-compatible": async () => {
     const chunks = (await Bun.file(join(fixtures, "openai/chat-completion-chunks.json")).json()) as unknown[];
     return `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`;
@@ -39,6 +44,10 @@ const sampleStreams: Record<string, () => Promise<string>> = {
   anthropic: () => Bun.file(join(fixtures, "anthropic/stream-text.sse")).text(),
   gemini: () => Bun.file(join(fixtures, "gemini/stream-text.sse")).text(),
   "azure-openai": () => Bun.file(join(fixtures, "azure-openai/stream-text.sse")).text(),
+  bedrock: async () => {
+    const events = (await Bun.file(join(fixtures, "bedrock/converse-stream-text.json")).json()) as [string, Record<string, unknown>][];
+    return joinFrames(events.map(([type, payload]) => eventFrame(type, payload)));
+  },
   "toy-chat": async () => 'data: {"piece":"Hel"}\n\ndata: {"piece":"lo"}\n\ndata: {"used":{"in":5,"out":1}}\n\n',
 };
 
@@ -69,6 +78,9 @@ const OPTIONAL_FUNCTIONS = [
   "buildEmbeddingsRequest",
   "translateEmbeddingsResponse",
   "listModels",
+  "authorize",
+  "createStreamDecoder",
+  "credentialProblem",
 ] as const;
 
 describe("the provider adapter contract", () => {
@@ -88,19 +100,21 @@ describe("the provider adapter contract", () => {
         if (descriptor.defaultBaseUrl === null) {
           expect(descriptor.cannotListModelsReason === null || typeof descriptor.cannotListModelsReason === "string").toBe(true);
         } else {
-          expect(new URL(descriptor.defaultBaseUrl).protocol).toMatch(/^https?:$/);
+          expect(new URL(descriptor.defaultBaseUrl.replace("{region}", "us-east-1")).protocol).toMatch(/^https?:$/);
         }
         expect(adapter.relaysOpenAIFormat).toBeBoolean();
       });
 
-      test("builds a chat request under the channel's base URL, with JSON body and the key in a header, never in the URL or the body", () => {
+      test("builds a chat request under the channel's base URL, with JSON body and the key in a header (once authorized, where the adapter authorizes), never in the URL or the body", async () => {
         for (const stream of [false, true]) {
-          const request = adapter.buildChatRequest(chatInput(stream));
+          const built = adapter.buildChatRequest(chatInput(stream));
+          const context = { fetch: () => Promise.reject(new Error("no token exchange in the contract")) };
+          const request = adapter.authorize ? await adapter.authorize({ method: "POST", ...built }, channel, context) : built;
           expect(request.url.startsWith(`${channel.baseUrl}/`)).toBe(true);
           expect(new URL(request.url).protocol).toBe("https:");
           expect(request.url).not.toContain(SECRET);
           expect(request.body).not.toContain(SECRET);
-          expect(JSON.parse(request.body)).toBeObject();
+          expect(JSON.parse(request.body ?? "")).toBeObject();
           expect(Object.values(request.headers).some((value) => value.includes(SECRET))).toBe(true);
           const contentType = Object.entries(request.headers).find(([name]) => name.toLowerCase() === "content-type")?.[1];
           expect(contentType).toContain("application/json");
@@ -165,13 +179,20 @@ describe("the provider adapter contract", () => {
       test("streams a minimal answer in its own wire format as chat.completion.chunk parts, one with a finish reason, and one usage part", async () => {
         const sample = sampleStreams[type];
         if (!sample) throw new Error(`The adapter contract has no sample stream for ${type}: add one to sampleStreams`);
-        const text = await sample();
-        const events = new ReadableStream<string>({
-          start(controller) {
-            controller.enqueue(text);
-            controller.close();
-          },
-        }).pipeThrough(new EventSourceParserStream());
+        const sampled = await sample();
+        const events = adapter.createStreamDecoder
+          ? new ReadableStream<Uint8Array>({
+              start(controller) {
+                controller.enqueue(typeof sampled === "string" ? new TextEncoder().encode(sampled) : sampled);
+                controller.close();
+              },
+            }).pipeThrough(adapter.createStreamDecoder())
+          : new ReadableStream<string>({
+              start(controller) {
+                controller.enqueue(typeof sampled === "string" ? sampled : new TextDecoder().decode(sampled));
+                controller.close();
+              },
+            }).pipeThrough(new EventSourceParserStream());
         const parts = await collect(events.pipeThrough(adapter.createChatStreamTransformer(chatInput(true))));
         const chunks = parts.flatMap((part) => (part.type === "chunk" ? [part.chunk] : []));
         const usages = parts.flatMap((part) => (part.type === "usage" ? [part.usage] : []));

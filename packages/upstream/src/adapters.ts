@@ -1,5 +1,6 @@
 import { anthropicAdapter } from "./anthropic";
 import { azureOpenAIAdapter } from "./azure-openai";
+import { bedrockAdapter } from "./bedrock";
 import type { ChannelTypeDescriptor } from "./channel-type-descriptor";
 import { geminiAdapter } from "./gemini";
 import { openAICompatibleAdapter } from "./openai-compatible";
@@ -7,7 +8,7 @@ import type { ProviderAdapter } from "./provider-adapter";
 
 /** Every channel type's adapter, in the order the console offers them: adding a provider adds its line here. */
 const adapters = new Map<string, ProviderAdapter>(
-  [openAICompatibleAdapter, anthropicAdapter, geminiAdapter, azureOpenAIAdapter].map((adapter) => [adapter.type, adapter]),
+  [openAICompatibleAdapter, anthropicAdapter, geminiAdapter, azureOpenAIAdapter, bedrockAdapter].map((adapter) => [adapter.type, adapter]),
 );
 
 /** The type of a channel created without one, and the protocol of a type that has no adapter of its own. */
@@ -51,11 +52,16 @@ export function describeAdapter(adapter: ProviderAdapter): ChannelTypeDescriptor
     type: adapter.type,
     label: description.label,
     defaultBaseUrl: description.defaultBaseUrl,
-    settings: { ...description.settings, responsesApi: speaksResponses, builtInTools: true },
+    settings: { ...description.settings, region: description.settings.region ?? false, responsesApi: speaksResponses, builtInTools: true },
     responsesApiDefault: speaksResponses ? (description.responsesApiDefault ?? "by the upstream") : null,
     canListModels,
     cannotListModelsReason: canListModels ? null : (description.cannotListModelsReason ?? `A ${description.label} channel has no model list call; enter its models by hand.`),
   };
+}
+
+/** Why `key` cannot be a credential of channels of `type` (the adapter's reading), or null when it can. */
+export function channelCredentialProblem(type: string, key: string): string | null {
+  return adapters.get(type)?.credentialProblem?.(key) ?? null;
 }
 
 /** Every registered type's descriptor (plain data: the console sends it to the form as it is). */

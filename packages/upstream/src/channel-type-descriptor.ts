@@ -8,7 +8,10 @@ export interface ChannelTypeDescriptor {
   readonly type: string;
   /** A human name for the form's type list. */
   readonly label: string;
-  /** The provider's public endpoint, offered by the form; null when every channel has its own (an Azure resource). */
+  /**
+   * The provider's public endpoint, offered by the form; null when every channel has its own (an Azure
+   * resource). `{region}` in it is filled from the channel's region (Bedrock's regional endpoints).
+   */
   readonly defaultBaseUrl: string | null;
   /** Which per-channel settings apply to the type (the others are refused by the admin schemas and hidden in the form). */
   readonly settings: ChannelTypeSettings;
@@ -31,6 +34,8 @@ export interface ChannelTypeSettings {
   readonly structuredOutput: boolean;
   /** `builtInTools`: upstream-run tools allowed on the channel and their prices. */
   readonly builtInTools: boolean;
+  /** `region`: the cloud region requests are signed for and sent to (Bedrock); required where it applies. */
+  readonly region: boolean;
 }
 
 /**
@@ -40,7 +45,7 @@ export interface ChannelTypeSettings {
 export interface AdapterDescription {
   readonly label: string;
   readonly defaultBaseUrl: string | null;
-  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput">;
+  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput"> & { readonly region?: boolean };
   /** See ChannelTypeDescriptor.responsesApiDefault; needed when the adapter speaks the Responses API. */
   readonly responsesApiDefault?: string;
   /** See ChannelTypeDescriptor.cannotListModelsReason; needed when the adapter has no `listModels`. */

@@ -62,6 +62,25 @@ export interface EmbeddingsTranslationInput {
   text?: string;
 }
 
+/** A request as it will be sent upstream. */
+export interface OutgoingRequest {
+  method: "GET" | "POST";
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface AuthorizeContext {
+  /** For a token exchange: fetchUpstream's rules (no redirects, bounded body, timeout). */
+  fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response>;
+  signal?: AbortSignal;
+}
+
+/** What a stream decoder is told: the most one decoded event may weigh (UPSTREAM_MAX_EVENT_BYTES). */
+export interface StreamDecoderOptions {
+  maxEventBytes?: number;
+}
+
 /** A client's own Anthropic Messages request (or count_tokens request), for an upstream that speaks Anthropic's API. */
 export interface NativeMessagesInput {
   channel: AdapterChannel;
@@ -157,9 +176,10 @@ export interface ProviderAdapter {
 
   /**
    * Optional: the upstream speaks Anthropic's Messages API itself: a client's /v1/messages request goes as
-   * it came (answers and events relayed in Anthropic's format). Absent: it is translated through chat.
+   * it came (answers and events relayed in Anthropic's format). Absent, or null for a model the channel
+   * serves through another API (Bedrock's Llama or Mistral): it is translated through chat.
    */
-  messages?(input: NativeMessagesInput): UpstreamHttpRequest;
+  messages?(input: NativeMessagesInput): UpstreamHttpRequest | null;
 
   /**
    * Optional: the upstream counts a Messages request's input tokens itself (Anthropic's
@@ -193,6 +213,36 @@ export interface ProviderAdapter {
 
   /** Optional: the tokenizer family of the type's models, when a model's name does not tell; absent: "other". */
   readonly tokenizer?: TokenizerFamily;
+
+  /**
+   * Optional: signs or authorizes a request this adapter built, just before it is sent (SigV4; an OAuth
+   * access token). Absent: sent as built. Called for every request of the type (chat, stream, messages,
+   * embeddings, count, probe, model list). A credential it cannot use throws ChannelCredentialError.
+   */
+  authorize?(request: OutgoingRequest, channel: AdapterChannel, context: AuthorizeContext): Promise<OutgoingRequest>;
+
+  /**
+   * Optional: decodes the upstream's stream body into events when it is not SSE (AWS event-stream); absent:
+   * SSE. An event past `maxEventBytes` errors the stream with UpstreamResponseTooLargeError.
+   */
+  createStreamDecoder?(options?: StreamDecoderOptions): TransformStream<Uint8Array, EventSourceMessage>;
+
+  /**
+   * Optional: why a channel key cannot be a credential of this type (a Bedrock key that is neither an access
+   * key JSON nor an API key), said to the admin who saves it; null when it can. Absent: any non-empty key.
+   */
+  credentialProblem?(key: string): string | null;
+}
+
+/**
+ * The channel's stored credential cannot be used (malformed, or refused by a token exchange): the channel's
+ * fault, answered 502 and failed over, never with the secret in the message.
+ */
+export class ChannelCredentialError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChannelCredentialError";
+  }
 }
 
 /**

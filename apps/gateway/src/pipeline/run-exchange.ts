@@ -13,6 +13,7 @@ import { admit } from "./admit";
 import type { CallRecord } from "./call-record";
 import type { Codec, ParsedCall, StreamSink, WholeAnswer } from "./codec";
 import { route } from "./route";
+import { answersAsStream } from "../streaming/parse-event-stream";
 
 const streamHeaders = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
 
@@ -90,7 +91,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
     record.finish({ status, usage: null, channel, upstreamModel: attempt.upstreamModel, errorCode: code, stream: parsed.stream });
     throw forwarded.upstreamError;
   }
-  const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+  const isEventStream = answersAsStream(forwarded.adapter, response);
   if (codec.relay && parsed.stream && isEventStream && response.body) {
     const relayed = codec.relay(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded, watch, admission.body.bytes));
     if (watch) watch.streaming = true;

@@ -1,8 +1,10 @@
 import {
-  fetchUpstream,
+  ChannelCredentialError,
+  credentialFailure,
   type MediaHttpRequest,
   type ProviderAdapter,
   readUpstreamErrorText,
+  sendUpstream,
   TranslationError,
   UpstreamRedirectError,
   type UpstreamHttpRequest,
@@ -148,12 +150,19 @@ export async function forwardWithFailover<Translation>(
     }, headersTimeoutMs);
     let response: Response;
     try {
-      const { url, headers, body } = attempt.request;
-      response = await fetchUpstream(url, { method: "POST", headers, body, signal: controller.signal });
+      response = await sendUpstream(adapter, channel, { method: "POST", ...attempt.request }, controller.signal);
     } catch (error) {
       clearTimeout(timer);
       clientSignal?.removeEventListener("abort", onClientAbort);
       if (clientSignal?.aborted) break;
+      if (error instanceof ChannelCredentialError) {
+        // The stored credential cannot sign or authorize a request: the operator's problem, as a refused key is.
+        lastError = gatewayErrorOf(credentialFailure(error));
+        services.metrics?.upstreamError(channel.id, "credentials");
+        services.disableChannel(channel, lastError.message.slice(0, 500));
+        services.log("warn", "channel credentials unusable", { requestId: call.requestId, channel: channel.id });
+        continue;
+      }
       const redirected = error instanceof UpstreamRedirectError;
       lastError = timedOut ? errors.upstreamTimeout() : redirected ? errors.upstreamRedirect(error.status) : errors.upstreamUnreachable();
       services.health.recordFailure(channel.id);

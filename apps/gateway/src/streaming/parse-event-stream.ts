@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import { createParser } from "eventsource-parser";
-import { DEFAULT_UPSTREAM_MAX_EVENT_BYTES } from "@tollgate/upstream";
+import { DEFAULT_UPSTREAM_MAX_EVENT_BYTES, type ProviderAdapter } from "@tollgate/upstream";
 import { EventSizeLimit } from "./event-size-limit";
 
 /**
@@ -59,4 +59,27 @@ export function parseEventStream(
     },
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * An upstream stream's events, however it frames them: its adapter's decoder when the upstream does not
+ * speak SSE (Bedrock's binary AWS event-stream), parseEventStream otherwise. Both end the stream with
+ * UpstreamResponseTooLargeError at an event past `maxEventBytes`.
+ */
+export function upstreamEvents(
+  adapter: Pick<ProviderAdapter, "createStreamDecoder">,
+  body: ReadableStream<Uint8Array>,
+  maxEventBytes = DEFAULT_UPSTREAM_MAX_EVENT_BYTES,
+): ReadableStream<EventSourceMessage> {
+  const decoder = adapter.createStreamDecoder?.({ maxEventBytes });
+  return decoder ? body.pipeThrough(decoder) : parseEventStream(body, maxEventBytes);
+}
+
+/**
+ * Whether an upstream's answer to a stream request is a stream the relay reads: SSE, or for an adapter with
+ * its own decoder any answer but JSON (Bedrock's application/vnd.amazon.eventstream); a JSON answer is read whole.
+ */
+export function answersAsStream(adapter: Pick<ProviderAdapter, "createStreamDecoder">, response: Response): boolean {
+  const contentType = response.headers.get("content-type") ?? "";
+  return adapter.createStreamDecoder ? !contentType.includes("json") : contentType.includes("text/event-stream");
 }

@@ -85,6 +85,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     structuredOutput: editing?.structuredOutput ?? "",
   });
   const [builtInTools, setBuiltInTools] = useState(toolPricesText(editing?.builtInTools));
+  const [region, setRegion] = useState(editing?.region ?? "");
   const presets = useQuery({ ...trpc.channels.presets.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
   const chosenPreset = presets.data?.find((item) => item.id === preset);
   /** A preset fills the base URL (and an empty name); the server also stores the vendor's quirks with it. */
@@ -127,8 +128,11 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     if (typeof toolPrices === "string") return form.setField("builtInTools", toolPrices.replace("public=upstream", "tool=USD"));
     const numbers = { priority: Number(priority), weight: Number(weight) };
     // Before the types have loaded a new channel names none: the server's default type applies.
-    const fields = { name, ...(type ? { type } : {}), baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
     const takes = settings?.settings;
+    // A type with a region (Bedrock) may leave the base URL empty: the server fills in the region's endpoint.
+    const baseUrlField = baseUrl.trim() || !takes?.region ? { baseUrl } : {};
+    const fields = { name, ...(type ? { type } : {}), ...baseUrlField, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
+    const regionField = takes?.region && region.trim() ? { region: region.trim() } : {};
     const responsesChoice = choices.responsesApi === "" ? null : choices.responsesApi === "yes";
     const structuredChoice = choices.structuredOutput === "tool" || choices.structuredOutput === "native" ? choices.structuredOutput : null;
     if (editing) {
@@ -139,6 +143,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(takes?.preset ? { preset: preset || null } : {}),
         ...(takes?.responsesApi ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput ? { structuredOutput: structuredChoice } : {}),
+        ...regionField,
         builtInTools: toolPrices,
       });
     } else {
@@ -149,6 +154,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(takes?.responsesApi && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput && structuredChoice ? { structuredOutput: structuredChoice } : {}),
         ...(Object.keys(toolPrices).length > 0 ? { builtInTools: toolPrices } : {}),
+        ...regionField,
       });
     }
   };
@@ -209,7 +215,9 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
             ? "Required: the base URL's origin or the type changed, so the stored key is not sent there."
             : editing
               ? `Stored key: ${editing.keyMasked ?? "cannot be decrypted"}. Leave empty to keep it.`
-              : "Stored encrypted; shown masked from now on."
+              : settings?.settings.region
+                ? 'An access key as JSON {"accessKeyId","secretAccessKey","sessionToken"} (session token optional), or a Bedrock API key. Stored encrypted.'
+                : "Stored encrypted; shown masked from now on."
         }
         required={!editing || keyRequired}
         aria-required={!editing || keyRequired}
@@ -292,6 +300,17 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
           onChange={(value) => setChoices((current) => ({ ...current, [choice.name]: value }))}
         />
       ))}
+      {settings?.settings.region ? (
+        <TextField
+          label="Region"
+          name="region"
+          errors={errors}
+          hint="The AWS region requests are signed for; an empty base URL calls this region's Bedrock Runtime endpoint."
+          value={region}
+          placeholder="us-east-1"
+          onChange={setRegion}
+        />
+      ) : null}
       <Field
         label="Built-in tools"
         error={errors.builtInTools}

@@ -1,6 +1,6 @@
 import { channels, type Database, resultRows, usageHourly } from "@tollgate/db";
 import { channelKeyBinding, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
-import { type ChannelProbeResult, type ChannelToProbe, openAICompatiblePresets } from "@tollgate/upstream";
+import { type ChannelProbeResult, type ChannelToProbe, channelCredentialProblem, openAICompatiblePresets } from "@tollgate/upstream";
 import { appliesOnlyMessage, settingApplies } from "./channel-types";
 import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
@@ -42,6 +42,8 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   structuredOutput: "tool" | "native" | null;
   /** config.builtInTools: each built-in tool clients may use on this channel, with its price per call in micro-USD. */
   builtInTools: Record<string, number>;
+  /** config.region (bedrock): the AWS region requests are signed for; null for the types without one. */
+  region: string | null;
 };
 
 /**
@@ -69,7 +71,8 @@ async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelVie
     // Encrypted with another TOLLGATE_SECRET: the channel is still listed, without its key.
   }
   const builtInTools = Object.fromEntries(Object.entries(config.builtInTools ?? {}).map(([family, tool]) => [family, tool?.pricePerCall ?? 0]));
-  return { ...view, keyMasked, preset, responsesApi, structuredOutput, builtInTools };
+  const region = typeof config.region === "string" ? config.region : null;
+  return { ...view, keyMasked, preset, responsesApi, structuredOutput, builtInTools, region };
 }
 
 async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
@@ -129,7 +132,7 @@ export async function updateChannel(
   input: UpdateChannelInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
 ): Promise<ChannelView> {
-  const { id, apiKey, preset, responsesApi, structuredOutput, builtInTools, ...fields } = input;
+  const { id, apiKey, preset, responsesApi, structuredOutput, builtInTools, region, ...fields } = input;
   const current = await loadChannel(db, id);
   const type = fields.type ?? current.type;
   if (fields.baseUrl !== undefined) checkBaseUrlAllowed(fields.baseUrl, policy);
@@ -144,6 +147,7 @@ export async function updateChannel(
     ["responsesApi", typeof responsesApi === "boolean"],
     ["structuredOutput", Boolean(structuredOutput)],
     ["builtInTools", Boolean(builtInTools && Object.keys(builtInTools).length > 0)],
+    ["region", region !== undefined],
   ] as const) {
     if (given && !settingApplies(type, setting)) throw new AdminError("invalid_input", appliesOnlyMessage(setting), { field: setting });
   }
@@ -158,11 +162,16 @@ export async function updateChannel(
     ["responsesApi", responsesApi],
     ["structuredOutput", structuredOutput],
     ["builtInTools", builtInTools && Object.keys(builtInTools).length === 0 ? null : builtInTools],
+    ["region", region],
   ] as const) {
     if (value === undefined) continue;
     const { [key]: _previous, ...rest } = config;
     config = value === null ? rest : { ...rest, [key]: value };
   }
+  // A key given is checked as the type's credential (a Bedrock access key's JSON), as on creation.
+  const keyProblem = apiKey === undefined ? null : channelCredentialProblem(type, apiKey);
+  if (keyProblem) throw new AdminError("invalid_input", keyProblem, { field: "apiKey" });
+  if (settingApplies(type, "region") && typeof config.region !== "string") throw new AdminError("invalid_input", "Is required", { field: "region" });
   // A channel moved to a type that takes no preset keeps none: its quirks would not apply.
   if (fields.type !== undefined && !settingApplies(fields.type, "preset") && "preset" in config) {
     const { preset: _dropped, ...rest } = config;

@@ -1,5 +1,5 @@
 import { builtInToolFamilies } from "@tollgate/db";
-import { DEFAULT_CHANNEL_TYPE, isChannelType, openAICompatiblePresets } from "@tollgate/upstream";
+import { channelCredentialProblem, channelTypeDescriptor, DEFAULT_CHANNEL_TYPE, isChannelType, openAICompatiblePresets } from "@tollgate/upstream";
 import { z } from "zod";
 import { appliesOnlyMessage, channelTypesMessage, settingApplies } from "./channel-types";
 import {
@@ -44,6 +44,19 @@ const channelFields = z.object({
   weight: positiveIntSchema,
   status: z.enum(["enabled", "disabled"], { error: 'Must be "enabled" or "disabled"' }),
 });
+
+/** An AWS region name (us-east-1, eu-west-3, us-gov-west-1), for the types that take one. */
+const regionSchema = z
+  .string({ error: "Must be an AWS region like us-east-1" })
+  .trim()
+  .regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/, "Must be an AWS region like us-east-1");
+
+/** The type's default base URL, with its `{region}` filled (Bedrock's regional endpoint); undefined when it has none. */
+function defaultBaseUrlFor(type: string, region: string | undefined): string | undefined {
+  const template = channelTypeDescriptor(type)?.defaultBaseUrl ?? undefined;
+  if (template === undefined || !template.includes("{region}")) return undefined;
+  return region === undefined ? undefined : template.replace("{region}", region);
+}
 
 const TOOLS = `Must name built-in tools among: ${builtInToolFamilies.join(", ")}`;
 
@@ -92,25 +105,31 @@ export const createChannelSchema = channelFields
      */
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).optional(),
     builtInTools: builtInToolsSchema.optional(),
+    /** The cloud region (bedrock; required there): what requests are signed for, and the default endpoint's. */
+    region: regionSchema.optional(),
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
     const type = value.type ?? DEFAULT_CHANNEL_TYPE;
     // Each per-type setting is refused for the types whose descriptor does not take it.
-    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools"] as const) {
+    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools", "region"] as const) {
       if (value[setting] !== undefined && !settingApplies(type, setting)) {
         context.addIssue({ code: "custom", path: [setting], message: appliesOnlyMessage(setting) });
       }
     }
-    if (value.baseUrl === undefined && value.preset === undefined) {
+    if (settingApplies(type, "region") && value.region === undefined) context.addIssue({ code: "custom", path: ["region"], message: "Is required" });
+    const keyProblem = typeof value.apiKey === "string" ? channelCredentialProblem(type, value.apiKey) : null;
+    if (keyProblem) context.addIssue({ code: "custom", path: ["apiKey"], message: keyProblem });
+    if (value.baseUrl === undefined && value.preset === undefined && defaultBaseUrlFor(type, value.region) === undefined) {
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
     }
   })
-  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, baseUrl, type, ...fields }) => ({
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, region, baseUrl, type, ...fields }) => ({
     ...fields,
     type: type ?? DEFAULT_CHANNEL_TYPE,
-    baseUrl: baseUrl ?? openAICompatiblePresets[preset as string]!.baseUrl,
+    baseUrl: baseUrl ?? defaultBaseUrlFor(type ?? DEFAULT_CHANNEL_TYPE, region) ?? openAICompatiblePresets[preset as string]!.baseUrl,
     config: {
+      ...(region === undefined ? {} : { region }),
       ...(preset === undefined ? {} : { preset }),
       ...(apiVersion === undefined ? {} : { apiVersion }),
       ...(firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs }),
@@ -141,6 +160,8 @@ export const updateChannelSchema = channelFields
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).nullable().optional(),
     /** The built-in tools allowed and their prices, replacing the stored ones; null or {} allows none; omitted keeps them. */
     builtInTools: builtInToolsSchema.nullable().optional(),
+    /** The cloud region of a type that takes one (bedrock); omitted keeps it. */
+    region: regionSchema.optional(),
   })
   .superRefine(checkMapping);
 

@@ -30,7 +30,7 @@ describe("the messages capability", () => {
   test("Anthropic's adapter sends the client's Messages request as it came, to /v1/messages", () => {
     const messages = adapterFor("anthropic").messages;
     const text = JSON.stringify(body);
-    const request = messages!({ channel, upstreamModel: "claude-public", body, text, version: null, beta: null });
+    const request = messages!({ channel, upstreamModel: "claude-public", body, text, version: null, beta: null })!;
     expect(request.url).toBe("https://api.anthropic.com/v1/messages");
     expect(request.body).toBe(text);
   });

@@ -2,6 +2,7 @@ import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import type { AnthropicContentBlock, AnthropicMessageParam, AnthropicTextBlock, AnthropicToolUseBlock } from "./anthropic-wire-types";
 import { textBlocksOf, userContentBlocks } from "./translate-content-parts";
+import { assistantToolCalls } from "../shared/tool-call-arguments";
 
 export interface TranslatedConversation {
   /** A string, or text blocks when a part carries `cache_control` (which only a block can hold). */
@@ -14,33 +15,12 @@ interface Turn {
   blocks: AnthropicContentBlock[];
 }
 
-function toolInput(argumentsText: unknown, param: string): Record<string, unknown> {
-  if (argumentsText === undefined || argumentsText === null || argumentsText === "") return {};
-  if (typeof argumentsText !== "string") throw new TranslationError(`'${param}' must be a JSON string.`, param);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(argumentsText);
-  } catch {
-    throw new TranslationError(`'${param}' is not valid JSON; Anthropic needs tool-call arguments as a JSON object.`, param);
-  }
-  if (!isRecord(parsed)) throw new TranslationError(`'${param}' must be a JSON object for Anthropic models.`, param);
-  return parsed;
-}
-
 function assistantBlocks(message: Record<string, unknown>, param: string): AnthropicContentBlock[] {
   const blocks: AnthropicContentBlock[] = textBlocksOf(message.content, `${param}.content`);
-  const toolCalls = message.tool_calls;
-  if (toolCalls === undefined || toolCalls === null) return blocks;
-  if (!Array.isArray(toolCalls)) throw new TranslationError(`'${param}.tool_calls' must be an array.`, `${param}.tool_calls`);
-  toolCalls.forEach((call, index) => {
-    const callParam = `${param}.tool_calls[${index}]`;
-    const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
-    if (!isRecord(call) || typeof call.id !== "string" || !fn || typeof fn.name !== "string") {
-      throw new TranslationError(`'${callParam}' must have an id and a function name.`, callParam);
-    }
-    const block: AnthropicToolUseBlock = { type: "tool_use", id: call.id, name: fn.name, input: toolInput(fn.arguments, `${callParam}.function.arguments`) };
+  for (const call of assistantToolCalls(message, param, "Anthropic")) {
+    const block: AnthropicToolUseBlock = { type: "tool_use", id: call.id, name: call.name, input: call.input };
     blocks.push(block);
-  });
+  }
   return blocks;
 }
 

@@ -2,7 +2,7 @@ import type { ChatTranslationInput } from "@tollgate/upstream";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
-import { parseEventStream } from "../../streaming/parse-event-stream";
+import { upstreamEvents } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
 import { streamFailure } from "../../streaming/stream-failure";
 import { ChatStreamTally, tallyAdapterChatParts } from "../openai-chat/adapter-chat-parts";
@@ -33,7 +33,7 @@ export function relayNativeStream(forwarded: ForwardedResponse<unknown>, sink: S
   const produced: string[] = [];
   const blockCalls: BuiltInToolCalls = {};
   let reportedCalls: BuiltInToolCalls = {};
-  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!, sink.maxEventBytes), {
+  return relayStream<EventSourceMessage>(upstreamEvents(forwarded.adapter, forwarded.response.body!, sink.maxEventBytes), {
     frame(event) {
       if (event.event === "message_start" || event.event === "message_delta") {
         tap.observe(event.data);

@@ -4,7 +4,7 @@ import { type ChatTranslationInput, tokenUsageFromGemini } from "@tollgate/upstr
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
-import { parseEventStream } from "../../streaming/parse-event-stream";
+import { upstreamEvents } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
 import { streamFailure } from "../../streaming/stream-failure";
 import { geminiErrorEvent } from "./gemini-error";
@@ -44,7 +44,7 @@ export function textOfCandidates(response: unknown): string {
 export function relayNativeGeminiStream(forwarded: ForwardedResponse<unknown>, sink: StreamSink): ReadableStream<Uint8Array> {
   let usage: TokenUsage | null = null;
   const produced: string[] = [];
-  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!, sink.maxEventBytes), {
+  return relayStream<EventSourceMessage>(upstreamEvents(forwarded.adapter, forwarded.response.body!, sink.maxEventBytes), {
     frame(event) {
       try {
         const response = JSON.parse(event.data) as { usageMetadata?: Parameters<typeof tokenUsageFromGemini>[0] };
@@ -66,7 +66,7 @@ export function relayNativeGeminiStream(forwarded: ForwardedResponse<unknown>, s
 /** Any other channel's stream, as OpenAI chunks from its adapter, rendered as Gemini's stream events. */
 export function relayTranslatedGeminiStream(forwarded: ForwardedResponse<ChatTranslationInput>, model: string, sink: StreamSink): ReadableStream<Uint8Array> {
   const state: GeminiStreamState = { usage: null, produced: [] };
-  const events = parseEventStream(forwarded.response.body!, sink.maxEventBytes)
+  const events = upstreamEvents(forwarded.adapter, forwarded.response.body!, sink.maxEventBytes)
     .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
     .pipeThrough(createOpenAIToGeminiStream(model, state));
   return relayStream<Record<string, unknown>>(events, {

@@ -1,7 +1,7 @@
 import type { TokenUsage } from "@tollgate/shared";
 import type { ChatStreamPart, ChatTranslationInput } from "@tollgate/upstream";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
-import { parseEventStream } from "../../streaming/parse-event-stream";
+import { upstreamEvents } from "../../streaming/parse-event-stream";
 import { collectChunkText } from "./produced-text";
 
 /**
@@ -9,7 +9,7 @@ import { collectChunkText } from "./produced-text";
  * (each upstream event capped at `maxEventBytes`, or the default cap).
  */
 export function adapterChatParts(forwarded: ForwardedResponse<ChatTranslationInput>, maxEventBytes: number | undefined): ReadableStream<ChatStreamPart> {
-  return parseEventStream(forwarded.response.body!, maxEventBytes).pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation));
+  return upstreamEvents(forwarded.adapter, forwarded.response.body!, maxEventBytes).pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ChatTranslationInput } from "@tollgate/upstream";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
-import { parseEventStream } from "../../streaming/parse-event-stream";
+import { upstreamEvents } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
 import { streamFailure } from "../../streaming/stream-failure";
 import { type ChatToResponseEventsOptions, createChatToResponseEvents, type ResponsesEvent } from "./chat-stream-to-response-events";
@@ -61,7 +61,7 @@ export function relayNativeResponsesStream(
   let failed = false;
   const produced: string[] = [];
   let toolCalls: BuiltInToolCalls = {};
-  return relayStream<EventSourceMessage>(parseEventStream(forwarded.response.body!, sink.maxEventBytes), {
+  return relayStream<EventSourceMessage>(upstreamEvents(forwarded.adapter, forwarded.response.body!, sink.maxEventBytes), {
     frame(event) {
       events += 1;
       const type = typeOf(event);
