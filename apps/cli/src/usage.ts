@@ -66,6 +66,12 @@ const sections = {
       per 1M characters of input (speech) or per request instead of per token.
       [--default-max-tokens N]: completion tokens held against quota when a request names no
       max_tokens (default: the global setting).
+  model fallback --model MODEL --to MODEL[,MODEL...] | --clear
+      Models tried in order when every channel of MODEL fails (a retryable or channel fault) or the
+      prompt exceeds its context window; each is used only where the caller's model list allows it,
+      at its own price. The model must be priced first.
+  model update --model MODEL --context-window TOKENS|none
+      The model's context window: a prompt estimated past it goes to its fallback models.
   model list      models served by any channel or priced, with their prices
 `,
   token: `Tokens:
