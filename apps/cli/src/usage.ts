@@ -38,7 +38,9 @@ const sections = {
       [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N] [--responses-api yes|no]
       [--structured-output tool|native] [--builtin-tool TOOL=USD[,TOOL2=USD]]
       --preset (openai-compatible: openai, deepseek, qwen, zhipu, moonshot, mistral, groq, xai,
-      openrouter, vllm, ollama) fills --base-url and applies the vendor's quirks. --map maps a public
+      openrouter, vllm, ollama; anthropic, Anthropic-compatible endpoints for Claude Code:
+      zhipu-anthropic, moonshot-anthropic, deepseek-anthropic, qwen-anthropic) fills --base-url and
+      --type and applies the vendor's quirks. --map maps a public
       model to the upstream's name (for azure-openai: to the deployment name). --responses-api says
       whether the upstream serves OpenAI's Responses API itself (default: yes for the openai, groq, xai
       and openrouter presets and Azure API versions from 2025-03-01 or v1; otherwise /v1/responses is

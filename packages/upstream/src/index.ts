@@ -17,6 +17,8 @@ export { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./ant
 export { tokenUsageFromAnthropic } from "./anthropic/extract-usage";
 export { extractUsage } from "./openai-compatible/extract-usage";
 export * from "./openai-compatible/presets";
+export * from "./anthropic/presets";
+export * from "./channel-presets";
 export type * from "./openai-wire-types";
 export { type ChannelProbeResult, type ChannelToProbe, createChannelProber } from "./probe-channel";
 export * from "./provider-adapter";
