@@ -138,13 +138,6 @@ export const errors = {
       code: "model_not_found",
       param: "model",
     }),
-  /** The prompt is estimated past the model's context window (a fallback model takes it; see model-fallback.ts). */
-  contextWindowExceeded: (model: string, contextWindow: number) =>
-    new GatewayError(`The prompt is estimated to exceed the context window of the model '${clipClientValue(model)}' (${contextWindow} tokens).`, {
-      status: 400,
-      code: "context_length_exceeded",
-      param: "messages",
-    }),
   noChannel: (model: string) =>
     new GatewayError(`No upstream is currently available for the model '${clipClientValue(model)}'. Try again later.`, {
       status: 503,

@@ -7,6 +7,7 @@ import type { ForwardedResponse } from "../routing/forward-with-failover";
 import type { Admission } from "./admit";
 import type { CallRecord } from "./call-record";
 import type { Codec, ParsedCall, WholeAnswer } from "./codec";
+import { ContextWindowExceeded } from "./route";
 import { serveModel } from "./serve-model";
 
 /** The most fallback models one call is routed to (after the model asked for), however long the chains. */
@@ -63,9 +64,9 @@ export async function fallBack<Parsed, Translation, Answer extends WholeAnswer>(
   admission: Admission,
   /** The call as parsed for the model asked for, and the admission its reservation is estimated from. */
   asked: Omit<ServedCall<Parsed, Translation>, "forwarded"> & { reserved: Admission },
-  failure: GatewayError,
+  failure: GatewayError | ContextWindowExceeded,
 ): Promise<ServedCall<Parsed, Translation>> {
-  let lastFailure = failure.code === "context_length_exceeded" ? null : failure;
+  let lastFailure = failure instanceof GatewayError ? failure : null;
   if (codec.bodyFormat !== "multipart") {
     const catalogResult = services.catalog.get();
     const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
@@ -81,7 +82,7 @@ export async function fallBack<Parsed, Translation, Answer extends WholeAnswer>(
       const reserved = parsed.reservationBody ? { ...next, body: { ...next.body, ...parsed.reservationBody } } : next;
       const maxOutputTokens = parsed.maxOutputTokens ?? (await defaultMaxTokensFor(services, model));
       const worstCaseCompletionTokens = parsed.answers === undefined ? maxOutputTokens : maxOutputTokens * parsed.answers;
-      let served: ForwardedResponse<Translation> | GatewayError;
+      let served: ForwardedResponse<Translation> | GatewayError | ContextWindowExceeded;
       try {
         served = await serveModel(services, record, request, codec, reserved, parsed, worstCaseCompletionTokens, true);
       } catch (error) {
@@ -89,17 +90,18 @@ export async function fallBack<Parsed, Translation, Answer extends WholeAnswer>(
         if (error instanceof GatewayError && (error.status === 400 || error.status === 404)) continue;
         throw error;
       }
+      if (served instanceof ContextWindowExceeded) continue;
       if (!(served instanceof GatewayError)) {
         services.log("info", "a fallback model served the call", { requestId: record.requestId, requested: admission.model, served: model });
         return { parsed, worstCaseCompletionTokens, forwarded: served };
       }
-      if (served.code !== "context_length_exceeded") lastFailure = served;
+      lastFailure = served;
     }
   }
   if (lastFailure) throw lastFailure;
   // No model of the chain fits the prompt: the model asked for takes it after all (its upstream decides).
   record.releaseHold();
   const served = await serveModel(services, record, request, codec, asked.reserved, asked.parsed, asked.worstCaseCompletionTokens, false);
-  if (served instanceof GatewayError) throw served;
+  if (served instanceof GatewayError || served instanceof ContextWindowExceeded) throw served;
   return { parsed: asked.parsed, worstCaseCompletionTokens: asked.worstCaseCompletionTokens, forwarded: served };
 }

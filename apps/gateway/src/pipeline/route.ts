@@ -11,6 +11,17 @@ import type { Admission } from "./admit";
 import type { CallRecord } from "./call-record";
 
 /**
+ * The prompt is estimated past the model's context window: never an answer, only the signal that another
+ * model of the call's fallback chain should take it (model-fallback.ts).
+ */
+export class ContextWindowExceeded extends Error {
+  constructor(readonly model: string) {
+    super(`the prompt is estimated past the context window of ${model}`);
+    this.name = "ContextWindowExceeded";
+  }
+}
+
+/**
  * The second stage: model rules (403/404/503) and routing, then the worst-case cost held against the
  * token's quota and the owner's balance (429): a cheap bound of the prompt (no tokenizing) while this
  * instance's slices, or new ones far from the end of the limits, cover it; near the end the fitted
@@ -21,7 +32,7 @@ import type { CallRecord } from "./call-record";
  * one call of each at the dearest of those channels' prices besides.
  * Only channels that `serves` (the codec's) can serve the endpoint are routed to: none is a 400
  * unsupported_endpoint, with nothing held. With `checkContextWindow`, a prompt estimated past the model's
- * context window (the same fitted estimate as the reservation's) is refused with context_length_exceeded,
+ * context window (the same fitted estimate as the reservation's) is refused with ContextWindowExceeded,
  * before anything is held, so that a fallback model can take it (model-fallback.ts). Returns the channels
  * to try, in order.
  */
@@ -58,7 +69,7 @@ export async function route(
   }
   const price = catalog.prices.get(model);
   if (checkContextWindow && price !== undefined && price.contextWindow !== null) {
-    if (await promptOverContextWindow(admission.body, price.contextWindow, candidates, model)) throw errors.contextWindowExceeded(model, price.contextWindow);
+    if (await promptOverContextWindow(admission.body, price.contextWindow, candidates, model)) throw new ContextWindowExceeded(model);
   }
   record.routed(model, price);
   if (!holds) return candidates;

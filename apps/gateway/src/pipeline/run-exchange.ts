@@ -11,6 +11,7 @@ import { admit } from "./admit";
 import type { CallRecord } from "./call-record";
 import type { Codec, ParsedCall, StreamSink, WholeAnswer } from "./codec";
 import { fallBack } from "./model-fallback";
+import { ContextWindowExceeded } from "./route";
 import { serveModel } from "./serve-model";
 
 const streamHeaders = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
@@ -53,14 +54,14 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   const maxOutputTokens = parsed.maxOutputTokens ?? (await defaultMaxTokensFor(services, admission.model));
   let worstCaseCompletionTokens = parsed.answers === undefined ? maxOutputTokens : maxOutputTokens * parsed.answers;
   let forwarded: ForwardedResponse<Translation>;
-  let served: ForwardedResponse<Translation> | GatewayError;
+  let served: ForwardedResponse<Translation> | GatewayError | ContextWindowExceeded;
   try {
     served = await serveModel(services, record, request, codec, reserved, parsed, worstCaseCompletionTokens, !codec.answerLocally);
   } catch (error) {
     if (codec.answerLocally && error instanceof GatewayError && error.code === "unsupported_endpoint") return codec.answerLocally(parsed.request, record, services);
     throw error;
   }
-  if (!(served instanceof GatewayError)) {
+  if (!(served instanceof GatewayError || served instanceof ContextWindowExceeded)) {
     forwarded = served;
   } else if (codec.answerLocally) {
     if (request.signal.aborted) throw served;

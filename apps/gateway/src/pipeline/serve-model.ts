@@ -6,7 +6,7 @@ import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-
 import type { Admission } from "./admit";
 import type { CallRecord } from "./call-record";
 import type { Codec, ParsedCall, WholeAnswer } from "./codec";
-import { route } from "./route";
+import { ContextWindowExceeded, route } from "./route";
 
 /**
  * Whether another model may cure a failure: every channel of the model failed (a timeout, a connection, a
@@ -32,12 +32,12 @@ export async function serveModel<Parsed, Translation, Answer extends WholeAnswer
   parsed: ParsedCall<Parsed>,
   worstCaseCompletionTokens: number,
   checkContextWindow: boolean,
-): Promise<ForwardedResponse<Translation> | GatewayError> {
+): Promise<ForwardedResponse<Translation> | GatewayError | ContextWindowExceeded> {
   let routed: RoutableChannel[];
   try {
     routed = await route(services, record, admission, worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools, codec.serves, !codec.notBilled, checkContextWindow);
   } catch (error) {
-    if (error instanceof GatewayError && (error.code === "no_available_channel" || error.code === "context_length_exceeded")) return error;
+    if (error instanceof ContextWindowExceeded || (error instanceof GatewayError && error.code === "no_available_channel")) return error;
     throw error;
   }
   const candidates = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
