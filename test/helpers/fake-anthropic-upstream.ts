@@ -114,7 +114,18 @@ function modelsPage(url: URL, models: readonly string[], modelsPerPage: number):
 }
 
 export async function startFakeAnthropicUpstream(
-  options: { requireApiKey?: string; models?: readonly string[]; modelsPerPage?: number } = {},
+  options: {
+    requireApiKey?: string;
+    models?: readonly string[];
+    modelsPerPage?: number;
+    /**
+     * An Anthropic-compatible vendor's endpoint: the API is served under this path (e.g. "/api/anthropic",
+     * as Zhipu's https://open.bigmodel.cn/api/anthropic/v1/messages), and anything else answers 404.
+     */
+    basePath?: string;
+    /** A vendor that serves /v1/messages but not count_tokens: it answers this status there (404 or 405). */
+    countTokensStatus?: 404 | 405;
+  } = {},
 ): Promise<FakeAnthropicUpstream> {
   const queue: FakeAnthropicBehaviour[] = [];
   const requests: FakeAnthropicUpstream["requests"] = [];
@@ -126,6 +137,16 @@ export async function startFakeAnthropicUpstream(
       const url = new URL(request.url);
       const body = await request.json().catch(() => null);
       requests.push({ path: url.pathname, headers: Object.fromEntries(request.headers), body });
+      if (options.basePath !== undefined) {
+        if (!url.pathname.startsWith(`${options.basePath}/`)) return Response.json({ error: { message: "Not Found" } }, { status: 404 });
+        url.pathname = url.pathname.slice(options.basePath.length);
+      }
+      if (url.pathname === "/v1/messages/count_tokens" && options.countTokensStatus === 405) {
+        return new Response("Method Not Allowed", { status: 405, headers: { allow: "OPTIONS" } });
+      }
+      if (url.pathname === "/v1/messages/count_tokens" && options.countTokensStatus === 404) {
+        return Response.json({ type: "error", error: { type: "not_found_error", message: "Not found" } }, { status: 404 });
+      }
       if (url.pathname === "/v1/messages/count_tokens" && request.method === "POST") {
         if (options.requireApiKey && request.headers.get("x-api-key") !== options.requireApiKey) {
           return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });

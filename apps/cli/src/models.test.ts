@@ -29,6 +29,8 @@ describe("model price", () => {
       unitUsd: null,
       imageUsd: null,
       defaultMaxTokens: null,
+      fallbacks: null,
+      contextWindow: null,
     });
     expect(await priceRow("gpt-4o")).toMatchObject({ inputPrice: 2_500_000, outputPrice: 10_000_000, cachedInputPrice: 1_250_000 });
   });
@@ -81,6 +83,35 @@ describe("model price", () => {
   });
 });
 
+describe("model fallback and model update", () => {
+  test("sets a priced model's fallbacks in order and its context window, and clears them", async () => {
+    await harness.runJson("model", "price", "--model", "fb-a", "--input", "1", "--output", "2");
+    await harness.runJson("model", "price", "--model", "fb-b", "--input", "1", "--output", "2");
+    await harness.runJson("model", "price", "--model", "fb-c", "--input", "1", "--output", "2");
+    const saved = await harness.runJson("model", "fallback", "--model", "fb-a", "--to", "fb-c,fb-b");
+    expect(saved).toMatchObject({ model: "fb-a", fallbacks: ["fb-c", "fb-b"], contextWindow: null });
+    const human = await harness.run("model", "update", "--model", "fb-a", "--context-window", "128000");
+    expect(human.stdout).toBe("fb-a: falls back to fb-c, fb-b; context window 128000 tokens\n");
+    expect(await priceRow("fb-a")).toMatchObject({ fallbackModels: ["fb-c", "fb-b"], contextWindow: 128_000 });
+    // A new price keeps them: they are the model's settings, not part of its price.
+    await harness.runJson("model", "price", "--model", "fb-a", "--input", "3", "--output", "4");
+    expect(await priceRow("fb-a")).toMatchObject({ fallbackModels: ["fb-c", "fb-b"], contextWindow: 128_000 });
+    await harness.runJson("model", "fallback", "--model", "fb-a", "--clear");
+    await harness.runJson("model", "update", "--model", "fb-a", "--context-window", "none");
+    expect(await priceRow("fb-a")).toMatchObject({ fallbackModels: null, contextWindow: null });
+  });
+
+  test("refuses the model itself, a model named twice, unknown models, an unpriced model and a bad window", async () => {
+    await harness.expectRejected(["model", "fallback", "--model", "fb-a", "--to", "fb-b,fb-a"], "--to must not name the model itself");
+    await harness.expectRejected(["model", "fallback", "--model", "fb-a", "--to", "fb-b,fb-b"], 'names "fb-b" twice');
+    await harness.expectRejected(["model", "fallback", "--model", "fb-a", "--to", "fb-b,nowhere"], 'unknown model "nowhere"');
+    await harness.expectRejected(["model", "fallback", "--model", "unpriced-model", "--to", "fb-b"], "no price is set");
+    await harness.expectRejected(["model", "fallback", "--model", "fb-a"], "--to");
+    await harness.expectRejected(["model", "update", "--model", "fb-a", "--context-window", "0"], "--context-window must be a positive integer");
+    expect(await priceRow("fb-a")).toMatchObject({ fallbackModels: null });
+  });
+});
+
 describe("model list", () => {
   test("lists served models with their prices and channels, and priced models no channel serves", async () => {
     await harness.runJson("channel", "add", "--name", "a", "--base-url", "https://a.example", "--key", "sk-aaaaaaaaaaaa", "--models", "gpt-4o,llama");
@@ -103,6 +134,8 @@ describe("model list", () => {
         unitUsd: null,
         imageUsd: null,
         defaultMaxTokens: null,
+        fallbacks: null,
+        contextWindow: null,
         channels: [],
       },
       {
@@ -115,6 +148,8 @@ describe("model list", () => {
         unitUsd: null,
         imageUsd: null,
         defaultMaxTokens: null,
+        fallbacks: null,
+        contextWindow: null,
         channels: [
           { id: expect.any(Number), name: "a", status: "enabled" },
           { id: second.id, name: "b", status: "disabled" },
@@ -130,6 +165,8 @@ describe("model list", () => {
         unitUsd: null,
         imageUsd: null,
         defaultMaxTokens: null,
+        fallbacks: null,
+        contextWindow: null,
         channels: [{ id: expect.any(Number), name: "a", status: "enabled" }],
       },
     ]);

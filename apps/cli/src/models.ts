@@ -1,6 +1,7 @@
-import { listModels, type ModelListing, setPrice, setPriceSchema } from "@tollgate/admin";
+import { listModels, type ModelListing, setPrice, setPriceSchema, updateModelRouting, updateModelRoutingSchema } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
-import { integerFromText, pairsFromText, parseInput } from "./flag-values";
+import { CommandError } from "./command-error";
+import { integerFromText, listFromText, pairsFromText, parseInput } from "./flag-values";
 import { formatJson, formatTable, formatUsd, usdForJson } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
 
@@ -26,7 +27,35 @@ function priceJson(price: ModelListing["price"]) {
     unitUsd: price?.unitPrice == null ? null : usdForJson(price.unitPrice),
     imageUsd: price?.imagePrices ? Object.fromEntries(Object.entries(price.imagePrices).map(([key, micros]) => [key, usdForJson(micros)])) : null,
     defaultMaxTokens: price?.defaultMaxTokens ?? null,
+    fallbacks: price?.fallbackModels ?? null,
+    contextWindow: price?.contextWindow ?? null,
   };
+}
+
+/** The model's fallbacks and context window, in words. */
+function describeRouting(saved: NonNullable<ModelListing["price"]>): string {
+  const fallbacks = saved.fallbackModels ? `falls back to ${saved.fallbackModels.join(", ")}` : "no fallback models";
+  const window = saved.contextWindow === null ? "context window not set" : `context window ${saved.contextWindow} tokens`;
+  return `${saved.model}: ${fallbacks}; ${window}\n`;
+}
+
+/** `model fallback --model A --to B,C` sets the list in order; `--clear` removes it. */
+async function setModelFallbacks(argv: readonly string[], { db }: CommandContext): Promise<string> {
+  const { flags } = parseCommandArguments(argv, { command: "model fallback", flags: { model: "string", to: "string", clear: "boolean", json: "boolean" } });
+  if ((flags.to === undefined) === !flags.clear) throw new CommandError("model fallback takes --to MODEL[,MODEL...] or --clear");
+  const input = parseInput(updateModelRoutingSchema, { model: flags.model, fallbacks: flags.clear ? null : listFromText(flags.to, "to") }, { fallbacks: "--to" });
+  const saved = await updateModelRouting(db, input);
+  return flags.json ? formatJson({ model: saved.model, ...priceJson(saved) }) : describeRouting(saved);
+}
+
+/** `model update --model A --context-window N|none`: the model's settings other than its price. */
+async function updateModelCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
+  const { flags } = parseCommandArguments(argv, { command: "model update", flags: { model: "string", "context-window": "string", json: "boolean" } });
+  if (flags["context-window"] === undefined) throw new CommandError("model update takes --context-window TOKENS|none");
+  const contextWindow = flags["context-window"].trim() === "none" ? null : integerFromText(flags["context-window"]);
+  const input = parseInput(updateModelRoutingSchema, { model: flags.model, contextWindow }, { contextWindow: "--context-window" });
+  const saved = await updateModelRouting(db, input);
+  return flags.json ? formatJson({ model: saved.model, ...priceJson(saved) }) : describeRouting(saved);
 }
 
 /** A price in one line: the unit's price (and per-size table), or the three token prices. */
@@ -105,5 +134,7 @@ async function listModelsCommand(argv: readonly string[], { db }: CommandContext
 
 export const modelCommands: Record<string, CommandHandler> = {
   price: setModelPrice,
+  fallback: setModelFallbacks,
+  update: updateModelCommand,
   list: listModelsCommand,
 };

@@ -38,7 +38,9 @@ const sections = {
       [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N] [--responses-api yes|no]
       [--structured-output tool|native] [--builtin-tool TOOL=USD[,TOOL2=USD]] [--region REGION]
       --preset (openai-compatible: openai, deepseek, qwen, zhipu, moonshot, mistral, groq, xai,
-      openrouter, vllm, ollama) fills --base-url and applies the vendor's quirks. --map maps a public
+      openrouter, vllm, ollama; anthropic, Anthropic-compatible endpoints for Claude Code:
+      zhipu-anthropic, moonshot-anthropic, deepseek-anthropic, qwen-anthropic) fills --base-url and
+      --type and applies the vendor's quirks. --map maps a public
       model to the upstream's name (for azure-openai: to the deployment name). --responses-api says
       whether the upstream serves OpenAI's Responses API itself (default: yes for the openai, groq, xai
       and openrouter presets and Azure API versions from 2025-03-01 or v1; otherwise /v1/responses is
@@ -69,6 +71,12 @@ const sections = {
       per 1M characters of input (speech) or per request instead of per token.
       [--default-max-tokens N]: completion tokens held against quota when a request names no
       max_tokens (default: the global setting).
+  model fallback --model MODEL --to MODEL[,MODEL...] | --clear
+      Models tried in order when every channel of MODEL fails (a retryable or channel fault) or the
+      prompt exceeds its context window; each is used only where the caller's model list allows it,
+      at its own price. The model must be priced first.
+  model update --model MODEL --context-window TOKENS|none
+      The model's context window: a prompt estimated past it goes to its fallback models.
   model list      models served by any channel or priced, with their prices
 `,
   token: `Tokens:

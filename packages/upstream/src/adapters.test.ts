@@ -9,7 +9,7 @@ describe("the adapter registry", () => {
       channelTypeDescriptors()
         .filter((descriptor) => descriptor.settings[setting])
         .map((descriptor) => descriptor.type);
-    expect(takes("preset")).toEqual(["openai-compatible"]);
+    expect(takes("preset")).toEqual(["openai-compatible", "anthropic"]);
     expect(takes("apiVersion")).toEqual(["azure-openai"]);
     expect(takes("responsesApi")).toEqual(["openai-compatible", "azure-openai"]);
     expect(takes("structuredOutput")).toEqual(["anthropic"]);

@@ -24,7 +24,7 @@ export interface ChannelTypeDescriptor {
 }
 
 export interface ChannelTypeSettings {
-  /** `preset`: an OpenAI-compatible vendor's base URL and quirks. */
+  /** `preset`: a vendor's base URL (and quirks), among the type's presets (channel-presets.ts). */
   readonly preset: boolean;
   /** `apiVersion`: the data-plane version (Azure). */
   readonly apiVersion: boolean;
@@ -50,4 +50,6 @@ export interface AdapterDescription {
   readonly responsesApiDefault?: string;
   /** See ChannelTypeDescriptor.cannotListModelsReason; needed when the adapter has no `listModels`. */
   readonly cannotListModelsReason?: string;
+  /** Vendors' starting points for a channel of the type, by id (unique across types); `settings.preset` when any. */
+  readonly presets?: Readonly<Record<string, { label: string; baseUrl: string; notes?: string }>>;
 }

@@ -19,6 +19,8 @@ export { tokenUsageFromAnthropic } from "./anthropic/extract-usage";
 export { extractUsage } from "./openai-compatible/extract-usage";
 export { extractUsage as tokenUsageFromGemini } from "./gemini/extract-usage";
 export * from "./openai-compatible/presets";
+export * from "./anthropic/presets";
+export * from "./channel-presets";
 export type * from "./openai-wire-types";
 export { type ChannelProbeResult, type ChannelToProbe, createChannelProber } from "./probe-channel";
 export { type AdapterDefinition, defineAdapter } from "./define-adapter";

@@ -28,7 +28,7 @@ export const channelsRouter = router({
 
   delete: adminProcedure.input(idInputSchema).mutation(async ({ ctx, input }) => ({ id: (await deleteChannel(ctx.db, input.id)).id })),
 
-  /** The openai-compatible presets the form offers (the CLI's --preset list). */
+  /** The vendor presets the form offers, each with its type (the CLI's --preset list). */
   presets: adminProcedure.query(() => listChannelPresets()),
 
   /** The channel types and the settings each takes (the adapters' descriptors), for the form's type list and fields. */

@@ -1,4 +1,14 @@
-import { availableModels, deletePrice, getPrice, listModels, modelNameSchema, setPrice, setPriceSchema } from "@tollgate/admin";
+import {
+  availableModels,
+  deletePrice,
+  getPrice,
+  listModels,
+  modelNameSchema,
+  setPrice,
+  setPriceSchema,
+  updateModelRouting,
+  updateModelRoutingSchema,
+} from "@tollgate/admin";
 import { adminProcedure, authedProcedure, router } from "../trpc";
 
 /** Models and their prices; prices travel as integer micro-USD per 1M tokens (packages/admin models). */
@@ -10,6 +20,9 @@ export const modelsRouter = router({
   byId: adminProcedure.input(modelNameSchema).query(({ ctx, input }) => getPrice(ctx.db, input.model)),
 
   update: adminProcedure.input(setPriceSchema).mutation(({ ctx, input }) => setPrice(ctx.db, input)),
+
+  /** The model's fallback list and context window (each only when given). */
+  updateRouting: adminProcedure.input(updateModelRoutingSchema).mutation(({ ctx, input }) => updateModelRouting(ctx.db, input)),
 
   delete: adminProcedure.input(modelNameSchema).mutation(({ ctx, input }) => deletePrice(ctx.db, input.model)),
 });

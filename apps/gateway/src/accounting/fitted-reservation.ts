@@ -1,7 +1,7 @@
 import { upstreamModelFor } from "@tollgate/upstream";
 import type { RoutableChannel } from "../routing/channel-catalog";
 import { countJobTokens } from "./count-tokens";
-import { TOKENIZER_MARGINS, type TokenizerFamily, tokenizerFamily } from "./estimate-prompt-tokens";
+import { promptUpperBound, TOKENIZER_MARGINS, type TokenizerFamily, tokenizerFamily } from "./estimate-prompt-tokens";
 import type { FittedAmount } from "./quota-ledger";
 
 /** The family with the widest margin among the channels failover may try: the reservation holds for any of them. */
@@ -32,4 +32,24 @@ export function fittedReservation(
     const fit = (counted: number) => costOf(Math.min(Math.ceil(counted * (1 + margin)), upperBound));
     return countJobTokens({ kind: "reservation", body }).then(fit, () => costOf(upperBound));
   };
+}
+
+/**
+ * Whether the prompt is estimated past `contextWindow` tokens, by the reservation's own estimate: the cheap
+ * bound when it fits (no tokenizing), else the fitted count (the widest margin of the channels that may
+ * serve it). A count that cannot be made in time says "fits": the upstream then decides.
+ */
+export async function promptOverContextWindow(
+  body: { value: Record<string, unknown>; bytes: number },
+  contextWindow: number,
+  candidates: readonly RoutableChannel[],
+  model: string,
+): Promise<boolean> {
+  const upperBound = promptUpperBound(body.value, body.bytes);
+  if (upperBound <= contextWindow) return false;
+  const margin = TOKENIZER_MARGINS[widestTokenizerFamily(candidates, model)];
+  return countJobTokens({ kind: "reservation", body: body.value }).then(
+    (counted) => Math.min(Math.ceil(counted * (1 + margin)), upperBound) > contextWindow,
+    () => false,
+  );
 }

@@ -6,7 +6,7 @@ type RequestLogRow = typeof requestLogs.$inferInsert;
 /**
  * `{"a","b\\"c",NULL}`: every element quoted (backslash and quote escaped), nulls bare. Numbers and
  * booleans hold neither character, and most strings neither: only a string that holds one is rewritten
- * (23 columns a row: escaping every value cost 1.2-2.0 µs a row, this 0.6-0.7, in the write-behind).
+ * (24 columns a row: escaping every value cost 1.2-2.0 µs a row, this 0.6-0.7, in the write-behind).
  */
 export function toArrayLiteral(values: ReadonlyArray<string | number | boolean | null>): string {
   let literal = "{";
@@ -23,7 +23,7 @@ export function toArrayLiteral(values: ReadonlyArray<string | number | boolean |
 
 /**
  * One INSERT for a whole batch of request-log rows: each column travels as one array parameter and
- * `unnest` turns them back into rows. Building and binding 22 parameters instead of 22 per row is what
+ * `unnest` turns them back into rows. Building and binding 24 parameters instead of 24 per row is what
  * keeps the write-behind cheap on the event loop (notably on embedded PGlite, which runs in-process).
  */
 export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
@@ -31,10 +31,10 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
   const column = (pick: (row: RequestLogRow) => string | number | boolean | null) => toArrayLiteral(rows.map(pick));
   return sql`
     insert into request_logs (
-      created_at, request_id, user_id, token_id, token_name, endpoint, model, upstream_model, channel_id,
+      created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
       channels_tried, prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
       error_code, latency_ms, first_token_ms, client_ip, stream)
-    select created_at, request_id, user_id, token_id, token_name, endpoint, model, upstream_model, channel_id,
+    select created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
       channels_tried::bigint[], prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
       error_code, latency_ms, first_token_ms, client_ip, stream
     from unnest(
@@ -45,6 +45,7 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
       ${column((row) => row.tokenName ?? null)}::text[],
       ${column((row) => row.endpoint)}::text[],
       ${column((row) => row.model)}::text[],
+      ${column((row) => row.requestedModel ?? null)}::text[],
       ${column((row) => row.upstreamModel ?? null)}::text[],
       ${column((row) => row.channelId ?? null)}::bigint[],
       ${column((row) => (row.channelsTried ? `{${row.channelsTried.join(",")}}` : null))}::text[],
@@ -61,7 +62,7 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
       ${column((row) => row.firstTokenMs ?? null)}::integer[],
       ${column((row) => row.clientIp ?? null)}::text[],
       ${column((row) => row.stream ?? false)}::boolean[]
-    ) as batch(created_at, request_id, user_id, token_id, token_name, endpoint, model, upstream_model, channel_id,
+    ) as batch(created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
       channels_tried, prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
       error_code, latency_ms, first_token_ms, client_ip, stream)`;
 }

@@ -12,6 +12,7 @@ const TEXT_LIMITS = {
   tokenName: 200,
   endpoint: 64,
   model: 256,
+  requestedModel: 256,
   upstreamModel: 256,
   errorCode: 128,
   clientIp: 64,

@@ -13,6 +13,7 @@ const fullRow: Required<Omit<UsageRecord["log"], "id">> = {
   tokenName: 'laptop "quoted" \\ \u0001 é',
   endpoint: "chat.completions",
   model: "gpt\u0000odd\nname",
+  requestedModel: "asked-for",
   upstreamModel: "gpt-upstream",
   channelId: 3,
   channelsTried: [2, 3],

@@ -33,7 +33,7 @@ export function encodeSpoolLine(record: UsageRecord): string {
     `${record.periodSubjects && record.periodSubjects.length > 0 ? `"b":${JSON.stringify(record.periodSubjects)},` : ""}"l":{` +
     `"createdAt":${number(log.createdAt?.getTime())},"requestId":${text(log.requestId)},"userId":${number(log.userId)},` +
     `"tokenId":${number(log.tokenId)},"tokenName":${text(log.tokenName)},"endpoint":${text(log.endpoint)},` +
-    `"model":${text(log.model)},"upstreamModel":${text(log.upstreamModel)},"channelId":${number(log.channelId)},` +
+    `"model":${text(log.model)},"requestedModel":${text(log.requestedModel)},"upstreamModel":${text(log.upstreamModel)},"channelId":${number(log.channelId)},` +
     `"channelsTried":${log.channelsTried ? `[${log.channelsTried.join(",")}]` : "null"},` +
     `"promptTokens":${number(log.promptTokens)},"completionTokens":${number(log.completionTokens)},` +
     `"cachedTokens":${number(log.cachedTokens)},"usageEstimated":${log.usageEstimated === true},` +

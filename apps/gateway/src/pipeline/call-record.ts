@@ -55,6 +55,8 @@ export class CallRecord {
   streamRequested = false;
   private caller: Caller | null = null;
   private model = "";
+  /** The model routed to last: the one asked for, or a fallback model that took the call over. */
+  private servedModel = "";
   private price: PricedModel | undefined;
   private reservation: Reservation | null = null;
   /** The model is in the catalog: metrics label it by name, not as `_unlisted`. */
@@ -90,10 +92,17 @@ export class CallRecord {
     this.price = undefined;
   }
 
-  /** The model is served to the caller's group, at `price` (undefined: free). */
-  routed(price: PricedModel | undefined): void {
+  /** `model` is served to the caller's group, at `price` (undefined: free); a fallback model routes again. */
+  routed(model: string, price: PricedModel | undefined): void {
     this.listed = true;
+    this.servedModel = model;
     if (!this.free) this.price = price;
+  }
+
+  /** Another model takes the call over: what was held for the previous one is given back, nothing billed. */
+  releaseHold(): void {
+    if (this.reservation) this.services.ledger.settle(this.reservation, 0);
+    this.reservation = null;
   }
 
   /** Quota held for the call's worst-case cost, settled against the real cost by finish(). */
@@ -108,6 +117,7 @@ export class CallRecord {
    */
   answerHeaders(): Record<string, string> {
     const headers: Record<string, string> = { ...this.rateLimitHeaders, "x-request-id": this.requestId };
+    if (this.servedModel !== "") headers["x-tollgate-model"] = this.servedModel;
     if (this.billedCost !== null) headers["x-tollgate-cost-usd"] = microsToUsd(this.billedCost);
     if (this.caller) addBudgetHeaders(headers, this.services.ledger, this.caller.token, this.caller.user);
     return headers;
@@ -124,7 +134,7 @@ export class CallRecord {
   ): void {
     const metrics = this.services.prometheus;
     // Models outside the catalog (404s) are folded into one label value to keep the series bounded.
-    const model = this.listed ? this.model : "_unlisted";
+    const model = this.listed ? this.servedModel : "_unlisted";
     metrics.requests.labels(this.endpoint, model, channelId === null ? "" : String(channelId), String(status)).inc();
     metrics.requestDuration.labels(this.endpoint, model).observe(latencyMs / 1000);
     if (stream && firstTokenMs !== null) metrics.timeToFirstToken.labels(model).observe(firstTokenMs / 1000);
@@ -187,7 +197,8 @@ export class CallRecord {
         endpoint: this.endpoint,
         token: caller.token.id,
         user: caller.user.id,
-        model: this.model,
+        model: this.servedModel || this.model,
+        ...(this.servedModel !== "" && this.servedModel !== this.model ? { requestedModel: this.model } : {}),
         channel: outcome.channel?.id ?? null,
         status: outcome.status,
         error: outcome.errorCode ?? null,
@@ -215,7 +226,8 @@ export class CallRecord {
         tokenId: caller.token.id,
         tokenName: caller.token.name,
         endpoint: this.endpoint,
-        model: this.model || "",
+        model: this.servedModel || this.model,
+        requestedModel: this.servedModel !== "" && this.servedModel !== this.model ? this.model : null,
         upstreamModel: outcome.upstreamModel ?? null,
         channelId: outcome.channel?.id ?? null,
         channelsTried: this.channelsTried.length > 0 ? this.channelsTried : null,

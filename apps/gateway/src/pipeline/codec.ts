@@ -151,4 +151,10 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
    * none answered, or the answer could not be read (count_tokens counts locally). Absent: those are errors.
    */
   answerLocally?(parsed: Parsed, record: CallRecord, services: GatewayServices): Promise<Response>;
+
+  /**
+   * Optional, with answerLocally: the upstream's error status (as it answered) after which the answer is made
+   * here instead of relayed (count_tokens: 404/405 from an Anthropic-compatible upstream that does not count).
+   */
+  answersLocallyAfter?(upstreamStatus: number): boolean;
 }

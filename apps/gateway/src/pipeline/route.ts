@@ -1,7 +1,7 @@
 import { computeCost, computeUnitCost, type MeteredUnits } from "@tollgate/shared";
 import { allowsBuiltInTools, builtInToolHold, builtInToolNotAllowed, type RequestedBuiltInTool } from "../accounting/built-in-tools";
 import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
-import { fittedReservation } from "../accounting/fitted-reservation";
+import { fittedReservation, promptOverContextWindow } from "../accounting/fitted-reservation";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { checkModelAllowed } from "../policy/model-allowed";
@@ -9,6 +9,17 @@ import type { RoutableChannel } from "../routing/channel-catalog";
 import { channelsFor, orderChannels } from "../routing/choose-channels";
 import type { Admission } from "./admit";
 import type { CallRecord } from "./call-record";
+
+/**
+ * The prompt is estimated past the model's context window: never an answer, only the signal that another
+ * model of the call's fallback chain should take it (model-fallback.ts).
+ */
+export class ContextWindowExceeded extends Error {
+  constructor(readonly model: string) {
+    super(`the prompt is estimated past the context window of ${model}`);
+    this.name = "ContextWindowExceeded";
+  }
+}
 
 /**
  * The second stage: model rules (403/404/503) and routing, then the worst-case cost held against the
@@ -20,7 +31,10 @@ import type { CallRecord } from "./call-record";
  * A request that asks for fee-bearing built-in tools goes only to channels that allow them all, and holds
  * one call of each at the dearest of those channels' prices besides.
  * Only channels that `serves` (the codec's) can serve the endpoint are routed to: none is a 400
- * unsupported_endpoint, with nothing held. Returns the channels to try, in order.
+ * unsupported_endpoint, with nothing held. With `checkContextWindow`, a prompt estimated past the model's
+ * context window (the same fitted estimate as the reservation's) is refused with ContextWindowExceeded,
+ * before anything is held, so that a fallback model can take it (model-fallback.ts). Returns the channels
+ * to try, in order.
  */
 export async function route(
   services: GatewayServices,
@@ -32,6 +46,7 @@ export async function route(
   serves?: (channel: RoutableChannel) => boolean,
   /** false for a call that is never billed: nothing is held. */
   holds = true,
+  checkContextWindow = false,
 ): Promise<RoutableChannel[]> {
   const { caller, model } = admission;
   checkModelAllowed(caller, model);
@@ -53,7 +68,10 @@ export async function route(
     for (const channel of candidates) toolHold = Math.max(toolHold, builtInToolHold(channel.config, builtInTools));
   }
   const price = catalog.prices.get(model);
-  record.routed(price);
+  if (checkContextWindow && price !== undefined && price.contextWindow !== null) {
+    if (await promptOverContextWindow(admission.body, price.contextWindow, candidates, model)) throw new ContextWindowExceeded(model);
+  }
+  record.routed(model, price);
   if (!holds) return candidates;
   const costOf = (promptTokens: number) =>
     computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price) + toolHold;

@@ -4,16 +4,16 @@ import { uncountedUsage } from "../accounting/count-tokens";
 import { defaultMaxTokensFor } from "../accounting/default-max-tokens";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
-import type { ProviderAdapter } from "@tollgate/upstream";
-import type { RoutableChannel } from "../routing/channel-catalog";
-import { forwardWithFailover, type ForwardedResponse } from "../routing/forward-with-failover";
+import type { ForwardedResponse } from "../routing/forward-with-failover";
 import { readWholeAnswer } from "../routing/read-whole-answer";
 import type { StreamOutcome } from "../streaming/relay-stream";
 import { admit } from "./admit";
 import type { CallRecord } from "./call-record";
 import type { Codec, ParsedCall, StreamSink, WholeAnswer } from "./codec";
-import { route } from "./route";
 import { answersAsStream } from "../streaming/parse-event-stream";
+import { fallBack } from "./model-fallback";
+import { ContextWindowExceeded } from "./route";
+import { serveModel } from "./serve-model";
 
 const streamHeaders = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
 
@@ -56,38 +56,37 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
     streams: codec.streams,
   });
   const parsedResult = codec.parse(admission, services, request);
-  const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
+  let parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
   const reserved = parsed.reservationBody ? { ...admission, body: { ...admission.body, ...parsed.reservationBody } } : admission;
   // The defaults are the pipeline's: a request that names no max output holds its model's default.
   const maxOutputTokens = parsed.maxOutputTokens ?? (await defaultMaxTokensFor(services, admission.model));
-  const worstCaseCompletionTokens = parsed.answers === undefined ? maxOutputTokens : maxOutputTokens * parsed.answers;
-  let routed: Awaited<ReturnType<typeof route>>;
+  let worstCaseCompletionTokens = parsed.answers === undefined ? maxOutputTokens : maxOutputTokens * parsed.answers;
+  let forwarded: ForwardedResponse<Translation>;
+  let served: ForwardedResponse<Translation> | GatewayError | ContextWindowExceeded;
   try {
-    routed = await route(services, record, reserved, worstCaseCompletionTokens, parsed.worstCaseUnits, parsed.builtInTools, codec.serves, !codec.notBilled);
+    served = await serveModel(services, record, request, codec, reserved, parsed, worstCaseCompletionTokens, !codec.answerLocally);
   } catch (error) {
-    if (codec.answerLocally && error instanceof GatewayError && (error.code === "no_available_channel" || error.code === "unsupported_endpoint")) {
-      return codec.answerLocally(parsed.request, record, services);
-    }
+    if (codec.answerLocally && error instanceof GatewayError && error.code === "unsupported_endpoint") return codec.answerLocally(parsed.request, record, services);
     throw error;
   }
-  const candidates = codec.orderChannels ? codec.orderChannels(parsed.request, routed) : routed;
-  const prepare = (channel: RoutableChannel, adapter: ProviderAdapter) => codec.prepare(channel, adapter, parsed.request);
-  let forwarded: ForwardedResponse<Translation>;
-  if (codec.answerLocally) {
-    try {
-      forwarded = await forwardWithFailover(services, record, candidates, request.signal, prepare);
-    } catch (error) {
-      if (request.signal.aborted) throw error;
-      services.log("warn", "no channel answered; answering locally", { requestId: record.requestId, endpoint: codec.endpoint });
-      return codec.answerLocally(parsed.request, record, services);
-    }
+  if (!(served instanceof GatewayError || served instanceof ContextWindowExceeded)) {
+    forwarded = served;
+  } else if (codec.answerLocally) {
+    if (request.signal.aborted) throw served;
+    services.log("warn", "no channel answered; answering locally", { requestId: record.requestId, endpoint: codec.endpoint });
+    return codec.answerLocally(parsed.request, record, services);
   } else {
-    forwarded = await forwardWithFailover(services, record, candidates, request.signal, prepare);
+    // The model cannot serve the call: its fallback models may (none: the failure is the answer).
+    ({ parsed, worstCaseCompletionTokens, forwarded } = await fallBack(services, record, request, codec, admission, { parsed, worstCaseCompletionTokens, reserved }, served));
   }
   const { response, channel, attempt } = forwarded;
   if (forwarded.upstreamError) {
-    if (codec.timesErrorAnswers) record.markFirstByte();
     const { status, code } = forwarded.upstreamError;
+    if (codec.answersLocallyAfter?.(forwarded.response.status)) {
+      services.log("info", "the upstream does not serve the endpoint; answering locally", { requestId: record.requestId, channel: channel.id, status });
+      return codec.answerLocally!(parsed.request, record, services);
+    }
+    if (codec.timesErrorAnswers) record.markFirstByte();
     record.finish({ status, usage: null, channel, upstreamModel: attempt.upstreamModel, errorCode: code, stream: parsed.stream });
     throw forwarded.upstreamError;
   }

@@ -37,6 +37,10 @@ export interface PricedModel extends UnitModelPrice {
   ownedBy: string | null;
   /** Completion tokens held when a request names no max_tokens; null: the global setting. */
   defaultMaxTokens: number | null;
+  /** Models tried in order when this one cannot serve a call (pipeline/model-fallback.ts); null: none. */
+  fallbacks: readonly string[] | null;
+  /** Context window in tokens; null: unknown (never checked). */
+  contextWindow: number | null;
 }
 
 /** An immutable picture of every channel and price; replaced whole on any change. */
@@ -123,6 +127,8 @@ async function loadCatalog(db: Database, secretBox: SecretBox, log: CatalogLog, 
       imagePrices: row.imagePrices,
       defaultMaxTokens: row.defaultMaxTokens,
       ownedBy: row.ownedBy,
+      fallbacks: row.fallbackModels && row.fallbackModels.length > 0 ? row.fallbackModels : null,
+      contextWindow: row.contextWindow,
     });
   }
   return { channelsByModel, prices, loadedAt: Date.now() };

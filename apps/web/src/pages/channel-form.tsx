@@ -93,9 +93,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     setPreset(id);
     const next = presets.data?.find((item) => item.id === id);
     if (!next) return;
-    // Presets are OpenAI-compatible vendors: the type that takes a preset.
-    const presetType = types.data?.find((item) => item.settings.preset)?.type;
-    if (presetType) setType(presetType);
+    // A preset is for one type (an OpenAI-compatible or an Anthropic-compatible vendor): the channel takes it.
+    setType(next.type);
     setBaseUrl(next.baseUrl);
     if (!name.trim()) setName(next.label);
   };
@@ -163,11 +162,11 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   return (
     <form className="space-y-4" onSubmit={submit} noValidate>
       {editing && !settings?.settings.preset ? null : (
-        <Field label="Preset" error={errors.preset} hint={chosenPreset?.notes ?? "A known OpenAI-compatible vendor fills the base URL; or fill the fields yourself."}>
+        <Field label="Preset" error={errors.preset} hint={chosenPreset?.notes ?? "A known OpenAI-compatible or Anthropic-compatible vendor fills the type and base URL; or fill the fields yourself."}>
           {(id, invalid, describedBy) => (
             <select id={id} {...describedBy} name="preset" className={inputClass(invalid)} value={preset} onChange={(event) => choosePreset(event.target.value)}>
               <option value="">None (custom)</option>
-              {(presets.data ?? []).map((item) => (
+              {(presets.data ?? []).filter((item) => !editing || item.type === type).map((item) => (
                 <option key={item.id} value={item.id}>
                   {item.label}
                 </option>

@@ -42,6 +42,13 @@ function describeUnitPrice(price: NonNullable<ModelRow["price"]>): string {
   return `${[...sizes, ...base].join(", ")} ${unitLabels[price.unit]}`;
 }
 
+/** `model-b, model-c · 128,000 tokens`: what the model falls back to and its context window. */
+function describeRouting(price: ModelRow["price"]): string {
+  const parts = [price?.fallbackModels?.join(", "), price?.contextWindow == null ? undefined : `${price.contextWindow.toLocaleString("en-US")} tokens`];
+  const said = parts.filter((part) => part !== undefined);
+  return said.length === 0 ? "—" : said.join(" · ");
+}
+
 /** A model's row turned into inputs for its prices and reservation default; once saved, `onSaved` refreshes the list and closes it. */
 function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
@@ -53,8 +60,12 @@ function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () =
   const [unitPrice, setUnitPrice] = useState(microsToInput(price?.unitPrice));
   const [imagePrices, setImagePrices] = useState(imagePricesToText(price?.imagePrices));
   const [maxTokens, setMaxTokens] = useState(price?.defaultMaxTokens == null ? "" : String(price.defaultMaxTokens));
+  const [fallbacks, setFallbacks] = useState((price?.fallbackModels ?? []).join(", "));
+  const [contextWindow, setContextWindow] = useState(price?.contextWindow == null ? "" : String(price.contextWindow));
   const form = useFormErrors();
-  const save = useMutation(trpc.models.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
+  const save = useMutation(trpc.models.update.mutationOptions({ onError: form.fromError }));
+  // The fallbacks and context window are kept with the price: saved once the price is.
+  const saveRouting = useMutation(trpc.models.updateRouting.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
   const [localErrors, setLocalErrors] = useState<Record<string, string[]>>({});
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -66,6 +77,13 @@ function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () =
       return;
     }
     setLocalErrors({});
+    const windowTokens = contextWindow.trim() === "" ? null : /^\d+$/.test(contextWindow.trim()) ? Number(contextWindow.trim()) : Number.NaN;
+    const routing = {
+      model: props.row.model,
+      fallbacks: fallbacks.split(",").map((name) => name.trim()).filter((name) => name !== ""),
+      contextWindow: windowTokens,
+    };
+    const onSuccess = () => saveRouting.mutate(routing);
     save.mutate({
       model: props.row.model,
       unit: unit as NonNullable<ModelRow["price"]>["unit"],
@@ -75,7 +93,7 @@ function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () =
       unitPrice: unitPrice.trim() === "" ? null : unitPrice,
       imagePrices: unit === "image" ? table : null,
       defaultMaxTokens: tokens,
-    });
+    }, { onSuccess });
   };
   const errorOf = (name: string) => localErrors[name] ?? form.errors.fields[name];
   const field = (name: string, label: string, value: string, set: (value: string) => void, options: { placeholder?: string; width?: string } = {}) => {
@@ -115,10 +133,14 @@ function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () =
         {unit === "image" ? <div>{field("imagePrices", "Image prices", imagePrices, setImagePrices, { placeholder: "1024x1024=0.04, 1024x1024/hd=0.08", width: "w-60" })}</div> : null}
       </td>
       {cell("defaultMaxTokens", "Default max tokens", maxTokens, setMaxTokens, "global default")}
+      <td className="space-y-1">
+        <div>{field("fallbacks", "Fallback models", fallbacks, setFallbacks, { placeholder: "model-b, model-c", width: "w-48" })}</div>
+        <div>{field("contextWindow", "Context window", contextWindow, setContextWindow, { placeholder: "context window (tokens)", width: "w-48" })}</div>
+      </td>
       <td />
       <td>
         <form onSubmit={submit} className="flex justify-end gap-1">
-          <button type="submit" className="button-small" disabled={save.isPending}>
+          <button type="submit" className="button-small" disabled={save.isPending || saveRouting.isPending}>
             Save
           </button>
           <button type="button" className="button-small" onClick={props.onCancel}>
@@ -141,7 +163,7 @@ export function ModelsPage() {
   };
   return (
     <div>
-      <PageHeader title="Models & prices" description="Every model a channel serves. Prices are USD per 1M tokens, or per image, audio second, 1M characters or request for a model billed by another unit; a model without a price costs nothing." />
+      <PageHeader title="Models & prices" description="Every model a channel serves. Prices are USD per 1M tokens, or per image, audio second, 1M characters or request for a model billed by another unit; a model without a price costs nothing. A priced model may name fallback models, tried in order when its channels all fail or a prompt exceeds its context window." />
       <ResourceTable
         source={list}
         testId="models-table"
@@ -156,6 +178,7 @@ export function ModelsPage() {
           { header: "Cached input / 1M", cell: (row) => (row.price ? (row.price.cachedInputPrice === null ? "= input" : formatUsd(row.price.cachedInputPrice)) : "—") },
           { header: "Other unit", cell: (row) => (row.price && row.price.unit !== "token" ? describeUnitPrice(row.price) : "—") },
           { header: "Default max tokens", cell: (row) => (row.price?.defaultMaxTokens == null ? "—" : row.price.defaultMaxTokens.toLocaleString("en-US")) },
+          { header: "Fallbacks · context window", cell: (row) => describeRouting(row.price) },
           { header: "Served by", cell: (row) => <ServedBy channels={row.channels} /> },
         ]}
         actions={(row) => <RowButton onClick={() => setEditing(row.model)}>Edit price</RowButton>}

@@ -1,11 +1,11 @@
 import { channels, type Database, resultRows, usageHourly } from "@tollgate/db";
 import { channelKeyBinding, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
-import { type ChannelProbeResult, type ChannelToProbe, channelCredentialProblem, openAICompatiblePresets } from "@tollgate/upstream";
+import { type ChannelPresetEntry, type ChannelProbeResult, type ChannelToProbe, channelCredentialProblem, channelPresets } from "@tollgate/upstream";
 import { appliesOnlyMessage, settingApplies } from "./channel-types";
 import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { maskKey } from "../mask-key";
-import type { CreateChannelInput, UpdateChannelInput } from "./channel-schemas";
+import { type CreateChannelInput, presetTypeRefusal, type UpdateChannelInput } from "./channel-schemas";
 
 /** Every column but the config; the encrypted key is read only to show it masked. */
 const channelColumns = {
@@ -34,7 +34,7 @@ type ChannelRow = { [K in keyof typeof channelColumns]: (typeof channels.$inferS
 export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   /** The key's last 4 characters (see maskKey); null when it cannot be decrypted with this TOLLGATE_SECRET. */
   keyMasked: string | null;
-  /** The openai-compatible preset whose quirks apply (config.preset); the rest of the config is not shown (it may hold headers). */
+  /** The vendor preset the channel was made from (config.preset); the rest of the config is not shown (it may hold headers). */
   preset: string | null;
   /** config.responsesApi: set by an admin, or null for the preset's or API version's default. */
   responsesApi: boolean | null;
@@ -151,6 +151,8 @@ export async function updateChannel(
   ] as const) {
     if (given && !settingApplies(type, setting)) throw new AdminError("invalid_input", appliesOnlyMessage(setting), { field: setting });
   }
+  const presetRefusal = preset ? presetTypeRefusal(preset, type) : null;
+  if (presetRefusal !== null) throw new AdminError("invalid_input", presetRefusal, { field: "preset" });
   // A preset chosen (or cleared with null) changes config.preset only; the other settings stay.
   let config = current.config;
   if (preset !== undefined) {
@@ -228,9 +230,9 @@ export async function testChannel(
   return { ok: result.ok, latencyMs: result.latencyMs, error };
 }
 
-/** The openai-compatible presets (the CLI's --preset list), for the console's channel form. */
-export function listChannelPresets(): { id: string; label: string; baseUrl: string; notes: string | null }[] {
-  return Object.entries(openAICompatiblePresets).map(([id, preset]) => ({ id, label: preset.label, baseUrl: preset.baseUrl, notes: preset.notes ?? null }));
+/** Every type's presets (the CLI's --preset list), each with the type it is for, for the console's channel form. */
+export function listChannelPresets(): ChannelPresetEntry[] {
+  return channelPresets();
 }
 
 export interface ChannelHealth {

@@ -1,5 +1,5 @@
 import { builtInToolFamilies } from "@tollgate/db";
-import { channelCredentialProblem, channelTypeDescriptor, DEFAULT_CHANNEL_TYPE, isChannelType, openAICompatiblePresets } from "@tollgate/upstream";
+import { channelCredentialProblem, channelPreset, channelPresets, channelTypeDescriptor, DEFAULT_CHANNEL_TYPE, isChannelType } from "@tollgate/upstream";
 import { z } from "zod";
 import { appliesOnlyMessage, channelTypesMessage, settingApplies } from "./channel-types";
 import {
@@ -16,7 +16,24 @@ import {
   usdSchema,
 } from "../values/value-schemas";
 
-const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", ")}`;
+/** The refusal of an unknown preset, listing the registered ones (read at each call: adapters may register later). */
+export function presetsMessage(): string {
+  return `Must be one of: ${channelPresets()
+    .map((preset) => preset.id)
+    .join(", ")}`;
+}
+
+/** A preset's id, one of the registered adapters' presets. */
+export const presetIdSchema = z
+  .string({ error: () => presetsMessage() })
+  .trim()
+  .refine((preset) => channelPreset(preset) !== undefined, { error: () => presetsMessage() });
+
+/** The refusal of a preset given for a channel of another type, or null when it is the type's. */
+export function presetTypeRefusal(preset: string, type: string): string | null {
+  const presetType = channelPreset(preset)?.type;
+  return presetType === undefined || presetType === type ? null : `Is a preset for ${presetType} channels, not ${type}`;
+}
 
 const channelFields = z.object({
   name: nameSchema,
@@ -52,6 +69,11 @@ const regionSchema = z
   .regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/, "Must be an AWS region like us-east-1");
 
 /** The type's default base URL, with its `{region}` filled (Bedrock's regional endpoint); undefined when it has none. */
+/** A new channel's type: as given, else its preset's (an Anthropic-compatible vendor's preset makes an anthropic channel), else the default. */
+function typeOf(type: string | undefined, preset: string | undefined): string {
+  return type ?? (preset === undefined ? undefined : channelPreset(preset)?.type) ?? DEFAULT_CHANNEL_TYPE;
+}
+
 function defaultBaseUrlFor(type: string, region: string | undefined): string | undefined {
   const template = channelTypeDescriptor(type)?.defaultBaseUrl ?? undefined;
   if (template === undefined || !template.includes("{region}")) return undefined;
@@ -79,19 +101,15 @@ function checkMapping(value: { models?: string[]; modelMapping?: Record<string, 
 }
 
 /**
- * A new channel. `preset` (openai-compatible vendors) fills the base URL when none is given and applies
- * the vendor's quirks; `apiVersion` is azure-openai's; the timeouts override the gateway's defaults;
+ * A new channel. `preset` (a vendor of the OpenAI-compatible or Anthropic-compatible kind) fills the base
+ * URL when none is given, and the type when none is given, and applies the vendor's quirks; `apiVersion` is azure-openai's; the timeouts override the gateway's defaults;
  * `responsesApi` says whether the upstream serves the Responses API itself (default: per preset or API version).
  */
 export const createChannelSchema = channelFields
   .partial({ type: true, baseUrl: true, modelMapping: true, groups: true, priority: true, weight: true, status: true })
   .extend({
     apiKey: apiKeySchema,
-    preset: z
-      .string({ error: PRESETS })
-      .trim()
-      .refine((preset) => Object.hasOwn(openAICompatiblePresets, preset), PRESETS)
-      .optional(),
+    preset: presetIdSchema.optional(),
     apiVersion: z.string({ error: "Must look like 2024-10-21" }).trim().regex(/^[\w.-]+$/, "Must look like 2024-10-21").optional(),
     /** Time allowed for the upstream's response headers. */
     firstByteTimeoutMs: positiveIntSchema.optional(),
@@ -110,7 +128,10 @@ export const createChannelSchema = channelFields
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
-    const type = value.type ?? DEFAULT_CHANNEL_TYPE;
+    // A preset alone says the type (an Anthropic-compatible vendor's preset makes an anthropic channel).
+    const type = typeOf(value.type, value.preset);
+    const presetRefusal = value.preset === undefined ? null : presetTypeRefusal(value.preset, type);
+    if (presetRefusal !== null) context.addIssue({ code: "custom", path: ["preset"], message: presetRefusal });
     // Each per-type setting is refused for the types whose descriptor does not take it.
     for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools", "region"] as const) {
       if (value[setting] !== undefined && !settingApplies(type, setting)) {
@@ -126,8 +147,8 @@ export const createChannelSchema = channelFields
   })
   .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, region, baseUrl, type, ...fields }) => ({
     ...fields,
-    type: type ?? DEFAULT_CHANNEL_TYPE,
-    baseUrl: baseUrl ?? defaultBaseUrlFor(type ?? DEFAULT_CHANNEL_TYPE, region) ?? openAICompatiblePresets[preset as string]!.baseUrl,
+    type: typeOf(type, preset),
+    baseUrl: baseUrl ?? defaultBaseUrlFor(typeOf(type, preset), region) ?? channelPreset(preset as string)!.baseUrl,
     config: {
       ...(region === undefined ? {} : { region }),
       ...(preset === undefined ? {} : { preset }),
@@ -146,13 +167,13 @@ export const updateChannelSchema = channelFields
     id: recordIdSchema,
     /** Omitted or empty: keep the stored key. */
     apiKey: optionalApiKeySchema,
-    /** An openai-compatible preset whose quirks apply from now on; null or "" clears it; omitted keeps it. */
+    /** A preset of the channel's type whose quirks apply from now on; null or "" clears it; omitted keeps it. */
     preset: z
-      .string({ error: PRESETS })
+      .string({ error: () => presetsMessage() })
       .trim()
       .nullable()
       .transform((preset) => preset || null)
-      .refine((preset) => preset === null || Object.hasOwn(openAICompatiblePresets, preset), PRESETS)
+      .refine((preset) => preset === null || channelPreset(preset) !== undefined, { error: () => presetsMessage() })
       .optional(),
     /** Whether the upstream speaks the Responses API; null clears it (the preset's or API version's default); omitted keeps it. */
     responsesApi: z.boolean({ error: 'Must be "yes" or "no"' }).nullable().optional(),

@@ -1,14 +1,14 @@
 import { channels, type Database } from "@tollgate/db";
 import { channelKeyBinding, checkResolvedAddress, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
-import { DEFAULT_CHANNEL_TYPE, isChannelType, listUpstreamModels, type ModelListResult, openAICompatiblePresets } from "@tollgate/upstream";
+import { channelPreset, DEFAULT_CHANNEL_TYPE, isChannelType, listUpstreamModels, type ModelListResult } from "@tollgate/upstream";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { AdminError } from "../admin-error";
 import { KEY_REQUIRED_MESSAGE } from "./channel-operations";
+import { presetsMessage } from "./channel-schemas";
 import { channelTypesMessage, settingApplies } from "./channel-types";
 import { baseUrlSchema, optionalApiKeySchema, recordIdSchema } from "../values/value-schemas";
 
-const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", ")}`;
 
 /**
  * What to list the models of: a saved channel (`id` alone), or a channel form's values before they are saved
@@ -27,10 +27,10 @@ export const fetchChannelModelsSchema = z
     baseUrl: baseUrlSchema.optional(),
     apiKey: optionalApiKeySchema,
     preset: z
-      .string({ error: PRESETS })
+      .string({ error: () => presetsMessage() })
       .trim()
       .transform((preset) => preset || undefined)
-      .refine((preset) => preset === undefined || Object.hasOwn(openAICompatiblePresets, preset), PRESETS)
+      .refine((preset) => preset === undefined || channelPreset(preset) !== undefined, { error: () => presetsMessage() })
       .optional(),
     apiVersion: z.string().trim().max(40).optional(),
   })
@@ -74,9 +74,9 @@ export async function fetchChannelModels(
     }
     saved = { type: row.type, baseUrl: row.baseUrl, apiKey, config: { ...row.config } };
   }
-  const type = input.type ?? saved?.type ?? DEFAULT_CHANNEL_TYPE;
   const preset = input.preset ?? (typeof saved?.config.preset === "string" ? saved.config.preset : undefined);
-  const baseUrl = input.baseUrl ?? saved?.baseUrl ?? (preset ? openAICompatiblePresets[preset]?.baseUrl : undefined);
+  const type = input.type ?? saved?.type ?? (preset ? channelPreset(preset)?.type : undefined) ?? DEFAULT_CHANNEL_TYPE;
+  const baseUrl = input.baseUrl ?? saved?.baseUrl ?? (preset ? channelPreset(preset)?.baseUrl : undefined);
   if (baseUrl === undefined) throw new AdminError("invalid_input", "Is required", { field: "baseUrl" });
   const literalRefusal = upstreamAddressRefusal(baseUrl, policy);
   if (literalRefusal !== null) throw new AdminError("invalid_input", literalRefusal, { field: "baseUrl" });

@@ -3,7 +3,7 @@ import type { PriceUnit } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError } from "../admin-error";
-import type { SetPriceInput } from "./price-schemas";
+import type { SetPriceInput, UpdateModelRoutingInput } from "./price-schemas";
 
 type PriceRow = Omit<NonNullable<ModelListing["price"]>, "unit"> & { unit: string };
 
@@ -26,6 +26,10 @@ const priceColumns = {
   imagePrices: modelPrices.imagePrices,
   /** Null: the global reservation default. */
   defaultMaxTokens: modelPrices.defaultMaxTokens,
+  /** Models tried in order when this one cannot serve a call; null: none. */
+  fallbackModels: modelPrices.fallbackModels,
+  /** Context window in tokens; null: unknown. */
+  contextWindow: modelPrices.contextWindow,
   updatedAt: modelPrices.updatedAt,
 };
 
@@ -40,6 +44,8 @@ export interface ModelListing {
     unitPrice: number | null;
     imagePrices: Record<string, number> | null;
     defaultMaxTokens: number | null;
+    fallbackModels: string[] | null;
+    contextWindow: number | null;
     updatedAt: Date;
   } | null;
   /** The channels that list the model, by id, whatever their status. */
@@ -102,4 +108,36 @@ export async function deletePrice(db: Database, model: string): Promise<{ model:
   const [deleted] = await db.delete(modelPrices).where(eq(modelPrices.model, model)).returning({ model: modelPrices.model });
   if (!deleted) throw new AdminError("not_found", `No price is set for ${JSON.stringify(model)}`);
   return deleted;
+}
+
+/**
+ * Sets a model's fallback list and context window (each only when given; see updateModelRoutingSchema).
+ * They live beside its price, so the model must be priced first (a price of zero for a free model); every
+ * fallback must be a model a channel serves or a price names.
+ */
+export async function updateModelRouting(db: Database, input: UpdateModelRoutingInput): Promise<NonNullable<ModelListing["price"]>> {
+  const changes: Partial<typeof modelPrices.$inferInsert> = {};
+  if (input.contextWindow !== undefined) changes.contextWindow = input.contextWindow;
+  if (input.fallbacks !== undefined) {
+    const fallbacks = input.fallbacks ?? [];
+    if (fallbacks.length > 0) {
+      const known = new Set((await listModels(db)).map((listing) => listing.model));
+      const unknown = fallbacks.filter((model) => !known.has(model));
+      if (unknown.length > 0) {
+        throw new AdminError("invalid_input", `Unknown model${unknown.length > 1 ? "s" : ""} ${unknown.map((model) => JSON.stringify(model)).join(", ")}: no channel serves it and no price names it`, {
+          field: "fallbacks",
+        });
+      }
+    }
+    changes.fallbackModels = fallbacks.length > 0 ? fallbacks : null;
+  }
+  const [saved] = await db
+    .update(modelPrices)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(modelPrices.model, input.model))
+    .returning(priceColumns);
+  if (!saved) {
+    throw new AdminError("not_found", `No price is set for ${JSON.stringify(input.model)}: set one first (a model's fallbacks and context window are kept with its price)`);
+  }
+  return asListedPrice(saved);
 }

@@ -61,3 +61,39 @@ export const setPriceSchema = z
 export const modelNameSchema = z.object({ model: nameSchema });
 
 export type SetPriceInput = z.output<typeof setPriceSchema>;
+
+/** The most models one fallback list names (the gateway routes a call to at most three of them). */
+export const MAX_FALLBACK_MODELS = 5;
+/** The largest context window accepted: ten million tokens, well past any model's. */
+const MAX_CONTEXT_WINDOW = 10_000_000;
+
+/**
+ * A model's routing settings, each changed only when given: `fallbacks`, the models tried in order when
+ * every channel of the model fails or the prompt exceeds its context window (null or [] clears the list;
+ * never the model itself, each model once); `contextWindow` in tokens (null clears it). Which models exist
+ * is checked by updateModelRouting (a channel serves them or they are priced).
+ */
+export const updateModelRoutingSchema = z
+  .object({
+    model: nameSchema,
+    fallbacks: z
+      .array(nameSchema, { error: "Must be a list of model names" })
+      .max(MAX_FALLBACK_MODELS, `Must list at most ${MAX_FALLBACK_MODELS} models`)
+      .nullable()
+      .optional(),
+    contextWindow: z
+      .number({ error: "Must be a positive integer" })
+      .int("Must be a positive integer")
+      .min(1, "Must be a positive integer")
+      .max(MAX_CONTEXT_WINDOW, `Must be at most ${MAX_CONTEXT_WINDOW}`)
+      .nullable()
+      .optional(),
+  })
+  .superRefine((input, context) => {
+    const fallbacks = input.fallbacks ?? [];
+    if (fallbacks.includes(input.model)) context.addIssue({ code: "custom", path: ["fallbacks"], message: "Must not name the model itself" });
+    const twice = fallbacks.find((model, index) => fallbacks.indexOf(model) !== index);
+    if (twice !== undefined) context.addIssue({ code: "custom", path: ["fallbacks"], message: `Names ${JSON.stringify(twice)} twice` });
+  });
+
+export type UpdateModelRoutingInput = z.output<typeof updateModelRoutingSchema>;

@@ -22,6 +22,13 @@ export const modelPrices = pgTable("model_prices", {
   /** Completion tokens held against quota when a request names no max_tokens; null: the global setting. */
   defaultMaxTokens: integer("default_max_tokens"),
   ownedBy: text("owned_by"),
+  /**
+   * Public model ids tried in order when every channel of this model fails (a retryable or channel fault)
+   * or the prompt exceeds its context window; null: none. Checked when saved (known models, not itself).
+   */
+  fallbackModels: text("fallback_models").array(),
+  /** The model's context window in tokens: a prompt estimated past it goes to the next fallback model; null: unknown. */
+  contextWindow: integer("context_window"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

@@ -12,7 +12,10 @@ export const requestLogs = pgTable(
     tokenId: bigint("token_id", { mode: "number" }),
     tokenName: text("token_name"),
     endpoint: text("endpoint").notNull(),
+    /** The model that served the call and whose price billed it (a fallback's, when one took over). */
     model: text("model").notNull(),
+    /** The model the client asked for, when a fallback model served instead; null: the one that served. */
+    requestedModel: text("requested_model"),
     upstreamModel: text("upstream_model"),
     channelId: bigint("channel_id", { mode: "number" }),
     /** Every channel tried, in order (failover). */

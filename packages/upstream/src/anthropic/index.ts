@@ -3,13 +3,23 @@ import { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./bui
 import { buildAnthropicRequest } from "./build-request";
 import { listModels } from "./list-models";
 import { mapAnthropicError } from "./map-error";
+import { anthropicCompatiblePresets } from "./presets";
 import { createAnthropicStreamTransformer } from "./stream-transformer";
 import { translateAnthropicResponse } from "./translate-response";
 
-/** Anthropic's Messages API (POST /v1/messages, anthropic-version 2023-06-01) behind the OpenAI chat contract. */
+/**
+ * Anthropic's Messages API (POST /v1/messages, anthropic-version 2023-06-01) behind the OpenAI chat contract;
+ * also the vendors that serve it for Claude Code (presets.ts).
+ */
 export const anthropicAdapter = defineAdapter({
   type: "anthropic",
-  description: { label: "Anthropic", defaultBaseUrl: "https://api.anthropic.com", settings: { structuredOutput: true } },
+  description: {
+    label: "Anthropic",
+    defaultBaseUrl: "https://api.anthropic.com",
+    settings: { preset: true, structuredOutput: true },
+    // Vendors serving the Messages API for Claude Code (GLM, Kimi, DeepSeek, Qwen).
+    presets: anthropicCompatiblePresets,
+  },
   buildChatRequest: buildAnthropicRequest,
   translateChatResponse: translateAnthropicResponse,
   createChatStreamTransformer: createAnthropicStreamTransformer,

@@ -3,6 +3,7 @@ import { buildChatRequest, buildCompletionsRequest, buildEmbeddingsRequest } fro
 import { listModels } from "./list-models";
 import { mapError } from "./map-error";
 import { openAICompatibleMedia } from "./media";
+import { openAICompatiblePresets } from "./presets";
 import { buildResponsesRequest, speaksResponsesApi } from "./responses-request";
 import { createChatStreamTransformer } from "./stream-transformer";
 import { translateChatResponse } from "./translate-response";
@@ -20,6 +21,7 @@ export const openAICompatibleAdapter = defineAdapter({
     defaultBaseUrl: "https://api.openai.com/v1",
     settings: { preset: true },
     responsesApiDefault: "by preset or base URL",
+    presets: openAICompatiblePresets,
   },
   relaysOpenAIFormat: true,
   // A model behind an OpenAI-compatible channel is the gateway's to name, whoever serves it upstream.

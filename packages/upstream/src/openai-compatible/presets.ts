@@ -1,3 +1,5 @@
+import type { ChannelPreset } from "../channel-presets";
+
 export interface OpenAICompatibleQuirks {
   /** The vendor returns `reasoning_content` (DeepSeek etc.); the gateway passes it through. */
   reasoningContent?: boolean;
@@ -7,11 +9,9 @@ export interface OpenAICompatibleQuirks {
   dropFields?: string[];
 }
 
-export interface OpenAICompatiblePreset {
-  label: string;
+export interface OpenAICompatiblePreset extends ChannelPreset {
   /** Includes the version path, as the openai-compatible adapter appends `/chat/completions` to it. */
   baseUrl: string;
-  notes?: string;
   quirks?: OpenAICompatibleQuirks;
   /**
    * The vendor serves OpenAI's Responses API at `{baseUrl}/responses`: /v1/responses is relayed to it as is.

@@ -72,7 +72,8 @@ function inputTokensOf(text: string): number | null {
  * POST /v1/messages/count_tokens (Claude Code and @anthropic-ai/sdk's messages.countTokens) with the
  * rules of every call (key, IP list, requests per minute, model list) but no quota held and nothing billed
  * (notBilled): forwarded to a channel whose adapter counts tokens itself (Anthropic's), which counts
- * exactly; when none does (or none answers, or its answer is unreadable), counted here with the o200k
+ * exactly; when none does (or none answers, answers 404 or 405 as an Anthropic-compatible vendor that serves
+ * /v1/messages but not count_tokens may, or its answer is unreadable), counted here with the o200k
  * tokenizer and marked estimated (x-tollgate-estimated: true), the body still Anthropic's
  * `{"input_tokens": N}`. The body is read within the limit of every /v1 body (413 beyond it); a large one is
  * counted on the counting worker, and one it cannot count in time is answered with the linear rule's figure
@@ -119,6 +120,9 @@ export const countTokensCodec: Codec<CountTokensRequest, null> = {
     const inputTokens = await countPromptLocally(count.openAIBody, count.bytes, record, services);
     return Response.json({ input_tokens: inputTokens }, { headers: { ...record.answerHeaders(), [ESTIMATED_HEADER]: "true" } });
   },
+
+  // Anthropic-compatible vendors (GLM, Kimi, DeepSeek, Qwen) serve /v1/messages but not always count_tokens.
+  answersLocallyAfter: (upstreamStatus) => upstreamStatus === 404 || upstreamStatus === 405,
 
   producedText: () => "",
   estimateUsage: async () => NO_TOKENS,
