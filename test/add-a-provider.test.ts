@@ -84,7 +84,7 @@ describe("a provider added as one adapter folder and one registry line", () => {
       cannotListModelsReason: null,
     });
     const fields = { name: "toy", type: "toy-chat", baseUrl: toy.url, apiKey: TOY_KEY, models: ["toy-small"] };
-    expect((await rejection(admin.caller.channels.create({ ...fields, preset: "openai" }))).fieldErrors?.preset).toEqual(["Applies to type openai-compatible only"]);
+    expect((await rejection(admin.caller.channels.create({ ...fields, preset: "openai" }))).fieldErrors?.preset).toEqual(["Applies to types openai-compatible and anthropic only"]);
     expect((await rejection(admin.caller.channels.create({ ...fields, responsesApi: true }))).fieldErrors?.responsesApi).toEqual([
       "Applies to types openai-compatible and azure-openai only",
     ]);

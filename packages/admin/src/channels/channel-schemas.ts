@@ -130,7 +130,8 @@ export const createChannelSchema = channelFields
     checkMapping(value, context);
     // A preset alone says the type (an Anthropic-compatible vendor's preset makes an anthropic channel).
     const type = typeOf(value.type, value.preset);
-    const presetRefusal = value.preset === undefined ? null : presetTypeRefusal(value.preset, type);
+    // A preset on a type that takes none is refused once, below, as any setting the type does not take.
+    const presetRefusal = value.preset === undefined || !settingApplies(type, "preset") ? null : presetTypeRefusal(value.preset, type);
     if (presetRefusal !== null) context.addIssue({ code: "custom", path: ["preset"], message: presetRefusal });
     // Each per-type setting is refused for the types whose descriptor does not take it.
     for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools", "region"] as const) {
