@@ -58,8 +58,11 @@ const sections = {
   channel enable ID | channel disable ID | channel delete ID
 `,
   model: `Models:
-  model price --model MODEL --input USD_PER_1M --output USD_PER_1M [--cached USD_PER_1M]
-      Sets the whole price of a model; without --cached, cached prompt tokens cost the input price.
+  model price --model MODEL --input USD_PER_1M --output USD_PER_1M [--cache-read USD_PER_1M]
+              [--cache-write USD_PER_1M] [--cache-write-1h USD_PER_1M]
+      Sets the whole price of a model: prompt tokens read from the upstream's prompt cache, written
+      to it for 5 minutes, written to it for 1 hour; a cache price left out is the input price
+      (--cached is the older name of --cache-read).
   model price --model MODEL --unit image|audio_second|character|request --unit-price USD
               [--image-price SIZE[/QUALITY]=USD,...]
       Bills the model per image (by size/quality, --unit-price for other sizes), per audio second,

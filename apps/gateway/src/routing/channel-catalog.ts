@@ -135,6 +135,8 @@ export class ChannelCatalog {
         inputPrice: row.inputPrice,
         outputPrice: row.outputPrice,
         cachedInputPrice: row.cachedInputPrice,
+        cacheWritePrice: row.cacheWritePrice,
+        cacheWrite1hPrice: row.cacheWrite1hPrice,
         unit: row.priceUnit as PriceUnit,
         unitPrice: row.unitPrice,
         imagePrices: row.imagePrices,
