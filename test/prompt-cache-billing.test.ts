@@ -44,6 +44,7 @@ beforeAll(async () => {
   const seed = seeder(database.handle, gateway.secretBox, [gateway]);
   const userId = (await seed.user()).id;
   await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["claude-sonnet"] });
+  await seed.channel({ name: "claude-auto", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["claude-auto"], config: { autoCacheBreakpoints: true } });
   await seed.channel({ name: "openai", baseUrl: openai.url, models: ["gpt-4o"] });
   await seed.channel({ name: "responses", baseUrl: responses.url, apiKey: "sk-native", models: ["gpt-4o-responses"], config: { preset: "openai" } });
   await seed.channel({ name: "gemini", type: "gemini", baseUrl: gemini.url, apiKey: "gemini-key", models: ["gemini-flash"], modelMapping: { "gemini-flash": "gemini-2.5-flash" } });
@@ -193,5 +194,38 @@ describe("the hourly rollup", () => {
       4 * claudeCost + 4050,
       4 * 1800 - 750,
     ]);
+  });
+});
+
+describe("cache_control through the gateway", () => {
+  const tool: OpenAI.Chat.Completions.ChatCompletionTool = { type: "function", function: { name: "lookup", parameters: { type: "object", properties: {} } } };
+
+  test("an OpenAI client's cache_control parts reach Anthropic as breakpoints; an OpenAI channel gets none", async () => {
+    const hinted = [
+      { role: "system", content: [{ type: "text", text: "Long stable instructions.", cache_control: { type: "ephemeral", ttl: "1h" } }] },
+      { role: "user", content: "Hi" },
+    ] as unknown as OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+    await chat.chat.completions.create({ model: "claude-sonnet", messages: hinted });
+    expect(anthropic.requests.at(-1)!.body.system).toEqual([{ type: "text", text: "Long stable instructions.", cache_control: { type: "ephemeral", ttl: "1h" } }]);
+    await chat.chat.completions.create({ model: "gpt-4o", messages: hinted });
+    expect(JSON.stringify(openai.requests.at(-1)!.body)).not.toContain("cache_control");
+  });
+
+  test("more than four breakpoints are refused with a 400 in OpenAI's error shape, before any upstream call", async () => {
+    const before = anthropic.requests.length;
+    const parts = Array.from({ length: 5 }, (_, index) => ({ type: "text", text: `part ${index}`, cache_control: { type: "ephemeral" } }));
+    const failure = await chat.chat.completions
+      .create({ model: "claude-sonnet", messages: [{ role: "user", content: parts }] as unknown as OpenAI.Chat.Completions.ChatCompletionMessageParam[] })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((failure as InstanceType<typeof OpenAI.BadRequestError>).message).toContain("at most 4");
+    expect(anthropic.requests.length).toBe(before);
+  });
+
+  test("a channel with automatic breakpoints marks the tools and the system prompt of a client that sent none", async () => {
+    await chat.chat.completions.create({ model: "claude-auto", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }], tools: [tool] });
+    const sent = anthropic.requests.at(-1)!.body;
+    expect(sent.tools.at(-1).cache_control).toEqual({ type: "ephemeral" });
+    expect(sent.system).toEqual([{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }]);
   });
 });

@@ -28,6 +28,7 @@ const channelFlags = {
   idleTimeoutMs: "--idle-timeout-ms",
   responsesApi: "--responses-api",
   structuredOutput: "--structured-output",
+  autoCacheBreakpoints: "--auto-cache-breakpoints",
   builtInTools: "--builtin-tool",
 };
 
@@ -75,6 +76,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "idle-timeout-ms": "string",
       "responses-api": "string",
       "structured-output": "string",
+      "auto-cache-breakpoints": "string",
       "builtin-tool": "string",
       json: "boolean",
     },
@@ -98,6 +100,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       responsesApi: yesNoFromText(flags["responses-api"], "responses-api"),
       // Checked by the schema: anything but tool or native is refused with the flag's name.
       structuredOutput: flags["structured-output"] as "tool" | "native" | undefined,
+      autoCacheBreakpoints: yesNoFromText(flags["auto-cache-breakpoints"], "auto-cache-breakpoints"),
       builtInTools: toolPricesFromText(flags["builtin-tool"]),
     },
     channelFlags,

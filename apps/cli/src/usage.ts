@@ -36,7 +36,7 @@ const sections = {
       [--type ${channelTypeIds().join("|")}] [--preset VENDOR]
       [--map public=upstream[,public2=upstream2]] [--priority N] [--weight N] [--group G[,G2]]
       [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N] [--responses-api yes|no]
-      [--structured-output tool|native] [--builtin-tool TOOL=USD[,TOOL2=USD]]
+      [--structured-output tool|native] [--auto-cache-breakpoints yes|no] [--builtin-tool TOOL=USD[,TOOL2=USD]]
       --preset (openai-compatible: openai, deepseek, qwen, zhipu, moonshot, mistral, groq, xai,
       openrouter, vllm, ollama) fills --base-url and applies the vendor's quirks. --map maps a public
       model to the upstream's name (for azure-openai: to the deployment name). --responses-api says
@@ -44,7 +44,9 @@ const sections = {
       and openrouter presets and Azure API versions from 2025-03-01 or v1; otherwise /v1/responses is
       translated through chat completions). --structured-output (anthropic) carries response_format
       json_schema as a forced tool (tool, the default, every Claude model) or as Anthropic's own
-      output_config.format (native, the models that have structured outputs). --builtin-tool lets
+      output_config.format (native, the models that have structured outputs). --auto-cache-breakpoints
+      (anthropic) marks the tool definitions and the system prompt of OpenAI-format requests as
+      prompt-cache breakpoints, for clients that send no cache_control. --builtin-tool lets
       clients use a built-in tool that runs on the upstream account (web_search, web_fetch, file_search,
       code_interpreter, code_execution, image_generation, mcp), billed at USD per call; without it such
       a tool is refused with 400.

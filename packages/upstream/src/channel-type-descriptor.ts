@@ -31,6 +31,11 @@ export interface ChannelTypeSettings {
   readonly structuredOutput: boolean;
   /** `builtInTools`: upstream-run tools allowed on the channel and their prices. */
   readonly builtInTools: boolean;
+  /**
+   * `autoCacheBreakpoints`: prompt-cache breakpoints added on the tool definitions and the system prompt of
+   * requests translated from OpenAI's format, for clients that cannot send `cache_control` themselves.
+   */
+  readonly autoCacheBreakpoints: boolean;
 }
 
 /**
@@ -40,7 +45,7 @@ export interface ChannelTypeSettings {
 export interface AdapterDescription {
   readonly label: string;
   readonly defaultBaseUrl: string | null;
-  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput">;
+  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput"> & Partial<Pick<ChannelTypeSettings, "autoCacheBreakpoints">>;
   /** See ChannelTypeDescriptor.responsesApiDefault; needed when the adapter speaks the Responses API. */
   readonly responsesApiDefault?: string;
   /** See ChannelTypeDescriptor.cannotListModelsReason; needed when the adapter has no `listModels`. */

@@ -57,6 +57,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   // "" is the default (per preset or API version; the forced tool), sent as null when editing to clear a choice.
   const [responsesApi, setResponsesApi] = useState(editing?.responsesApi === null || editing?.responsesApi === undefined ? "" : editing.responsesApi ? "yes" : "no");
   const [structuredOutput, setStructuredOutput] = useState<string>(editing?.structuredOutput ?? "");
+  const [autoCache, setAutoCache] = useState(editing?.autoCacheBreakpoints ? "yes" : "no");
   const [builtInTools, setBuiltInTools] = useState(toolPricesText(editing?.builtInTools));
   const presets = useQuery({ ...trpc.channels.presets.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
   const chosenPreset = presets.data?.find((item) => item.id === preset);
@@ -112,6 +113,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(takes?.preset ? { preset: preset || null } : {}),
         ...(takes?.responsesApi ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput ? { structuredOutput: structuredChoice } : {}),
+        ...(takes?.autoCacheBreakpoints ? { autoCacheBreakpoints: autoCache === "yes" } : {}),
         builtInTools: toolPrices,
       });
     } else {
@@ -121,6 +123,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(preset && takes?.preset ? { preset } : {}),
         ...(takes?.responsesApi && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput && structuredChoice ? { structuredOutput: structuredChoice } : {}),
+        ...(takes?.autoCacheBreakpoints && autoCache === "yes" ? { autoCacheBreakpoints: true } : {}),
         ...(Object.keys(toolPrices).length > 0 ? { builtInTools: toolPrices } : {}),
       });
     }
@@ -279,6 +282,20 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
               <option value="">Default (forced tool)</option>
               <option value="tool">Forced tool</option>
               <option value="native">Native (output_config.format)</option>
+            </select>
+          )}
+        </Field>
+      ) : null}
+      {settings?.settings.autoCacheBreakpoints ? (
+        <Field
+          label="Prompt-cache breakpoints"
+          error={errors.autoCacheBreakpoints}
+          hint="Marks the tool definitions and the system prompt as cache breakpoints for OpenAI-format clients that send no cache_control (a client's own are kept; at most 4 in all)."
+        >
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="autoCacheBreakpoints" className={inputClass(invalid)} value={autoCache} onChange={(event) => setAutoCache(event.target.value)}>
+              <option value="no">Only the client's own</option>
+              <option value="yes">Add them on tools and system prompt</option>
             </select>
           )}
         </Field>

@@ -40,6 +40,8 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   responsesApi: boolean | null;
   /** config.structuredOutput (anthropic): "native", "tool", or null for the default (the forced tool). */
   structuredOutput: "tool" | "native" | null;
+  /** config.autoCacheBreakpoints (anthropic): prompt-cache breakpoints added on tools and the system prompt. */
+  autoCacheBreakpoints: boolean;
   /** config.builtInTools: each built-in tool clients may use on this channel, with its price per call in micro-USD. */
   builtInTools: Record<string, number>;
 };
@@ -69,7 +71,7 @@ async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelVie
     // Encrypted with another TOLLGATE_SECRET: the channel is still listed, without its key.
   }
   const builtInTools = Object.fromEntries(Object.entries(config.builtInTools ?? {}).map(([family, tool]) => [family, tool?.pricePerCall ?? 0]));
-  return { ...view, keyMasked, preset, responsesApi, structuredOutput, builtInTools };
+  return { ...view, keyMasked, preset, responsesApi, structuredOutput, autoCacheBreakpoints: config.autoCacheBreakpoints === true, builtInTools };
 }
 
 async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
@@ -129,7 +131,7 @@ export async function updateChannel(
   input: UpdateChannelInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
 ): Promise<ChannelView> {
-  const { id, apiKey, preset, responsesApi, structuredOutput, builtInTools, ...fields } = input;
+  const { id, apiKey, preset, responsesApi, structuredOutput, autoCacheBreakpoints, builtInTools, ...fields } = input;
   const current = await loadChannel(db, id);
   const type = fields.type ?? current.type;
   if (fields.baseUrl !== undefined) checkBaseUrlAllowed(fields.baseUrl, policy);
@@ -143,6 +145,7 @@ export async function updateChannel(
     ["preset", Boolean(preset)],
     ["responsesApi", typeof responsesApi === "boolean"],
     ["structuredOutput", Boolean(structuredOutput)],
+    ["autoCacheBreakpoints", autoCacheBreakpoints === true],
     ["builtInTools", Boolean(builtInTools && Object.keys(builtInTools).length > 0)],
   ] as const) {
     if (given && !settingApplies(type, setting)) throw new AdminError("invalid_input", appliesOnlyMessage(setting), { field: setting });
@@ -157,6 +160,8 @@ export async function updateChannel(
   for (const [key, value] of [
     ["responsesApi", responsesApi],
     ["structuredOutput", structuredOutput],
+    // "no" is the default: stored as absent.
+    ["autoCacheBreakpoints", autoCacheBreakpoints === false ? null : autoCacheBreakpoints],
     ["builtInTools", builtInTools && Object.keys(builtInTools).length === 0 ? null : builtInTools],
   ] as const) {
     if (value === undefined) continue;

@@ -91,13 +91,15 @@ export const createChannelSchema = channelFields
      * every Claude model; the default) or "native" (Anthropic's output_config.format, the models that have it).
      */
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).optional(),
+    /** Prompt-cache breakpoints added on the tools and the system prompt of translated requests (Anthropic). */
+    autoCacheBreakpoints: z.boolean({ error: 'Must be "yes" or "no"' }).optional(),
     builtInTools: builtInToolsSchema.optional(),
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
     const type = value.type ?? DEFAULT_CHANNEL_TYPE;
     // Each per-type setting is refused for the types whose descriptor does not take it.
-    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools"] as const) {
+    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "autoCacheBreakpoints", "builtInTools"] as const) {
       if (value[setting] !== undefined && !settingApplies(type, setting)) {
         context.addIssue({ code: "custom", path: [setting], message: appliesOnlyMessage(setting) });
       }
@@ -106,7 +108,7 @@ export const createChannelSchema = channelFields
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
     }
   })
-  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, baseUrl, type, ...fields }) => ({
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, autoCacheBreakpoints, builtInTools, baseUrl, type, ...fields }) => ({
     ...fields,
     type: type ?? DEFAULT_CHANNEL_TYPE,
     baseUrl: baseUrl ?? openAICompatiblePresets[preset as string]!.baseUrl,
@@ -117,6 +119,7 @@ export const createChannelSchema = channelFields
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
       ...(responsesApi === undefined ? {} : { responsesApi }),
       ...(structuredOutput === undefined ? {} : { structuredOutput }),
+      ...(autoCacheBreakpoints === undefined ? {} : { autoCacheBreakpoints }),
       ...(builtInTools === undefined || Object.keys(builtInTools).length === 0 ? {} : { builtInTools }),
     },
   }));
@@ -139,6 +142,8 @@ export const updateChannelSchema = channelFields
     responsesApi: z.boolean({ error: 'Must be "yes" or "no"' }).nullable().optional(),
     /** An Anthropic channel's structured-output mode; null clears it (the forced tool); omitted keeps it. */
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).nullable().optional(),
+    /** Whether an Anthropic channel adds prompt-cache breakpoints itself; null clears it (no); omitted keeps it. */
+    autoCacheBreakpoints: z.boolean({ error: 'Must be "yes" or "no"' }).nullable().optional(),
     /** The built-in tools allowed and their prices, replacing the stored ones; null or {} allows none; omitted keeps them. */
     builtInTools: builtInToolsSchema.nullable().optional(),
   })

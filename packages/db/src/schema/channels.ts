@@ -26,6 +26,8 @@ export interface ChannelConfig {
   responsesApi?: boolean;
   /** anthropic: response_format json_schema as a forced tool ("tool", the default) or as Anthropic's output_config.format ("native"). */
   structuredOutput?: "tool" | "native";
+  /** Anthropic: cache breakpoints added on the tool definitions and the system prompt of translated requests. */
+  autoCacheBreakpoints?: boolean;
   /**
    * Built-in tools this channel lets clients use, each with what one call costs the client (micro-USD,
    * added to the call's cost per call the upstream reports). A family not listed is refused with 400.

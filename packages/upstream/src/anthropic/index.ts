@@ -12,7 +12,7 @@ export const anthropicAdapter: ProviderAdapter = {
   description: {
     label: "Anthropic",
     defaultBaseUrl: "https://api.anthropic.com",
-    settings: { preset: false, apiVersion: false, structuredOutput: true },
+    settings: { preset: false, apiVersion: false, structuredOutput: true, autoCacheBreakpoints: true },
   },
   relaysOpenAIFormat: false,
   buildChatRequest: buildAnthropicRequest,
