@@ -78,7 +78,7 @@ describe("a provider added as one adapter folder and one registry line", () => {
       type: "toy-chat",
       label: "Toy Chat",
       defaultBaseUrl: "https://toy.example",
-      settings: { preset: false, apiVersion: false, responsesApi: false, structuredOutput: false, builtInTools: true, region: false },
+      settings: { preset: false, apiVersion: false, responsesApi: false, structuredOutput: false, builtInTools: true, region: false, autoCacheBreakpoints: false },
       responsesApiDefault: null,
       canListModels: true,
       cannotListModelsReason: null,

@@ -13,8 +13,8 @@ setDefaultTimeout(60_000);
 const MICRO_USD_PER_TOKEN = 1_000;
 const countTokens = await loadTokenizer();
 
-function chatBody(content: string, maxTokens: number) {
-  return { model: "gpt-4o-priced", max_tokens: maxTokens, messages: [{ role: "user", content }] };
+function chatBody(content: string, maxTokens: number, model = "gpt-4o-priced") {
+  return { model, max_tokens: maxTokens, messages: [{ role: "user", content }] };
 }
 
 /** What the gateway holds for such a call: the o200k count with OpenAI's margin, and max_tokens. */
@@ -38,8 +38,10 @@ describe("reservations that fit", () => {
 
   beforeAll(async () => {
     stack = await startGatewayStack({ upstream: { chunkDelayMs: 0 } });
-    await stack.seed.channel({ baseUrl: stack.upstream.url, models: ["gpt-4o-priced"] });
+    await stack.seed.channel({ baseUrl: stack.upstream.url, models: ["gpt-4o-priced", "gpt-4o-cache-priced"] });
     await stack.seed.price("gpt-4o-priced", 1_000, 1_000);
+    // A 1-hour cache write costs twice the input price, as Anthropic's does.
+    await stack.seed.price("gpt-4o-cache-priced", 1_000, 1_000, 100, { cacheWrite: 1_250, cacheWrite1h: 2_000 });
   }, SETUP_TIMEOUT_MS);
 
   afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
@@ -70,6 +72,23 @@ describe("reservations that fit", () => {
     expect(refused.status).toBe(429);
     expect((await refused.json()).error.code).toBe("insufficient_quota");
     expect(stack.upstream.requests.length).toBe(before);
+  });
+
+  test("the worst case bills the whole prompt at the dearest cache-write price: a quota that covers it at the input price only is refused", async () => {
+    const body = chatBody("Summarise the meeting notes below in three bullet points, please.", 30, "gpt-4o-cache-priced");
+    const { prompt } = reservationTokens(body);
+    const atWritePrice = prompt * 2 * MICRO_USD_PER_TOKEN + body.max_tokens * MICRO_USD_PER_TOKEN;
+    const atInputPrice = (prompt + body.max_tokens) * MICRO_USD_PER_TOKEN;
+    const short = await stack.seed.token({ userId: stack.userId, quotaLimit: atWritePrice - 1 });
+    expect(atWritePrice - 1).toBeGreaterThan(atInputPrice);
+    const before = stack.upstream.requests.length;
+    const refused = await send(stack.gateway, short.secret, body);
+    expect(refused.status).toBe(429);
+    expect(stack.upstream.requests.length).toBe(before);
+
+    const enough = await stack.seed.token({ userId: stack.userId, quotaLimit: atWritePrice });
+    stack.upstream.enqueue({ kind: "ok", content: "Done", promptTokens: 15, completionTokens: 1 });
+    expect((await send(stack.gateway, enough.secret, body)).status).toBe(200);
   });
 
   test("after spending part of a quota, a call that fits exactly what is left is admitted and one that cannot is refused", async () => {

@@ -117,6 +117,18 @@ describe("models and prices", () => {
     const failure = await rejection(admin.caller.models.update({ model: "m", inputPrice: "-1", outputPrice: "x", cachedInputPrice: null }));
     expect(Object.keys(failure.fieldErrors ?? {}).sort()).toEqual(["inputPrice", "outputPrice"]);
   });
+
+  test("cache read, 5-minute write and 1-hour write prices are set with the price and checked like it", async () => {
+    await admin.caller.models.update({ model: "claude", inputPrice: "3", outputPrice: "15", cachedInputPrice: "0.3", cacheWritePrice: "3.75", cacheWrite1hPrice: "6" });
+    const price = (await admin.caller.models.list()).find((model) => model.model === "claude")?.price;
+    expect(price).toMatchObject({ cachedInputPrice: 300_000, cacheWritePrice: 3_750_000, cacheWrite1hPrice: 6_000_000 });
+    // Left out: the input price again (a price always states all of itself).
+    await admin.caller.models.update({ model: "claude", inputPrice: "3", outputPrice: "15" });
+    expect((await admin.caller.models.list()).find((model) => model.model === "claude")?.price).toMatchObject({ cacheWritePrice: null, cacheWrite1hPrice: null });
+    const failure = await rejection(admin.caller.models.update({ model: "claude", inputPrice: "3", outputPrice: "15", cacheWritePrice: "-1", cacheWrite1hPrice: "lots" }));
+    expect(failure.fieldErrors).toEqual({ cacheWritePrice: [expect.stringContaining("non-negative")], cacheWrite1hPrice: [expect.any(String)] });
+    await admin.caller.models.delete({ model: "claude" });
+  });
 });
 
 describe("users", () => {
@@ -153,7 +165,7 @@ describe("logs and dashboard", () => {
     rows.push({ requestId: "b0", userId: bob.id, tokenId: 2, tokenName: "bob-token", endpoint: "chat.completions", model: "gpt-4o", channelId: 1, status: 429, latencyMs: 3, cost: 0, createdAt: new Date(base + 1000) });
     await db.insert(requestLogs).values(rows);
     await db.insert(usageHourly).values([
-      { hour: new Date(base), userId: alice.id, tokenId: 1, model: "gpt-4o-mini", channelId: 1, requests: 5, errors: 0, promptTokens: 50, completionTokens: 20, cost: 35 },
+      { hour: new Date(base), userId: alice.id, tokenId: 1, model: "gpt-4o-mini", channelId: 1, requests: 5, errors: 0, promptTokens: 50, completionTokens: 20, cachedTokens: 30, cacheWriteTokens: 5, cacheWrite1hTokens: 2, cost: 35, cacheSavings: 12 },
       { hour: new Date(base), userId: bob.id, tokenId: 2, model: "gpt-4o", channelId: 1, requests: 1, errors: 1, promptTokens: 0, completionTokens: 0, cost: 0 },
     ]);
   });
@@ -184,10 +196,20 @@ describe("logs and dashboard", () => {
   test("the dashboard sums the hourly rollup, for the user's own usage only", async () => {
     const range = { from: new Date("2030-01-01T00:00:00Z"), to: new Date("2030-01-02T00:00:00Z") };
     const mine = await alice.caller.dashboard.summary(range);
-    expect(mine.totals).toEqual({ requests: 5, errors: 0, promptTokens: 50, completionTokens: 20, cost: 35 });
+    expect(mine.totals).toEqual({
+      requests: 5,
+      errors: 0,
+      promptTokens: 50,
+      completionTokens: 20,
+      cost: 35,
+      cachedTokens: 30,
+      cacheWriteTokens: 5,
+      cacheWrite1hTokens: 2,
+      cacheSavings: 12,
+    });
     expect(mine.series).toHaveLength(24);
     expect(mine.series[10]).toMatchObject({ time: new Date("2030-01-01T10:00:00Z"), requests: 5 });
-    expect(mine.byModel.map((row) => row.model)).toEqual(["gpt-4o-mini"]);
+    expect(mine.byModel.map((row) => [row.model, row.cachedTokens, row.cacheSavings])).toEqual([["gpt-4o-mini", 30, 12]]);
     expect(mine.byToken.map((row) => row.tokenId)).toEqual([1]);
     const everyone = await admin.caller.dashboard.summary({ ...range, bucket: "day" });
     expect(everyone.totals.requests).toBe(6);

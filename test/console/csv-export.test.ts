@@ -72,7 +72,7 @@ describe("CSV export of the request log", () => {
     expect(new Set(requestIds).size).toBe(ALICE_ROWS + 1);
     expect(requestIds).not.toContain("req_old");
     expect(lines[1]).toBe(
-      `2026-03-01T00:00:00.000Z,req_alice_0,chat.completions,alice,"'=HYPERLINK(""http://evil.example"",""click"")",gpt-4o-mini,gpt-4o-mini-2024,primary,500,,0,0,0,false,token,,0.001234,100,,false,`,
+      `2026-03-01T00:00:00.000Z,req_alice_0,chat.completions,alice,"'=HYPERLINK(""http://evil.example"",""click"")",gpt-4o-mini,gpt-4o-mini-2024,primary,500,,0,0,0,false,token,,0.001234,100,,false,,0,0,0.000000`,
     );
     // User-chosen text that a spreadsheet would run is defused; numbers are left alone.
     expect(lines.find((line) => line.includes("req_bob_0"))).toContain(",bob,'-bob,'@model,");
@@ -111,9 +111,9 @@ describe("CSV export of the hourly rollup", () => {
     const response = await download(`/export/usage.csv?${range}`, admin.cookie);
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="tollgate-usage-2026-03-01-to-2026-03-02.csv"');
     expect(records(await response.text())).toEqual([
-      "hour,user,token,model,channel,requests,errors,prompt_tokens,completion_tokens,cached_tokens,cost_usd,latency_ms_sum,latency_count",
-      `2026-03-01T00:00:00.000Z,alice,1,gpt-4o-mini,primary,3,1,0,0,0,0.003702,300,3`,
-      `2026-03-01T00:00:00.000Z,bob,2,'+model,,1,1,0,0,0,0.000000,0,0`,
+      "hour,user,token,model,channel,requests,errors,prompt_tokens,completion_tokens,cached_tokens,cost_usd,latency_ms_sum,latency_count,cache_write_tokens,cache_write_1h_tokens,cache_savings_usd",
+      `2026-03-01T00:00:00.000Z,alice,1,gpt-4o-mini,primary,3,1,0,0,0,0.003702,300,3,0,0,0.000000`,
+      `2026-03-01T00:00:00.000Z,bob,2,'+model,,1,1,0,0,0,0.000000,0,0,0,0,0.000000`,
     ]);
   });
 

@@ -256,8 +256,11 @@ describe("console in a browser", () => {
     await modelRow.getByRole("button", { name: "Edit price" }).click();
     await page.getByLabel("Input price", { exact: true }).fill("2.5");
     await page.getByLabel("Output price", { exact: true }).fill("10");
+    await page.getByLabel("Cache read price", { exact: true }).fill("1.25");
     await page.getByRole("button", { name: "Save" }).click();
     await modelRow.getByText("$2.50").waitFor();
+    // The cache prices: read as set, both writes at the input price.
+    await modelRow.getByText("$1.25 · = input · = input").waitFor();
     await shoot("03-models");
     await navigate("Dashboard", "Dashboard");
     await page.locator('[data-step="set-prices"][data-done="true"]').waitFor();
@@ -371,9 +374,11 @@ describe("console in a browser", () => {
     const [usageCsv] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
     expect(usageCsv.suggestedFilename()).toMatch(/^tollgate-usage-.*\.csv$/);
     const usageLines = (await Bun.file((await usageCsv.path())!).text()).trim().split("\r\n");
-    expect(usageLines[0]).toBe("hour,user,token,model,channel,requests,errors,prompt_tokens,completion_tokens,cached_tokens,cost_usd,latency_ms_sum,latency_count");
+    expect(usageLines[0]).toBe(
+      "hour,user,token,model,channel,requests,errors,prompt_tokens,completion_tokens,cached_tokens,cost_usd,latency_ms_sum,latency_count,cache_write_tokens,cache_write_1h_tokens,cache_savings_usd",
+    );
     expect(usageLines).toHaveLength(2);
-    expect(usageLines[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z,root,e2e laptop,gpt-4o-mini,fake upstream,1,0,\d+,\d+,\d+,\d+\.\d{6},\d+,1$/);
+    expect(usageLines[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z,root,e2e laptop,gpt-4o-mini,fake upstream,1,0,\d+,\d+,\d+,\d+\.\d{6},\d+,1,0,0,-?\d+\.\d{6}$/);
 
     // The channel's recent traffic from the rollup, and Test all with a result per channel. The row shows
     // the last test to the minute: the earlier test is dated back, so that the new one cannot look the same.

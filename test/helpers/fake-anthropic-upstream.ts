@@ -12,7 +12,14 @@ export type FakeAnthropicBehaviour =
       inputTokens?: number;
       outputTokens?: number;
       cacheReadTokens?: number;
+      /** Prompt tokens written to the cache for 5 minutes (cache_creation_input_tokens when no 1-hour writes are given). */
       cacheCreationTokens?: number;
+      /**
+       * Prompt tokens written to the cache for 1 hour: the usage then carries `cache_creation` split by
+       * lifetime, as the API does since the 1-hour TTL (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching),
+       * with cache_creation_input_tokens their sum.
+       */
+      cacheWrite1hTokens?: number;
       /**
        * Web searches made before the text (the web_search server tool): a server_tool_use block and a
        * web_search_tool_result block each, and `usage.server_tool_use.web_search_requests`.
@@ -62,7 +69,10 @@ function usageOf(behaviour: FakeAnthropicBehaviour & { kind: "text" | "tool" }) 
   const text = behaviour.kind === "text" ? behaviour : null;
   return {
     input_tokens: text?.inputTokens ?? 25,
-    cache_creation_input_tokens: text?.cacheCreationTokens ?? 0,
+    cache_creation_input_tokens: (text?.cacheCreationTokens ?? 0) + (text?.cacheWrite1hTokens ?? 0),
+    ...(text?.cacheWrite1hTokens === undefined
+      ? {}
+      : { cache_creation: { ephemeral_5m_input_tokens: text.cacheCreationTokens ?? 0, ephemeral_1h_input_tokens: text.cacheWrite1hTokens } }),
     cache_read_input_tokens: text?.cacheReadTokens ?? 0,
     output_tokens: text?.outputTokens ?? 12,
     ...(text?.searches ? { server_tool_use: { web_search_requests: text.searches } } : {}),

@@ -104,14 +104,24 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox, gateways:
       );
       return row!;
     },
-    async price(model: string, inputUsdPerMillion: number, outputUsdPerMillion: number, cachedUsdPerMillion?: number) {
+    /** USD per 1M tokens; `cacheWrite` and `cacheWrite1h` price prompt-cache writes of 5 minutes and 1 hour (unset: the input price). */
+    async price(
+      model: string,
+      inputUsdPerMillion: number,
+      outputUsdPerMillion: number,
+      cachedUsdPerMillion?: number,
+      cacheWrites: { cacheWrite?: number; cacheWrite1h?: number } = {},
+    ) {
+      const micros = (usd: number | undefined) => (usd === undefined ? null : Math.round(usd * 1_000_000));
       await db
         .insert(modelPrices)
         .values({
           model,
           inputPrice: Math.round(inputUsdPerMillion * 1_000_000),
           outputPrice: Math.round(outputUsdPerMillion * 1_000_000),
-          cachedInputPrice: cachedUsdPerMillion === undefined ? null : Math.round(cachedUsdPerMillion * 1_000_000),
+          cachedInputPrice: micros(cachedUsdPerMillion),
+          cacheWritePrice: micros(cacheWrites.cacheWrite),
+          cacheWrite1hPrice: micros(cacheWrites.cacheWrite1h),
         })
         .onConflictDoNothing();
       await untilEveryCatalog((catalog) => catalog.prices.has(model), `the price of ${model} in the gateways' catalogs`);

@@ -207,6 +207,22 @@ describe("channel add: types, presets and per-channel settings", () => {
     expect(misplaced.stderr).toContain("bedrock only");
   });
 
+  test("--auto-cache-breakpoints yes is kept in an Anthropic channel's config and shown; other types refuse it", async () => {
+    const created = await harness.runJson(
+      "channel", "add", "--name", "cached", "--type", "anthropic", "--base-url", "https://api.anthropic.com", "--key", "sk-ant-test-2", "--models", "claude-haiku",
+      "--auto-cache-breakpoints", "yes",
+    );
+    const [row] = await harness.context.db.select().from(channels).where(eq(channels.id, created.id as number));
+    expect(row!.config).toEqual({ autoCacheBreakpoints: true });
+    expect(created.autoCacheBreakpoints).toBe(true);
+    const misplaced = await harness.run("channel", "add", "--name", "x", "--preset", "openai", "--key", "k-12345678", "--models", "m", "--auto-cache-breakpoints", "yes");
+    expect(misplaced.exitCode).toBe(2);
+    expect(misplaced.stderr).toContain("--auto-cache-breakpoints");
+    expect(misplaced.stderr).toContain("anthropic only");
+    const unclear = await harness.run("channel", "add", "--name", "x", "--type", "anthropic", "--base-url", "https://api.anthropic.com", "--key", "k-12345678", "--models", "m", "--auto-cache-breakpoints", "maybe");
+    expect(unclear.exitCode).toBe(2);
+  });
+
   test("--builtin-tool tool=USD allows built-in tools at a price per call (micro-USD in the config); unknown tools and bad prices are refused", async () => {
     const created = await harness.runJson(
       "channel", "add", "--name", "oa", "--preset", "openai", "--key", "sk-openai-test", "--models", "gpt-4o",

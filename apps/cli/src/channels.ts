@@ -28,6 +28,7 @@ const channelFlags = {
   idleTimeoutMs: "--idle-timeout-ms",
   responsesApi: "--responses-api",
   structuredOutput: "--structured-output",
+  autoCacheBreakpoints: "--auto-cache-breakpoints",
   builtInTools: "--builtin-tool",
   region: "--region",
 };
@@ -59,6 +60,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "idle-timeout-ms": "string",
       "responses-api": "string",
       "structured-output": "string",
+      "auto-cache-breakpoints": "string",
       "builtin-tool": "string",
       region: "string",
       json: "boolean",
@@ -83,6 +85,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       responsesApi: yesNoFromText(flags["responses-api"], "responses-api"),
       // Checked by the schema: anything but tool or native is refused with the flag's name.
       structuredOutput: flags["structured-output"] as "tool" | "native" | undefined,
+      autoCacheBreakpoints: yesNoFromText(flags["auto-cache-breakpoints"], "auto-cache-breakpoints"),
       // `web_search=0.01[,file_search=0.0025]`: built-in tools clients may use on the channel, with the price
       // of one call in USD (the names and amounts are the schema's to check).
       builtInTools: pairsFromText(flags["builtin-tool"], "builtin-tool", "tool=USD per call (e.g. web_search=0.01)"),

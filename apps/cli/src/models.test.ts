@@ -26,6 +26,8 @@ describe("model price", () => {
       inputUsdPer1M: "2.500000",
       outputUsdPer1M: "10.000000",
       cachedUsdPer1M: "1.250000",
+      cacheWriteUsdPer1M: null,
+      cacheWrite1hUsdPer1M: null,
       unitUsd: null,
       imageUsd: null,
       defaultMaxTokens: null,
@@ -39,11 +41,27 @@ describe("model price", () => {
     const before = await priceRow("gpt-4o");
     const result = await harness.run("model", "price", "--model", "gpt-4o", "--input", "0.15", "--output", "0.6");
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain("cached input same as input");
+    expect(result.stdout).toContain("cache read same as input, cache write same as input, cache write 1h same as input");
     const after = await priceRow("gpt-4o");
     expect(after).toMatchObject({ inputPrice: 150_000, outputPrice: 600_000, cachedInputPrice: null });
     expect(after?.updatedAt.getTime()).toBeGreaterThan(before?.updatedAt.getTime() ?? Number.POSITIVE_INFINITY);
     expect(await harness.context.db.select().from(modelPrices)).toHaveLength(1);
+  });
+
+  test("prices cache reads and both cache-write lifetimes, each stored as micro-USD per 1M tokens", async () => {
+    const saved = await harness.runJson(
+      "model", "price", "--model", "claude-sonnet", "--input", "3", "--output", "15", "--cache-read", "0.3", "--cache-write", "3.75", "--cache-write-1h", "6",
+    );
+    expect(saved).toMatchObject({ cachedUsdPer1M: "0.300000", cacheWriteUsdPer1M: "3.750000", cacheWrite1hUsdPer1M: "6.000000" });
+    expect(await priceRow("claude-sonnet")).toMatchObject({ cachedInputPrice: 300_000, cacheWritePrice: 3_750_000, cacheWrite1hPrice: 6_000_000 });
+    const human = await harness.run("model", "price", "--model", "claude-sonnet", "--input", "3", "--output", "15", "--cache-write", "3.75");
+    expect(human.stdout).toBe("price of claude-sonnet per 1M tokens: input $3.000000, output $15.000000, cache read same as input, cache write $3.750000, cache write 1h same as input\n");
+    expect(await priceRow("claude-sonnet")).toMatchObject({ cachedInputPrice: null, cacheWritePrice: 3_750_000, cacheWrite1hPrice: null });
+    await harness.expectRejected(["model", "price", "--model", "m", "--input", "1", "--output", "2", "--cache-write", "-1"], "--cache-write must be a non-negative amount in USD");
+    await harness.expectRejected(["model", "price", "--model", "m", "--input", "1", "--output", "2", "--cache-write-1h", "x"], "--cache-write-1h must be");
+    await harness.expectRejected(["model", "price", "--model", "m", "--input", "1", "--output", "2", "--cache-read", "x"], "--cache-read must be");
+    await harness.expectRejected(["model", "price", "--model", "m", "--input", "1", "--output", "2", "--cache-read", "1", "--cached", "1"], "--cached and --cache-read");
+    await harness.context.db.delete(modelPrices).where(eq(modelPrices.model, "claude-sonnet"));
   });
 
   test("refuses bad prices without writing anything", async () => {
@@ -131,6 +149,8 @@ describe("model list", () => {
         inputUsdPer1M: "1.000000",
         outputUsdPer1M: "2.000000",
         cachedUsdPer1M: null,
+        cacheWriteUsdPer1M: null,
+        cacheWrite1hUsdPer1M: null,
         unitUsd: null,
         imageUsd: null,
         defaultMaxTokens: null,
@@ -145,6 +165,8 @@ describe("model list", () => {
         inputUsdPer1M: "0.150000",
         outputUsdPer1M: "0.600000",
         cachedUsdPer1M: null,
+        cacheWriteUsdPer1M: null,
+        cacheWrite1hUsdPer1M: null,
         unitUsd: null,
         imageUsd: null,
         defaultMaxTokens: null,
@@ -162,6 +184,8 @@ describe("model list", () => {
         inputUsdPer1M: null,
         outputUsdPer1M: null,
         cachedUsdPer1M: null,
+        cacheWriteUsdPer1M: null,
+        cacheWrite1hUsdPer1M: null,
         unitUsd: null,
         imageUsd: null,
         defaultMaxTokens: null,
@@ -173,7 +197,7 @@ describe("model list", () => {
 
     const human = await harness.run("model", "list");
     const lines = human.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^MODEL\s+INPUT\/1M\s+OUTPUT\/1M\s+CACHED\/1M\s+OTHER UNIT\s+CHANNELS$/);
+    expect(lines[0]).toMatch(/^MODEL\s+INPUT\/1M\s+OUTPUT\/1M\s+CACHE READ\/1M\s+CACHE WRITE\/1M\s+CACHE WRITE 1H\/1M\s+OTHER UNIT\s+CHANNELS$/);
     expect(lines.find((line) => line.startsWith("llama"))).toContain("unpriced");
     expect(lines.find((line) => line.startsWith("gpt-4o"))).toContain(`b#${second.id} (disabled)`);
     expect(lines.find((line) => line.startsWith("future-model"))).toContain("(no channel)");

@@ -24,6 +24,9 @@ function priceJson(price: ModelListing["price"]) {
     outputUsdPer1M: price ? usdForJson(price.outputPrice) : null,
     /** Null: cached prompt tokens cost the input price. */
     cachedUsdPer1M: price?.cachedInputPrice == null ? null : usdForJson(price.cachedInputPrice),
+    /** Null: prompt tokens written to the cache (5 minutes, 1 hour) cost the input price. */
+    cacheWriteUsdPer1M: price?.cacheWritePrice == null ? null : usdForJson(price.cacheWritePrice),
+    cacheWrite1hUsdPer1M: price?.cacheWrite1hPrice == null ? null : usdForJson(price.cacheWrite1hPrice),
     unitUsd: price?.unitPrice == null ? null : usdForJson(price.unitPrice),
     imageUsd: price?.imagePrices ? Object.fromEntries(Object.entries(price.imagePrices).map(([key, micros]) => [key, usdForJson(micros)])) : null,
     defaultMaxTokens: price?.defaultMaxTokens ?? null,
@@ -58,11 +61,18 @@ async function updateModelCommand(argv: readonly string[], { db }: CommandContex
   return flags.json ? formatJson({ model: saved.model, ...priceJson(saved) }) : describeRouting(saved);
 }
 
-/** A price in one line: the unit's price (and per-size table), or the three token prices. */
+/** A cache price in words: its amount, or "same as input" when unset. */
+function cachePrice(micros: number | null, unset = "same as input"): string {
+  return micros === null ? unset : formatUsd(micros);
+}
+
+/** A price in one line: the unit's price (and per-size table), or the token prices. */
 function describePrice(price: NonNullable<ModelListing["price"]>): string {
   if (price.unit === "token") {
-    const cached = price.cachedInputPrice === null ? "same as input" : formatUsd(price.cachedInputPrice);
-    return `per 1M tokens: input ${formatUsd(price.inputPrice)}, output ${formatUsd(price.outputPrice)}, cached input ${cached}`;
+    return (
+      `per 1M tokens: input ${formatUsd(price.inputPrice)}, output ${formatUsd(price.outputPrice)}, cache read ${cachePrice(price.cachedInputPrice)}, ` +
+      `cache write ${cachePrice(price.cacheWritePrice)}, cache write 1h ${cachePrice(price.cacheWrite1hPrice)}`
+    );
   }
   const sizes = price.imagePrices ? Object.entries(price.imagePrices).map(([key, micros]) => `${key} ${formatUsd(micros)}`) : [];
   const base = price.unitPrice === null ? [] : [`${sizes.length > 0 ? "other sizes " : ""}${formatUsd(price.unitPrice)}`];
@@ -78,12 +88,17 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
       input: "string",
       output: "string",
       cached: "string",
+      "cache-read": "string",
+      "cache-write": "string",
+      "cache-write-1h": "string",
       "unit-price": "string",
       "image-price": "string",
       "default-max-tokens": "string",
       json: "boolean",
     },
   });
+  // --cached is the older name of --cache-read.
+  if (flags.cached !== undefined && flags["cache-read"] !== undefined) throw new CommandError("--cached and --cache-read are the same price: give one");
   // Omitted flags are reset on an update: the command always states the model's whole price.
   const input = parseInput(
     setPriceSchema,
@@ -92,7 +107,9 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
       unit: flags.unit as never,
       inputPrice: flags.input,
       outputPrice: flags.output,
-      cachedInputPrice: flags.cached,
+      cachedInputPrice: flags["cache-read"] ?? flags.cached,
+      cacheWritePrice: flags["cache-write"],
+      cacheWrite1hPrice: flags["cache-write-1h"],
       unitPrice: flags["unit-price"],
       // `1024x1024=0.04,1024x1024/hd=0.08`: sizes (or size/quality) to USD amounts, checked by the schema.
       imagePrices: pairsFromText(flags["image-price"], "image-price", "SIZE[/QUALITY]=USD", "prices"),
@@ -101,7 +118,9 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
     {
       inputPrice: "--input",
       outputPrice: "--output",
-      cachedInputPrice: "--cached",
+      cachedInputPrice: flags.cached === undefined ? "--cache-read" : "--cached",
+      cacheWritePrice: "--cache-write",
+      cacheWrite1hPrice: "--cache-write-1h",
       unitPrice: "--unit-price",
       imagePrices: "--image-price",
       defaultMaxTokens: "--default-max-tokens",
@@ -118,12 +137,14 @@ async function listModelsCommand(argv: readonly string[], { db }: CommandContext
   const models = await listModels(db);
   if (flags.json) return formatJson(models.map(({ model, price, channels }) => ({ model, ...priceJson(price), channels })));
   return formatTable(
-    ["MODEL", "INPUT/1M", "OUTPUT/1M", "CACHED/1M", "OTHER UNIT", "CHANNELS"],
+    ["MODEL", "INPUT/1M", "OUTPUT/1M", "CACHE READ/1M", "CACHE WRITE/1M", "CACHE WRITE 1H/1M", "OTHER UNIT", "CHANNELS"],
     models.map(({ model, price, channels }) => [
       model,
       price ? formatUsd(price.inputPrice) : "unpriced",
       price ? formatUsd(price.outputPrice) : "unpriced",
-      price ? (price.cachedInputPrice === null ? "=input" : formatUsd(price.cachedInputPrice)) : "unpriced",
+      price ? cachePrice(price.cachedInputPrice, "=input") : "unpriced",
+      price ? cachePrice(price.cacheWritePrice, "=input") : "unpriced",
+      price ? cachePrice(price.cacheWrite1hPrice, "=input") : "unpriced",
       price && price.unit !== "token" ? describePrice(price) : "",
       channels.length === 0
         ? "(no channel)"

@@ -36,7 +36,8 @@ const sections = {
       [--type ${channelTypeIds().join("|")}] [--preset VENDOR]
       [--map public=upstream[,public2=upstream2]] [--priority N] [--weight N] [--group G[,G2]]
       [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N] [--responses-api yes|no]
-      [--structured-output tool|native] [--builtin-tool TOOL=USD[,TOOL2=USD]] [--region REGION]
+      [--structured-output tool|native] [--auto-cache-breakpoints yes|no] [--builtin-tool TOOL=USD[,TOOL2=USD]]
+      [--region REGION]
       --preset (openai-compatible: openai, deepseek, qwen, zhipu, moonshot, mistral, groq, xai,
       openrouter, vllm, ollama; anthropic, Anthropic-compatible endpoints for Claude Code:
       zhipu-anthropic, moonshot-anthropic, deepseek-anthropic, qwen-anthropic) fills --base-url and
@@ -46,7 +47,9 @@ const sections = {
       and openrouter presets and Azure API versions from 2025-03-01 or v1; otherwise /v1/responses is
       translated through chat completions). --structured-output (anthropic) carries response_format
       json_schema as a forced tool (tool, the default, every Claude model) or as Anthropic's own
-      output_config.format (native, the models that have structured outputs). --builtin-tool lets
+      output_config.format (native, the models that have structured outputs). --auto-cache-breakpoints
+      (anthropic) marks the tool definitions and the system prompt of OpenAI-format requests as
+      prompt-cache breakpoints, for clients that send no cache_control. --builtin-tool lets
       clients use a built-in tool that runs on the upstream account (web_search, web_fetch, file_search,
       code_interpreter, code_execution, image_generation, mcp), billed at USD per call; without it such
       a tool is refused with 400. --region (bedrock, required) is the AWS region requests are signed
@@ -63,8 +66,11 @@ const sections = {
   channel enable ID | channel disable ID | channel delete ID
 `,
   model: `Models:
-  model price --model MODEL --input USD_PER_1M --output USD_PER_1M [--cached USD_PER_1M]
-      Sets the whole price of a model; without --cached, cached prompt tokens cost the input price.
+  model price --model MODEL --input USD_PER_1M --output USD_PER_1M [--cache-read USD_PER_1M]
+              [--cache-write USD_PER_1M] [--cache-write-1h USD_PER_1M]
+      Sets the whole price of a model: prompt tokens read from the upstream's prompt cache, written
+      to it for 5 minutes, written to it for 1 hour; a cache price left out is the input price
+      (--cached is the older name of --cache-read).
   model price --model MODEL --unit image|audio_second|character|request --unit-price USD
               [--image-price SIZE[/QUALITY]=USD,...]
       Bills the model per image (by size/quality, --unit-price for other sizes), per audio second,

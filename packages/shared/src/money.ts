@@ -20,14 +20,20 @@ export function microsToUsd(micros: number): string {
   return `${sign}${whole}.${fraction}`;
 }
 
-/** Prices are micro-USD per 1M tokens (= USD per 1M tokens x 1e6). */
+/** Prices are micro-USD per 1M tokens (= USD per 1M tokens x 1e6). A null cache price means the input price. */
 export interface ModelPrice {
   inputPrice: number;
   outputPrice: number;
+  /** Prompt tokens read from the upstream's prompt cache. */
   cachedInputPrice: number | null;
+  /** Prompt tokens written to the prompt cache with a 5-minute lifetime (Anthropic: 1.25x input). */
+  cacheWritePrice: number | null;
+  /** Prompt tokens written to the prompt cache with a 1-hour lifetime (Anthropic: 2x input). */
+  cacheWrite1hPrice: number | null;
 }
 
 export interface TokenUsage {
+  /** Every prompt token: uncached, read from the prompt cache and written to it. */
   promptTokens: number;
   completionTokens: number;
   /** Prompt tokens served from the upstream's prompt cache (a subset of promptTokens). */
@@ -38,12 +44,56 @@ export interface TokenUsage {
   cacheWrite1hTokens?: number;
 }
 
-/** Cost in micro-USD, rounded up so that a call is never billed below its price. */
+/** The prompt split into its billing classes, each clamped so that the classes never exceed the prompt. */
+export interface PromptClasses {
+  uncached: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+}
+
+function tokens(value: number | undefined): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.trunc(value) : 0;
+}
+
+/**
+ * The prompt's classes. An upstream that reports more cache tokens than prompt tokens is not believed past
+ * the prompt: reads come first, then 1-hour writes, then 5-minute writes, each taking what is left.
+ */
+export function promptClasses(usage: TokenUsage): PromptClasses {
+  const prompt = tokens(usage.promptTokens);
+  const cacheRead = Math.min(tokens(usage.cachedTokens), prompt);
+  const cacheWrite1h = Math.min(tokens(usage.cacheWrite1hTokens), prompt - cacheRead);
+  const cacheWrite = Math.min(tokens(usage.cacheWriteTokens), prompt - cacheRead - cacheWrite1h);
+  return { uncached: prompt - cacheRead - cacheWrite1h - cacheWrite, cacheRead, cacheWrite, cacheWrite1h };
+}
+
+/** Cost in micro-USD: each prompt class at its price, output at the output price, rounded up once at the end. */
 export function computeCost(usage: TokenUsage, price: ModelPrice | undefined): number {
   if (!price) return 0;
-  const cached = Math.min(usage.cachedTokens, usage.promptTokens);
-  const uncached = usage.promptTokens - cached;
-  const cachedPrice = price.cachedInputPrice ?? price.inputPrice;
-  const perMillion = uncached * price.inputPrice + cached * cachedPrice + usage.completionTokens * price.outputPrice;
+  const classes = promptClasses(usage);
+  const perMillion =
+    classes.uncached * price.inputPrice +
+    classes.cacheRead * (price.cachedInputPrice ?? price.inputPrice) +
+    classes.cacheWrite * (price.cacheWritePrice ?? price.inputPrice) +
+    classes.cacheWrite1h * (price.cacheWrite1hPrice ?? price.inputPrice) +
+    tokens(usage.completionTokens) * price.outputPrice;
   return Math.ceil(perMillion / 1_000_000);
+}
+
+/**
+ * What prompt caching saved on a call, in micro-USD, against the same call billed with every prompt token
+ * at the input price (negative when cache writes cost more than the reads saved). Zero without a price.
+ */
+export function cacheSavings(usage: TokenUsage, price: ModelPrice | undefined): number {
+  if (!price) return 0;
+  const classes = promptClasses(usage);
+  if (classes.cacheRead + classes.cacheWrite + classes.cacheWrite1h === 0) return 0;
+  const atInputPrice = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cachedTokens: 0 };
+  return computeCost(atInputPrice, price) - computeCost(usage, price);
+}
+
+/** The highest price a prompt token can be billed at (uncached, or written to the cache at either lifetime). */
+export function highestPromptPrice(price: ModelPrice): number {
+  return Math.max(price.inputPrice, price.cacheWritePrice ?? price.inputPrice, price.cacheWrite1hPrice ?? price.inputPrice);
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { computeUnitCost, type UnitModelPrice } from "./unit-price";
 
 const tokens = { promptTokens: 1000, completionTokens: 0, cachedTokens: 0 };
-const base = { inputPrice: 2_000_000, outputPrice: 0, cachedInputPrice: null };
+const base = { inputPrice: 2_000_000, outputPrice: 0, cachedInputPrice: null, cacheWritePrice: null, cacheWrite1hPrice: null };
 
 describe("computeUnitCost", () => {
   test("a per-image price is looked up by size and quality, then size, then the default", () => {

@@ -52,7 +52,7 @@ export function describeAdapter(adapter: ProviderAdapter): ChannelTypeDescriptor
     type: adapter.type,
     label: description.label,
     defaultBaseUrl: description.defaultBaseUrl,
-    settings: { ...description.settings, region: description.settings.region ?? false, responsesApi: speaksResponses, builtInTools: true },
+    settings: { region: false, autoCacheBreakpoints: false, ...description.settings, responsesApi: speaksResponses, builtInTools: true },
     responsesApiDefault: speaksResponses ? (description.responsesApiDefault ?? "by the upstream") : null,
     canListModels,
     cannotListModelsReason: canListModels ? null : (description.cannotListModelsReason ?? `A ${description.label} channel has no model list call; enter its models by hand.`),

@@ -36,6 +36,11 @@ export interface ChannelTypeSettings {
   readonly builtInTools: boolean;
   /** `region`: the cloud region requests are signed for and sent to (Bedrock); required where it applies. */
   readonly region: boolean;
+  /**
+   * `autoCacheBreakpoints`: prompt-cache breakpoints added on the tool definitions and the system prompt of
+   * requests translated from OpenAI's format, for clients that cannot send `cache_control` themselves.
+   */
+  readonly autoCacheBreakpoints: boolean;
 }
 
 /**
@@ -45,7 +50,7 @@ export interface ChannelTypeSettings {
 export interface AdapterDescription {
   readonly label: string;
   readonly defaultBaseUrl: string | null;
-  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput"> & { readonly region?: boolean };
+  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput"> & Partial<Pick<ChannelTypeSettings, "region" | "autoCacheBreakpoints">>;
   /** See ChannelTypeDescriptor.responsesApiDefault; needed when the adapter speaks the Responses API. */
   readonly responsesApiDefault?: string;
   /** See ChannelTypeDescriptor.cannotListModelsReason; needed when the adapter has no `listModels`. */

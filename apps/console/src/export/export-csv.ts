@@ -15,12 +15,12 @@ const ROWS_PER_PAGE = 1000;
 const LOG_HEADER = [
   "time", "request_id", "endpoint", "user", "token", "model", "upstream_model", "channel", "status", "error_code",
   "prompt_tokens", "cached_tokens", "completion_tokens", "usage_estimated", "billed_unit", "billed_quantity", "cost_usd",
-  "latency_ms", "first_token_ms", "stream", "client_ip",
+  "latency_ms", "first_token_ms", "stream", "client_ip", "cache_write_tokens", "cache_write_1h_tokens", "cache_savings_usd",
 ];
 
 const USAGE_HEADER = [
   "hour", "user", "token", "model", "channel", "requests", "errors", "prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd",
-  "latency_ms_sum", "latency_count",
+  "latency_ms_sum", "latency_count", "cache_write_tokens", "cache_write_1h_tokens", "cache_savings_usd",
 ];
 
 const number = z.coerce.number().int();
@@ -133,6 +133,9 @@ function logPages(db: Database, user: SessionUser, conditions: (SQL | undefined)
       row.firstTokenMs,
       row.stream,
       row.clientIp,
+      row.cacheWriteTokens,
+      row.cacheWrite1hTokens,
+      { decimal: microsToUsd(row.cacheSavings) },
     ]);
   };
 }
@@ -161,7 +164,10 @@ function usagePages(db: Database, admin: boolean, where: SQL | undefined): () =>
         promptTokens: usageHourly.promptTokens,
         completionTokens: usageHourly.completionTokens,
         cachedTokens: usageHourly.cachedTokens,
+        cacheWriteTokens: usageHourly.cacheWriteTokens,
+        cacheWrite1hTokens: usageHourly.cacheWrite1hTokens,
         cost: usageHourly.cost,
+        cacheSavings: usageHourly.cacheSavings,
         latencyMsSum: usageHourly.latencyMsSum,
         latencyCount: usageHourly.latencyCount,
       })
@@ -190,6 +196,9 @@ function usagePages(db: Database, admin: boolean, where: SQL | undefined): () =>
       { decimal: microsToUsd(row.cost) },
       row.latencyMsSum,
       row.latencyCount,
+      row.cacheWriteTokens,
+      row.cacheWrite1hTokens,
+      { decimal: microsToUsd(row.cacheSavings) },
     ]);
   };
 }

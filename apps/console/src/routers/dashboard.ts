@@ -16,6 +16,11 @@ const totals = {
   promptTokens: sql<number>`coalesce(sum(${usageHourly.promptTokens}), 0)::bigint`.mapWith(Number),
   completionTokens: sql<number>`coalesce(sum(${usageHourly.completionTokens}), 0)::bigint`.mapWith(Number),
   cost: sql<number>`coalesce(sum(${usageHourly.cost}), 0)::bigint`.mapWith(Number),
+  /** Prompt-cache reads and writes, and what the cache saved against the input price (micro-USD, may be negative). */
+  cachedTokens: sql<number>`coalesce(sum(${usageHourly.cachedTokens}), 0)::bigint`.mapWith(Number),
+  cacheWriteTokens: sql<number>`coalesce(sum(${usageHourly.cacheWriteTokens}), 0)::bigint`.mapWith(Number),
+  cacheWrite1hTokens: sql<number>`coalesce(sum(${usageHourly.cacheWrite1hTokens}), 0)::bigint`.mapWith(Number),
+  cacheSavings: sql<number>`coalesce(sum(${usageHourly.cacheSavings}), 0)::bigint`.mapWith(Number),
 };
 
 function floorTo(time: number, bucketMs: number): number {

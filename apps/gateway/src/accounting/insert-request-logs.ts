@@ -6,7 +6,7 @@ type RequestLogRow = typeof requestLogs.$inferInsert;
 /**
  * `{"a","b\\"c",NULL}`: every element quoted (backslash and quote escaped), nulls bare. Numbers and
  * booleans hold neither character, and most strings neither: only a string that holds one is rewritten
- * (24 columns a row: escaping every value cost 1.2-2.0 µs a row, this 0.6-0.7, in the write-behind).
+ * (27 columns a row: escaping every value cost 1.2-2.0 µs a row, this 0.6-0.7, in the write-behind).
  */
 export function toArrayLiteral(values: ReadonlyArray<string | number | boolean | null>): string {
   let literal = "{";
@@ -23,7 +23,7 @@ export function toArrayLiteral(values: ReadonlyArray<string | number | boolean |
 
 /**
  * One INSERT for a whole batch of request-log rows: each column travels as one array parameter and
- * `unnest` turns them back into rows. Building and binding 24 parameters instead of 24 per row is what
+ * `unnest` turns them back into rows. Building and binding 27 parameters instead of 27 per row is what
  * keeps the write-behind cheap on the event loop (notably on embedded PGlite, which runs in-process).
  */
 export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
@@ -32,10 +32,10 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
   return sql`
     insert into request_logs (
       created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
-      channels_tried, prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
+      channels_tried, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, usage_estimated, billed_unit, billed_quantity, cost, cache_savings, status,
       error_code, latency_ms, first_token_ms, client_ip, stream)
     select created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
-      channels_tried::bigint[], prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
+      channels_tried::bigint[], prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, usage_estimated, billed_unit, billed_quantity, cost, cache_savings, status,
       error_code, latency_ms, first_token_ms, client_ip, stream
     from unnest(
       ${column((row) => (row.createdAt ?? new Date()).toISOString())}::timestamptz[],
@@ -52,10 +52,13 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
       ${column((row) => row.promptTokens ?? 0)}::integer[],
       ${column((row) => row.completionTokens ?? 0)}::integer[],
       ${column((row) => row.cachedTokens ?? 0)}::integer[],
+      ${column((row) => row.cacheWriteTokens ?? 0)}::integer[],
+      ${column((row) => row.cacheWrite1hTokens ?? 0)}::integer[],
       ${column((row) => row.usageEstimated ?? false)}::boolean[],
       ${column((row) => row.billedUnit ?? "token")}::text[],
       ${column((row) => row.billedQuantity ?? null)}::double precision[],
       ${column((row) => row.cost ?? 0)}::bigint[],
+      ${column((row) => row.cacheSavings ?? 0)}::bigint[],
       ${column((row) => row.status)}::integer[],
       ${column((row) => row.errorCode ?? null)}::text[],
       ${column((row) => row.latencyMs)}::integer[],
@@ -63,6 +66,6 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
       ${column((row) => row.clientIp ?? null)}::text[],
       ${column((row) => row.stream ?? false)}::boolean[]
     ) as batch(created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
-      channels_tried, prompt_tokens, completion_tokens, cached_tokens, usage_estimated, billed_unit, billed_quantity, cost, status,
+      channels_tried, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, usage_estimated, billed_unit, billed_quantity, cost, cache_savings, status,
       error_code, latency_ms, first_token_ms, client_ip, stream)`;
 }

@@ -36,8 +36,10 @@ export function encodeSpoolLine(record: UsageRecord): string {
     `"model":${text(log.model)},"requestedModel":${text(log.requestedModel)},"upstreamModel":${text(log.upstreamModel)},"channelId":${number(log.channelId)},` +
     `"channelsTried":${log.channelsTried ? `[${log.channelsTried.join(",")}]` : "null"},` +
     `"promptTokens":${number(log.promptTokens)},"completionTokens":${number(log.completionTokens)},` +
-    `"cachedTokens":${number(log.cachedTokens)},"usageEstimated":${log.usageEstimated === true},` +
+    `"cachedTokens":${number(log.cachedTokens)},"cacheWriteTokens":${number(log.cacheWriteTokens)},` +
+    `"cacheWrite1hTokens":${number(log.cacheWrite1hTokens)},"usageEstimated":${log.usageEstimated === true},` +
     `"billedUnit":${text(log.billedUnit)},"billedQuantity":${number(log.billedQuantity)},"cost":${number(log.cost)},` +
+    `"cacheSavings":${number(log.cacheSavings)},` +
     `"status":${log.status},"errorCode":${text(log.errorCode)},"latencyMs":${log.latencyMs},` +
     `"firstTokenMs":${number(log.firstTokenMs)},"clientIp":${text(log.clientIp)},"stream":${log.stream === true}}}\n`
   );
@@ -47,7 +49,16 @@ export function encodeSpoolLine(record: UsageRecord): string {
  * Columns that are NOT NULL with a default: a record that left one out is written with the default, as the
  * record itself would be, not with the null its line holds.
  */
-const defaultedColumns = ["promptTokens", "completionTokens", "cachedTokens", "billedUnit", "cost"] as const;
+const defaultedColumns = [
+  "promptTokens",
+  "completionTokens",
+  "cachedTokens",
+  "cacheWriteTokens",
+  "cacheWrite1hTokens",
+  "billedUnit",
+  "cost",
+  "cacheSavings",
+] as const;
 
 /** The record of one line (its creation time back as a Date); throws on a torn or foreign line. */
 export function decodeSpoolLine(line: string): SpoolLine {

@@ -80,7 +80,7 @@ export function rollUp(logs: readonly RequestLogRow[]): RollupRow[] {
     const key = `${hour}|${log.userId}|${log.tokenId}|${log.model}|${channelId}`;
     let row = groups.get(key);
     if (!row) {
-      row = { hour: new Date(hour), userId: log.userId, tokenId: log.tokenId, model: log.model, channelId, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, latencyMsSum: 0, latencyCount: 0 };
+      row = { hour: new Date(hour), userId: log.userId, tokenId: log.tokenId, model: log.model, channelId, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cost: 0, cacheSavings: 0, latencyMsSum: 0, latencyCount: 0 };
       groups.set(key, row);
     }
     row.requests! += 1;
@@ -88,7 +88,10 @@ export function rollUp(logs: readonly RequestLogRow[]): RollupRow[] {
     row.promptTokens! += log.promptTokens ?? 0;
     row.completionTokens! += log.completionTokens ?? 0;
     row.cachedTokens! += log.cachedTokens ?? 0;
+    row.cacheWriteTokens! += log.cacheWriteTokens ?? 0;
+    row.cacheWrite1hTokens! += log.cacheWrite1hTokens ?? 0;
     row.cost! += log.cost ?? 0;
+    row.cacheSavings! += log.cacheSavings ?? 0;
     if (typeof log.latencyMs === "number" && Number.isFinite(log.latencyMs) && log.latencyMs >= 0) {
       row.latencyMsSum! += Math.round(log.latencyMs);
       row.latencyCount! += 1;
@@ -150,7 +153,10 @@ function upsertRollups(transaction: Transaction, rollups: RollupRow[]) {
         promptTokens: sql`${usageHourly.promptTokens} + excluded.prompt_tokens`,
         completionTokens: sql`${usageHourly.completionTokens} + excluded.completion_tokens`,
         cachedTokens: sql`${usageHourly.cachedTokens} + excluded.cached_tokens`,
+        cacheWriteTokens: sql`${usageHourly.cacheWriteTokens} + excluded.cache_write_tokens`,
+        cacheWrite1hTokens: sql`${usageHourly.cacheWrite1hTokens} + excluded.cache_write_1h_tokens`,
         cost: sql`${usageHourly.cost} + excluded.cost`,
+        cacheSavings: sql`${usageHourly.cacheSavings} + excluded.cache_savings`,
         latencyMsSum: sql`${usageHourly.latencyMsSum} + excluded.latency_ms_sum`,
         latencyCount: sql`${usageHourly.latencyCount} + excluded.latency_count`,
       },

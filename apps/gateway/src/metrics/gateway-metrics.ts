@@ -39,7 +39,7 @@ export function createGatewayMetrics(options: { processMetrics?: boolean } = {})
     }),
     tokens: registry.counter({
       name: "tollgate_tokens_total",
-      help: "Tokens accounted, by model and kind (prompt, completion, cached: cached is part of prompt).",
+      help: "Tokens accounted, by model and kind (prompt, completion, cached, cache_write, cache_write_1h: the cache kinds are parts of prompt).",
       labelNames: ["model", "kind"],
     }),
     cost: registry.counter({

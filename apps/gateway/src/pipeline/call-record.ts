@@ -1,4 +1,4 @@
-import { type MeteredUnits, computeUnitCost, microsToUsd, type TokenUsage } from "@tollgate/shared";
+import { cacheSavings, type MeteredUnits, computeUnitCost, microsToUsd, promptClasses, type TokenUsage } from "@tollgate/shared";
 import { addBudgetHeaders } from "../accounting/budget-headers";
 import { type BuiltInToolCalls, builtInToolFee, hasToolCalls } from "../accounting/built-in-tools";
 import type { Reservation } from "../accounting/quota-ledger";
@@ -141,6 +141,8 @@ export class CallRecord {
     if (usage.promptTokens) metrics.tokens.labels(model, "prompt").inc(usage.promptTokens);
     if (usage.completionTokens) metrics.tokens.labels(model, "completion").inc(usage.completionTokens);
     if (usage.cachedTokens) metrics.tokens.labels(model, "cached").inc(usage.cachedTokens);
+    if (usage.cacheWriteTokens) metrics.tokens.labels(model, "cache_write").inc(usage.cacheWriteTokens);
+    if (usage.cacheWrite1hTokens) metrics.tokens.labels(model, "cache_write_1h").inc(usage.cacheWrite1hTokens);
     if (cost) metrics.cost.labels(model).inc(cost);
   }
 
@@ -182,6 +184,7 @@ export class CallRecord {
     }
     const metered = computeUnitCost(usage, outcome.units ?? null, this.price);
     const { unit, quantity } = metered;
+    const classes = promptClasses(usage);
     const toolCalls = hasToolCalls(outcome.builtInToolCalls) ? outcome.builtInToolCalls : undefined;
     const meteredCost = metered.cost + builtInToolFee(outcome.channel?.config, toolCalls);
     // A call whose usage could not be counted is billed what was held for it, never less.
@@ -233,11 +236,14 @@ export class CallRecord {
         channelsTried: this.channelsTried.length > 0 ? this.channelsTried : null,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
-        cachedTokens: usage.cachedTokens,
+        cachedTokens: classes.cacheRead,
+        cacheWriteTokens: classes.cacheWrite,
+        cacheWrite1hTokens: classes.cacheWrite1h,
         usageEstimated: outcome.usageEstimated ?? false,
         billedUnit: unit,
         billedQuantity: quantity,
         cost,
+        cacheSavings: unit === "token" ? cacheSavings(usage, this.price) : 0,
         status: outcome.status,
         errorCode: outcome.errorCode ?? null,
         latencyMs,

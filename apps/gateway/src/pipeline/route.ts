@@ -1,4 +1,4 @@
-import { computeCost, computeUnitCost, type MeteredUnits } from "@tollgate/shared";
+import { computeCost, computeUnitCost, highestPromptPrice, type MeteredUnits } from "@tollgate/shared";
 import { allowsBuiltInTools, builtInToolHold, builtInToolNotAllowed, type RequestedBuiltInTool } from "../accounting/built-in-tools";
 import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
 import { fittedReservation, promptOverContextWindow } from "../accounting/fitted-reservation";
@@ -73,8 +73,11 @@ export async function route(
   }
   record.routed(model, price);
   if (!holds) return candidates;
+  // The worst case bills every prompt token at the dearest prompt price: a prompt may be written to the
+  // cache in full (Anthropic's 1-hour write costs twice the input price).
+  const worstPrice = price && { ...price, inputPrice: highestPromptPrice(price) };
   const costOf = (promptTokens: number) =>
-    computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, price) + toolHold;
+    computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, worstPrice) + toolHold;
   const { value: body, bytes } = admission.body;
   const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
   const byUnit = worstCaseUnits ? computeUnitCost(noTokens, worstCaseUnits, price) : null;

@@ -39,7 +39,7 @@ type ChannelTypeInfo = Outputs["channels"]["types"][number];
 
 /** A setting a type may take as a choice among fixed options, shown when it takes it; "" is the type's default. */
 interface ChoiceSetting {
-  name: "responsesApi" | "structuredOutput";
+  name: "responsesApi" | "structuredOutput" | "autoCacheBreakpoints";
   label: string;
   hint: string;
   options: (type: ChannelTypeInfo) => [value: string, label: string][];
@@ -57,6 +57,12 @@ const CHOICE_SETTINGS: ChoiceSetting[] = [
     label: "Structured output",
     hint: "How response_format json_schema reaches Claude: a forced tool works on every model; native output_config needs a model that has structured outputs.",
     options: () => [["", "Default (forced tool)"], ["tool", "Forced tool"], ["native", "Native (output_config.format)"]],
+  },
+  {
+    name: "autoCacheBreakpoints",
+    label: "Prompt-cache breakpoints",
+    hint: "Marks the tool definitions and the system prompt as cache breakpoints for OpenAI-format clients that send no cache_control (a client's own are kept; at most 4 in all).",
+    options: () => [["no", "Only the client's own"], ["yes", "Add them on tools and system prompt"]],
   },
 ];
 
@@ -83,6 +89,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const [choices, setChoices] = useState<Record<ChoiceSetting["name"], string>>({
     responsesApi: editing?.responsesApi === null || editing?.responsesApi === undefined ? "" : editing.responsesApi ? "yes" : "no",
     structuredOutput: editing?.structuredOutput ?? "",
+    autoCacheBreakpoints: editing?.autoCacheBreakpoints ? "yes" : "no",
   });
   const [builtInTools, setBuiltInTools] = useState(toolPricesText(editing?.builtInTools));
   const [region, setRegion] = useState(editing?.region ?? "");
@@ -143,6 +150,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(takes?.responsesApi ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput ? { structuredOutput: structuredChoice } : {}),
         ...regionField,
+        ...(takes?.autoCacheBreakpoints ? { autoCacheBreakpoints: choices.autoCacheBreakpoints === "yes" } : {}),
         builtInTools: toolPrices,
       });
     } else {
@@ -152,6 +160,7 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(preset && takes?.preset ? { preset } : {}),
         ...(takes?.responsesApi && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput && structuredChoice ? { structuredOutput: structuredChoice } : {}),
+        ...(takes?.autoCacheBreakpoints && choices.autoCacheBreakpoints === "yes" ? { autoCacheBreakpoints: true } : {}),
         ...(Object.keys(toolPrices).length > 0 ? { builtInTools: toolPrices } : {}),
         ...regionField,
       });

@@ -6,6 +6,7 @@ import { presetSpan, type RangeChoice, RangePicker } from "../components/range-p
 import { ResourceTable } from "../components/resource-table";
 import { PageHeader, QueryState } from "../components/ui";
 import { formatCompact, formatNumber } from "../lib/format";
+import { cacheDetail, cacheHitRate, type CacheTotals } from "../lib/cache-figures";
 import { exportUrl } from "../lib/export-url";
 import { formatUsd } from "../lib/money";
 import { type Metric, metricLabels } from "../lib/usage-metrics";
@@ -35,19 +36,27 @@ interface BreakdownRow {
   requests: number;
   errors: number;
   tokens: number;
+  cacheHitRate: string;
   cost: number;
 }
 
-interface Totals {
+interface Totals extends CacheTotals {
   requests: number;
   errors: number;
-  promptTokens: number;
   completionTokens: number;
   cost: number;
 }
 
 function breakdownRow(key: string, label: string, totals: Totals): BreakdownRow {
-  return { key, label, requests: totals.requests, errors: totals.errors, tokens: totals.promptTokens + totals.completionTokens, cost: totals.cost };
+  return {
+    key,
+    label,
+    requests: totals.requests,
+    errors: totals.errors,
+    tokens: totals.promptTokens + totals.completionTokens,
+    cacheHitRate: cacheHitRate(totals),
+    cost: totals.cost,
+  };
 }
 
 function Breakdown(props: { title: string; rows: BreakdownRow[]; testId: string }) {
@@ -63,6 +72,7 @@ function Breakdown(props: { title: string; rows: BreakdownRow[]; testId: string 
         { header: "Requests", numeric: true, cell: (row) => formatNumber(row.requests) },
         { header: "Errors", numeric: true, cell: (row) => formatNumber(row.errors) },
         { header: "Tokens", numeric: true, cell: (row) => formatNumber(row.tokens) },
+        { header: "Cache hit", numeric: true, cell: (row) => row.cacheHitRate },
         { header: "Spend", numeric: true, cell: (row) => formatUsd(row.cost) },
       ]}
     />
@@ -110,7 +120,7 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
       </Suspense>
       {isAdmin ? <UnpricedModelsWarning /> : null}
       <QueryState isPending={summary.isPending} error={summary.error} />
-      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-5">
         <Stat label="Requests" value={formatNumber(data?.totals.requests ?? 0)} detail={`${formatNumber(data?.totals.errors ?? 0)} errors`} testId="stat-requests" />
         <Stat
           label="Tokens"
@@ -119,6 +129,7 @@ export function DashboardPage(props: { me: { name: string; balance: number; bala
           testId="stat-tokens"
         />
         <Stat label="Spend" value={formatUsd(data?.totals.cost ?? 0)} testId="stat-spend" />
+        {data ? <Stat label="Prompt cache hit rate" value={cacheHitRate(data.totals)} detail={cacheDetail(data.totals)} testId="stat-cache" /> : null}
         <Stat label="Balance" value={props.me.balanceUnlimited ? "Unlimited" : formatUsd(props.me.balance)} detail={props.me.name} />
       </div>
       <div className="card min-w-0 p-4">

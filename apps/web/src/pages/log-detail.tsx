@@ -24,9 +24,10 @@ export function LogDetail(props: { row: LogRow; isAdmin: boolean; channelName: (
         ] as [string, string][])
       : []),
     ["Prompt tokens", `${formatNumber(row.promptTokens)}${row.usageEstimated ? " (counted locally: the upstream sent no usage)" : ""}`],
-    ["Cached prompt tokens", formatNumber(row.cachedTokens)],
+    ["Prompt cache", `${formatNumber(row.cachedTokens)} read · ${formatNumber(row.cacheWriteTokens)} written (5 min) · ${formatNumber(row.cacheWrite1hTokens)} written (1 h)`],
     ["Completion tokens", formatNumber(row.completionTokens)],
     ["Cost", `${formatUsdExact(row.cost)} (${formatNumber(row.cost)} micro-USD)`],
+    ...(row.cacheSavings === 0 ? [] : ([["Prompt cache saved", formatUsdExact(row.cacheSavings)]] as [string, string][])),
     ["Latency", formatMs(row.latencyMs)],
     ["Time to first token", formatMs(row.firstTokenMs)],
     ["Streamed", row.stream ? "yes" : "no"],

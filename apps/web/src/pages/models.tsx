@@ -57,6 +57,8 @@ function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () =
   const [input, setInput] = useState(microsToInput(price?.inputPrice ?? 0));
   const [output, setOutput] = useState(microsToInput(price?.outputPrice ?? 0));
   const [cached, setCached] = useState(microsToInput(price?.cachedInputPrice));
+  const [cacheWrite, setCacheWrite] = useState(microsToInput(price?.cacheWritePrice));
+  const [cacheWrite1h, setCacheWrite1h] = useState(microsToInput(price?.cacheWrite1hPrice));
   const [unitPrice, setUnitPrice] = useState(microsToInput(price?.unitPrice));
   const [imagePrices, setImagePrices] = useState(imagePricesToText(price?.imagePrices));
   const [maxTokens, setMaxTokens] = useState(price?.defaultMaxTokens == null ? "" : String(price.defaultMaxTokens));
@@ -90,6 +92,8 @@ function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () =
       inputPrice: input,
       outputPrice: output,
       cachedInputPrice: cached.trim() === "" ? null : cached,
+      cacheWritePrice: cacheWrite.trim() === "" ? null : cacheWrite,
+      cacheWrite1hPrice: cacheWrite1h.trim() === "" ? null : cacheWrite1h,
       unitPrice: unitPrice.trim() === "" ? null : unitPrice,
       imagePrices: unit === "image" ? table : null,
       defaultMaxTokens: tokens,
@@ -119,7 +123,11 @@ function PriceEditor(props: { row: ModelRow; onCancel: () => void; onSaved: () =
       <td className="font-mono text-sm font-medium">{props.row.model}</td>
       {cell("inputPrice", "Input price", input, setInput)}
       {cell("outputPrice", "Output price", output, setOutput)}
-      {cell("cachedInputPrice", "Cached input price", cached, setCached, "= input")}
+      <td className="space-y-1">
+        <div>{field("cachedInputPrice", "Cache read price", cached, setCached, { placeholder: "read = input" })}</div>
+        <div>{field("cacheWritePrice", "Cache write price (5 minutes)", cacheWrite, setCacheWrite, { placeholder: "write 5m = input" })}</div>
+        <div>{field("cacheWrite1hPrice", "Cache write price (1 hour)", cacheWrite1h, setCacheWrite1h, { placeholder: "write 1h = input" })}</div>
+      </td>
       <td className="space-y-1">
         <select aria-label="Price unit" className="input w-44" value={unit} onChange={(event) => setUnit(event.target.value)}>
           {Object.entries(unitLabels).map(([value, label]) => (
@@ -175,7 +183,7 @@ export function ModelsPage() {
           { header: "Model", className: "font-mono text-sm font-medium text-slate-900", cell: (row) => row.model },
           { header: "Input / 1M", cell: (row) => (row.price ? formatUsd(row.price.inputPrice) : <Badge color="amber">unpriced</Badge>) },
           { header: "Output / 1M", cell: (row) => (row.price ? formatUsd(row.price.outputPrice) : "—") },
-          { header: "Cached input / 1M", cell: (row) => (row.price ? (row.price.cachedInputPrice === null ? "= input" : formatUsd(row.price.cachedInputPrice)) : "—") },
+          { header: "Cache read · write 5m · write 1h / 1M", cell: (row) => (row.price ? <CachePrices price={row.price} /> : "—") },
           { header: "Other unit", cell: (row) => (row.price && row.price.unit !== "token" ? describeUnitPrice(row.price) : "—") },
           { header: "Default max tokens", cell: (row) => (row.price?.defaultMaxTokens == null ? "—" : row.price.defaultMaxTokens.toLocaleString("en-US")) },
           { header: "Fallbacks · context window", cell: (row) => describeRouting(row.price) },
@@ -184,6 +192,16 @@ export function ModelsPage() {
         actions={(row) => <RowButton onClick={() => setEditing(row.model)}>Edit price</RowButton>}
       />
     </div>
+  );
+}
+
+/** The three cache prices, each "= input" when unset. */
+function CachePrices(props: { price: NonNullable<ModelRow["price"]> }) {
+  const amount = (micros: number | null) => (micros === null ? "= input" : formatUsd(micros));
+  return (
+    <span className="whitespace-nowrap">
+      {amount(props.price.cachedInputPrice)} · {amount(props.price.cacheWritePrice)} · {amount(props.price.cacheWrite1hPrice)}
+    </span>
   );
 }
 

@@ -40,6 +40,8 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   responsesApi: boolean | null;
   /** config.structuredOutput (anthropic): "native", "tool", or null for the default (the forced tool). */
   structuredOutput: "tool" | "native" | null;
+  /** config.autoCacheBreakpoints (anthropic): prompt-cache breakpoints added on tools and the system prompt. */
+  autoCacheBreakpoints: boolean;
   /** config.builtInTools: each built-in tool clients may use on this channel, with its price per call in micro-USD. */
   builtInTools: Record<string, number>;
   /** config.region (bedrock): the AWS region requests are signed for; null for the types without one. */
@@ -72,7 +74,7 @@ async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelVie
   }
   const builtInTools = Object.fromEntries(Object.entries(config.builtInTools ?? {}).map(([family, tool]) => [family, tool?.pricePerCall ?? 0]));
   const region = typeof config.region === "string" ? config.region : null;
-  return { ...view, keyMasked, preset, responsesApi, structuredOutput, builtInTools, region };
+  return { ...view, keyMasked, preset, responsesApi, structuredOutput, autoCacheBreakpoints: config.autoCacheBreakpoints === true, builtInTools, region };
 }
 
 async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
@@ -132,7 +134,7 @@ export async function updateChannel(
   input: UpdateChannelInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
 ): Promise<ChannelView> {
-  const { id, apiKey, preset, responsesApi, structuredOutput, builtInTools, region, ...fields } = input;
+  const { id, apiKey, preset, responsesApi, structuredOutput, autoCacheBreakpoints, builtInTools, region, ...fields } = input;
   const current = await loadChannel(db, id);
   const type = fields.type ?? current.type;
   if (fields.baseUrl !== undefined) checkBaseUrlAllowed(fields.baseUrl, policy);
@@ -146,6 +148,7 @@ export async function updateChannel(
     ["preset", Boolean(preset)],
     ["responsesApi", typeof responsesApi === "boolean"],
     ["structuredOutput", Boolean(structuredOutput)],
+    ["autoCacheBreakpoints", autoCacheBreakpoints === true],
     ["builtInTools", Boolean(builtInTools && Object.keys(builtInTools).length > 0)],
     ["region", region !== undefined],
   ] as const) {
@@ -163,6 +166,8 @@ export async function updateChannel(
   for (const [key, value] of [
     ["responsesApi", responsesApi],
     ["structuredOutput", structuredOutput],
+    // "no" is the default: stored as absent.
+    ["autoCacheBreakpoints", autoCacheBreakpoints === false ? null : autoCacheBreakpoints],
     ["builtInTools", builtInTools && Object.keys(builtInTools).length === 0 ? null : builtInTools],
     ["region", region],
   ] as const) {

@@ -122,6 +122,8 @@ export const createChannelSchema = channelFields
      * every Claude model; the default) or "native" (Anthropic's output_config.format, the models that have it).
      */
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).optional(),
+    /** Prompt-cache breakpoints added on the tools and the system prompt of translated requests (Anthropic). */
+    autoCacheBreakpoints: z.boolean({ error: 'Must be "yes" or "no"' }).optional(),
     builtInTools: builtInToolsSchema.optional(),
     /** The cloud region (bedrock; required there): what requests are signed for, and the default endpoint's. */
     region: regionSchema.optional(),
@@ -134,7 +136,7 @@ export const createChannelSchema = channelFields
     const presetRefusal = value.preset === undefined || !settingApplies(type, "preset") ? null : presetTypeRefusal(value.preset, type);
     if (presetRefusal !== null) context.addIssue({ code: "custom", path: ["preset"], message: presetRefusal });
     // Each per-type setting is refused for the types whose descriptor does not take it.
-    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools", "region"] as const) {
+    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "autoCacheBreakpoints", "builtInTools", "region"] as const) {
       if (value[setting] !== undefined && !settingApplies(type, setting)) {
         context.addIssue({ code: "custom", path: [setting], message: appliesOnlyMessage(setting) });
       }
@@ -146,7 +148,7 @@ export const createChannelSchema = channelFields
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
     }
   })
-  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, region, baseUrl, type, ...fields }) => ({
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, autoCacheBreakpoints, builtInTools, region, baseUrl, type, ...fields }) => ({
     ...fields,
     type: typeOf(type, preset),
     baseUrl: baseUrl ?? defaultBaseUrlFor(typeOf(type, preset), region) ?? channelPreset(preset as string)!.baseUrl,
@@ -158,6 +160,7 @@ export const createChannelSchema = channelFields
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
       ...(responsesApi === undefined ? {} : { responsesApi }),
       ...(structuredOutput === undefined ? {} : { structuredOutput }),
+      ...(autoCacheBreakpoints === undefined ? {} : { autoCacheBreakpoints }),
       ...(builtInTools === undefined || Object.keys(builtInTools).length === 0 ? {} : { builtInTools }),
     },
   }));
@@ -180,6 +183,8 @@ export const updateChannelSchema = channelFields
     responsesApi: z.boolean({ error: 'Must be "yes" or "no"' }).nullable().optional(),
     /** An Anthropic channel's structured-output mode; null clears it (the forced tool); omitted keeps it. */
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).nullable().optional(),
+    /** Whether an Anthropic channel adds prompt-cache breakpoints itself; null clears it (no); omitted keeps it. */
+    autoCacheBreakpoints: z.boolean({ error: 'Must be "yes" or "no"' }).nullable().optional(),
     /** The built-in tools allowed and their prices, replacing the stored ones; null or {} allows none; omitted keeps them. */
     builtInTools: builtInToolsSchema.nullable().optional(),
     /** The cloud region of a type that takes one (bedrock); omitted keeps it. */

@@ -20,6 +20,10 @@ const priceColumns = {
   outputPrice: modelPrices.outputPrice,
   /** Null: cached prompt tokens cost the input price. */
   cachedInputPrice: modelPrices.cachedInputPrice,
+  /** Null: prompt tokens written to the cache for 5 minutes cost the input price. */
+  cacheWritePrice: modelPrices.cacheWritePrice,
+  /** Null: prompt tokens written to the cache for 1 hour cost the input price. */
+  cacheWrite1hPrice: modelPrices.cacheWrite1hPrice,
   /** Micro-USD per image, audio second, 1M characters or request; null for tokens. */
   unitPrice: modelPrices.unitPrice,
   /** Micro-USD per image by "size/quality" or "size". */
@@ -41,6 +45,8 @@ export interface ModelListing {
     inputPrice: number;
     outputPrice: number;
     cachedInputPrice: number | null;
+    cacheWritePrice: number | null;
+    cacheWrite1hPrice: number | null;
     unitPrice: number | null;
     imagePrices: Record<string, number> | null;
     defaultMaxTokens: number | null;

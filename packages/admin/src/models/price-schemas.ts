@@ -21,9 +21,10 @@ const MAX_TOKENS_BOUND = 10_000_000;
 
 /**
  * A model's whole price. `unit` says what it is billed by (packages/shared unit-price.ts): per 1M tokens
- * (`inputPrice`, `outputPrice`, `cachedInputPrice`: USD per 1M tokens, the first two required), or per
+ * (`inputPrice`, `outputPrice`, `cachedInputPrice` for cache reads, `cacheWritePrice` for 5-minute cache
+ * writes, `cacheWrite1hPrice` for 1-hour cache writes: USD per 1M tokens, the first two required), or per
  * image (`imagePrices` by size/quality, `unitPrice` for any other size), per audio second, per 1M
- * characters or per request (`unitPrice`). A cached-input price left out or null means "same as the input
+ * characters or per request (`unitPrice`). A cache price left out or null means "same as the input
  * price": setting a price always states all of it, so an omitted one is reset, not kept.
  * `defaultMaxTokens`: completion tokens held against quota for a request that names no max_tokens (null:
  * the global setting).
@@ -35,6 +36,8 @@ export const setPriceSchema = z
     inputPrice: usdSchema.optional(),
     outputPrice: usdSchema.optional(),
     cachedInputPrice: usdSchema.nullable().default(null),
+    cacheWritePrice: usdSchema.nullable().default(null),
+    cacheWrite1hPrice: usdSchema.nullable().default(null),
     unitPrice: usdSchema.nullable().default(null),
     imagePrices: imagePricesSchema.nullable().default(null),
     defaultMaxTokens: z

@@ -28,6 +28,8 @@ export interface ChannelConfig {
   structuredOutput?: "tool" | "native";
   /** bedrock: the AWS region requests are signed for (and whose endpoint is the default base URL). */
   region?: string;
+  /** Anthropic: cache breakpoints added on the tool definitions and the system prompt of translated requests. */
+  autoCacheBreakpoints?: boolean;
   /**
    * Built-in tools this channel lets clients use, each with what one call costs the client (micro-USD,
    * added to the call's cost per call the upstream reports). A family not listed is refused with 400.

@@ -10,8 +10,12 @@ export const modelPrices = pgTable("model_prices", {
   outputPrice: bigint("output_price", { mode: "number" }).notNull().default(0),
   /** Price of cached prompt tokens; null means the input price. */
   cachedInputPrice: bigint("cached_input_price", { mode: "number" }),
+  /** Price of prompt tokens written to the prompt cache for 5 minutes; null means the input price. */
+  cacheWritePrice: bigint("cache_write_price", { mode: "number" }),
+  /** Price of prompt tokens written to the prompt cache for 1 hour; null means the input price. */
+  cacheWrite1hPrice: bigint("cache_write_1h_price", { mode: "number" }),
   /**
-   * What the model is billed by: "token" (the three prices above), "image", "audio_second", "character"
+   * What the model is billed by: "token" (the token prices above), "image", "audio_second", "character"
    * (per 1M characters of input) or "request" (see packages/shared unit-price.ts).
    */
   priceUnit: text("price_unit").notNull().default("token"),

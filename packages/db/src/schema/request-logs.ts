@@ -22,7 +22,12 @@ export const requestLogs = pgTable(
     channelsTried: bigint("channels_tried", { mode: "number" }).array(),
     promptTokens: integer("prompt_tokens").notNull().default(0),
     completionTokens: integer("completion_tokens").notNull().default(0),
+    /** Prompt tokens read from the upstream's prompt cache (a subset of prompt_tokens). */
     cachedTokens: integer("cached_tokens").notNull().default(0),
+    /** Prompt tokens written to the prompt cache with a 5-minute lifetime (a subset of prompt_tokens). */
+    cacheWriteTokens: integer("cache_write_tokens").notNull().default(0),
+    /** Prompt tokens written to the prompt cache with a 1-hour lifetime (a subset of prompt_tokens). */
+    cacheWrite1hTokens: integer("cache_write_1h_tokens").notNull().default(0),
     /** True when counts come from the local tokenizer because the upstream sent no usage. */
     usageEstimated: boolean("usage_estimated").notNull().default(false),
     /** The unit the cost was computed in: "token", "image", "audio_second", "character" or "request". */
@@ -31,6 +36,11 @@ export const requestLogs = pgTable(
     billedQuantity: doublePrecision("billed_quantity"),
     /** Micro-USD charged. */
     cost: bigint("cost", { mode: "number" }).notNull().default(0),
+    /**
+     * Micro-USD the prompt cache saved against every prompt token at the input price (negative when cache
+     * writes cost more than reads saved); 0 without cache tokens or a price.
+     */
+    cacheSavings: bigint("cache_savings", { mode: "number" }).notNull().default(0),
     /** HTTP status returned to the client (499 when the client went away). */
     status: integer("status").notNull(),
     errorCode: text("error_code"),

@@ -18,8 +18,12 @@ export const usageHourly = pgTable(
     promptTokens: bigint("prompt_tokens", { mode: "number" }).notNull().default(0),
     completionTokens: bigint("completion_tokens", { mode: "number" }).notNull().default(0),
     cachedTokens: bigint("cached_tokens", { mode: "number" }).notNull().default(0),
+    cacheWriteTokens: bigint("cache_write_tokens", { mode: "number" }).notNull().default(0),
+    cacheWrite1hTokens: bigint("cache_write_1h_tokens", { mode: "number" }).notNull().default(0),
     /** Micro-USD. */
     cost: bigint("cost", { mode: "number" }).notNull().default(0),
+    /** Micro-USD the prompt cache saved (request_logs.cache_savings summed; may be negative). */
+    cacheSavings: bigint("cache_savings", { mode: "number" }).notNull().default(0),
     /**
      * Sum of the requests' latency (request_logs.latency_ms) and how many requests it covers, so that an
      * average is latency_ms_sum / latency_count. latency_count is its own column (not `requests`) because

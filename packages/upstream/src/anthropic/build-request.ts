@@ -2,6 +2,7 @@ import type { ChatTranslationInput, UpstreamHttpRequest } from "../provider-adap
 import { TranslationError } from "../provider-adapter";
 import type { AnthropicMessagesRequest } from "./anthropic-wire-types";
 import { refuseUncarriedParameters } from "../shared/chat-parameters";
+import { applyCacheBreakpoints } from "./cache-breakpoints";
 import { anthropicChatParameters } from "./chat-parameters";
 import { applyStructuredOutput, structuredOutputOf } from "./structured-output";
 import { translateMessages } from "./translate-messages";
@@ -57,6 +58,8 @@ export function toAnthropicRequestBody(
   if (stopSequences) request.stop_sequences = stopSequences;
   if (stream) request.stream = true;
   if (typeof body.user === "string" && body.user !== "") request.metadata = { user_id: body.user };
+  // Before the structured-output tool is appended: an automatic breakpoint marks the client's own tools.
+  applyCacheBreakpoints(request, channelConfig.autoCacheBreakpoints === true);
   if (output) applyStructuredOutput(request, output, channelConfig.structuredOutput);
   return request;
 }

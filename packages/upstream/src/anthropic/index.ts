@@ -16,7 +16,7 @@ export const anthropicAdapter = defineAdapter({
   description: {
     label: "Anthropic",
     defaultBaseUrl: "https://api.anthropic.com",
-    settings: { preset: true, structuredOutput: true },
+    settings: { preset: true, structuredOutput: true, autoCacheBreakpoints: true },
     // Vendors serving the Messages API for Claude Code (GLM, Kimi, DeepSeek, Qwen).
     presets: anthropicCompatiblePresets,
   },

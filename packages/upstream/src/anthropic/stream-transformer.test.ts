@@ -141,8 +141,38 @@ describe("createAnthropicStreamTransformer", () => {
     start.message.usage = { input_tokens: 25, cache_creation_input_tokens: 300, cache_read_input_tokens: 1200, output_tokens: 1 };
     events[0] = { ...events[0]!, data: JSON.stringify(start) };
     const { chunks, usages } = await translate(events);
-    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 1525, completion_tokens: 15, total_tokens: 1540, prompt_tokens_details: { cached_tokens: 1200 } });
-    expect(usages).toEqual([{ promptTokens: 1525, completionTokens: 15, cachedTokens: 1200 }]);
+    expect(chunks.at(-1)?.usage).toEqual({
+      prompt_tokens: 1525,
+      completion_tokens: 15,
+      total_tokens: 1540,
+      prompt_tokens_details: { cached_tokens: 1200, cache_write_tokens: 300 },
+    });
+    expect(usages).toEqual([{ promptTokens: 1525, completionTokens: 15, cachedTokens: 1200, cacheWriteTokens: 300 }]);
+  });
+
+  test("splits cache writes by lifetime from message_start's cache_creation, kept when message_delta restates only the totals", async () => {
+    const events = await parseSseText(anthropicFixtureText("stream-text.sse"));
+    const start = JSON.parse(events[0]!.data);
+    start.message.usage = {
+      input_tokens: 25,
+      cache_creation_input_tokens: 500,
+      cache_read_input_tokens: 1200,
+      cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 300 },
+      output_tokens: 1,
+    };
+    events[0] = { ...events[0]!, data: JSON.stringify(start) };
+    const deltaIndex = events.findIndex((event) => JSON.parse(event.data).type === "message_delta");
+    const delta = JSON.parse(events[deltaIndex]!.data);
+    delta.usage = { input_tokens: 25, cache_creation_input_tokens: 500, cache_read_input_tokens: 1200, output_tokens: 15 };
+    events[deltaIndex] = { ...events[deltaIndex]!, data: JSON.stringify(delta) };
+    const { chunks, usages } = await translate(events);
+    expect(usages).toEqual([{ promptTokens: 1725, completionTokens: 15, cachedTokens: 1200, cacheWriteTokens: 200, cacheWrite1hTokens: 300 }]);
+    expect(chunks.at(-1)?.usage).toEqual({
+      prompt_tokens: 1725,
+      completion_tokens: 15,
+      total_tokens: 1740,
+      prompt_tokens_details: { cached_tokens: 1200, cache_write_tokens: 500, cache_write_1h_tokens: 300 },
+    });
   });
 
   test("fails the stream with the upstream's message on an error event", async () => {

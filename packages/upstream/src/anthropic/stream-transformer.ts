@@ -1,7 +1,7 @@
 import { isRecord } from "@tollgate/shared";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ChatStreamPart, ChatTranslationInput } from "../provider-adapter";
-import { openAIUsageOf } from "./extract-usage";
+import { createAnthropicUsageAccumulator, openAIUsageOf } from "./extract-usage";
 import { scrubSecret } from "../shared/scrub-secret";
 import { STRUCTURED_OUTPUT_TOOL, usesStructuredOutputTool } from "./structured-output";
 import { completionIdOf, finishReasonOf, publicModelOf } from "./translate-response";
@@ -31,10 +31,9 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
   const model = publicModelOf(input);
   const created = Math.floor(Date.now() / 1000);
   let id = completionIdOf(undefined);
-  let sawUsage = false;
   let usageReported = false;
   let finished = false;
-  const tokens = { input: 0, cacheRead: 0, cacheCreation: 0, output: 0 };
+  const usage = createAnthropicUsageAccumulator();
   /** Anthropic content block index -> OpenAI tool call index. */
   const toolCallIndexByBlock = new Map<number, number>();
   const structuredTool = usesStructuredOutputTool(input.body, input.channel.config);
@@ -46,25 +45,10 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
     chunk: { id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] },
   });
 
-  const readUsage = (usage: unknown) => {
-    if (!isRecord(usage)) return;
-    sawUsage = true;
-    tokens.input = count(usage.input_tokens) ?? tokens.input;
-    tokens.cacheRead = count(usage.cache_read_input_tokens) ?? tokens.cacheRead;
-    tokens.cacheCreation = count(usage.cache_creation_input_tokens) ?? tokens.cacheCreation;
-    tokens.output = count(usage.output_tokens) ?? tokens.output;
-  };
-
-  const finalUsage = () => ({
-    promptTokens: tokens.input + tokens.cacheRead + tokens.cacheCreation,
-    completionTokens: tokens.output,
-    cachedTokens: tokens.cacheRead,
-  });
-
   const reportUsage = (controller: TransformStreamDefaultController<ChatStreamPart>) => {
-    if (usageReported || !sawUsage) return;
+    if (usageReported || !usage.usage) return;
     usageReported = true;
-    controller.enqueue({ type: "usage", usage: finalUsage() });
+    controller.enqueue({ type: "usage", usage: usage.usage });
   };
 
   return new TransformStream<EventSourceMessage, ChatStreamPart>({
@@ -80,7 +64,7 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
         case "message_start": {
           const started = isRecord(event.message) ? event.message : {};
           id = completionIdOf(started.id);
-          readUsage(started.usage);
+          usage.add(started.usage);
           controller.enqueue(chunk({ role: "assistant", content: "" }));
           return;
         }
@@ -120,7 +104,7 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
           return;
         }
         case "message_delta": {
-          readUsage(event.usage);
+          usage.add(event.usage);
           const delta = isRecord(event.delta) ? event.delta : {};
           const finishReason =
             delta.stop_reason === undefined || delta.stop_reason === null
@@ -147,11 +131,12 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
       }
     },
     flush(controller) {
-      if (!sawUsage) return;
+      const final = usage.usage;
+      if (!final) return;
       reportUsage(controller);
       controller.enqueue({
         type: "chunk",
-        chunk: { id, object: "chat.completion.chunk", created, model, choices: [], usage: openAIUsageOf(finalUsage()) },
+        chunk: { id, object: "chat.completion.chunk", created, model, choices: [], usage: openAIUsageOf(final) },
       });
     },
   });

@@ -1,17 +1,19 @@
 import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
-import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicTextBlock } from "./anthropic-wire-types";
+import type { AnthropicContentBlock, AnthropicTextBlock } from "./anthropic-wire-types";
+import { cacheControlOf, withCacheControl } from "./cache-breakpoints";
 import { parseBase64DataUrl } from "../shared/parse-data-url";
 
 /** The image types Anthropic accepts; anything else would be refused upstream with a vaguer message. */
 const imageMediaTypes = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
-function cacheControlOf(part: Record<string, unknown>): { cache_control?: AnthropicCacheControl } {
-  return isRecord(part.cache_control) ? { cache_control: part.cache_control as unknown as AnthropicCacheControl } : {};
+/** A part's `cache_control` (checked), as the block's own: the part becomes a cache breakpoint. */
+function partCacheControl(part: Record<string, unknown>, param: string) {
+  return withCacheControl({}, cacheControlOf(part.cache_control, `${param}.cache_control`));
 }
 
-function textBlock(text: string, part: Record<string, unknown>): AnthropicTextBlock {
-  return { type: "text", text, ...cacheControlOf(part) };
+function textBlock(text: string, part: Record<string, unknown>, param: string): AnthropicTextBlock {
+  return { type: "text", text, ...partCacheControl(part, param) };
 }
 
 /**
@@ -30,7 +32,7 @@ export function textBlocksOf(content: unknown, param: string): AnthropicTextBloc
     if (typeof text !== "string") {
       throw new TranslationError(`'${param}[${index}]' must be a text part here.`, `${param}[${index}]`);
     }
-    if (text !== "") blocks.push(textBlock(text, part));
+    if (text !== "") blocks.push(textBlock(text, part, `${param}[${index}]`));
   });
   return blocks;
 }
@@ -40,7 +42,7 @@ function imageBlock(part: Record<string, unknown>, param: string): AnthropicCont
   const url = typeof imageUrl === "string" ? imageUrl : isRecord(imageUrl) ? imageUrl.url : undefined;
   if (typeof url !== "string" || url === "") throw new TranslationError(`'${param}.image_url.url' is required.`, `${param}.image_url.url`);
   if (url.startsWith("http://") || url.startsWith("https://")) {
-    return { type: "image", source: { type: "url", url }, ...cacheControlOf(part) };
+    return { type: "image", source: { type: "url", url }, ...partCacheControl(part, param) };
   }
   const parsed = parseBase64DataUrl(url);
   if (!parsed) {
@@ -52,7 +54,7 @@ function imageBlock(part: Record<string, unknown>, param: string): AnthropicCont
       `${param}.image_url.url`,
     );
   }
-  return { type: "image", source: { type: "base64", media_type: parsed.mediaType, data: parsed.data }, ...cacheControlOf(part) };
+  return { type: "image", source: { type: "base64", media_type: parsed.mediaType, data: parsed.data }, ...partCacheControl(part, param) };
 }
 
 function documentBlock(part: Record<string, unknown>, param: string): AnthropicContentBlock {
@@ -66,7 +68,7 @@ function documentBlock(part: Record<string, unknown>, param: string): AnthropicC
     type: "document",
     source: { type: "base64", media_type: parsed.mediaType, data: parsed.data },
     ...(typeof file.filename === "string" ? { title: file.filename } : {}),
-    ...cacheControlOf(part),
+    ...partCacheControl(part, param),
   };
 }
 
@@ -80,7 +82,7 @@ export function userContentBlocks(content: unknown, param: string): AnthropicCon
     if (!isRecord(part)) throw new TranslationError(`'${partParam}' must be a content part object.`, partParam);
     if (part.type === "text") {
       if (typeof part.text !== "string") throw new TranslationError(`'${partParam}.text' must be a string.`, `${partParam}.text`);
-      if (part.text !== "") blocks.push(textBlock(part.text, part));
+      if (part.text !== "") blocks.push(textBlock(part.text, part, partParam));
     } else if (part.type === "image_url") {
       blocks.push(imageBlock(part, partParam));
     } else if (part.type === "file") {

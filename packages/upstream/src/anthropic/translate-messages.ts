@@ -1,6 +1,7 @@
 import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import type { AnthropicContentBlock, AnthropicMessageParam, AnthropicTextBlock, AnthropicToolUseBlock } from "./anthropic-wire-types";
+import { cacheControlOf } from "./cache-breakpoints";
 import { textBlocksOf, userContentBlocks } from "./translate-content-parts";
 import { assistantToolCalls } from "../shared/tool-call-arguments";
 
@@ -68,6 +69,17 @@ function systemOf(blocks: AnthropicTextBlock[]): string | AnthropicTextBlock[] |
   return blocks.map((block) => block.text).join("\n\n");
 }
 
+/**
+ * A message's own `cache_control` (LiteLLM's form for a message whose content is a string) marks its last
+ * block, which is where a part's would have put the breakpoint.
+ */
+function markLastBlock<Block extends AnthropicContentBlock>(blocks: Block[], message: Record<string, unknown>, param: string): Block[] {
+  const control = cacheControlOf(message.cache_control, `${param}.cache_control`);
+  const last = blocks.at(-1);
+  if (control && last) blocks[blocks.length - 1] = { ...last, cache_control: control };
+  return blocks;
+}
+
 /** OpenAI's `messages` -> Anthropic's top-level `system` and alternating user/assistant `messages`. */
 export function translateMessages(messages: unknown): TranslatedConversation {
   if (!Array.isArray(messages)) throw new TranslationError("'messages' must be an array.", "messages");
@@ -80,16 +92,16 @@ export function translateMessages(messages: unknown): TranslatedConversation {
       case "system":
       case "developer":
         // A loop, not push(...blocks): a spread of a very long list overflows the argument stack.
-        for (const block of textBlocksOf(message.content, `${param}.content`)) systemBlocks.push(block);
+        for (const block of markLastBlock(textBlocksOf(message.content, `${param}.content`), message, param)) systemBlocks.push(block);
         break;
       case "user":
-        appendTurn(turns, "user", userContentBlocks(message.content, `${param}.content`));
+        appendTurn(turns, "user", markLastBlock(userContentBlocks(message.content, `${param}.content`), message, param));
         break;
       case "assistant":
-        appendTurn(turns, "assistant", assistantBlocks(message, param));
+        appendTurn(turns, "assistant", markLastBlock(assistantBlocks(message, param), message, param));
         break;
       case "tool":
-        appendTurn(turns, "user", [toolResultBlock(message, param)]);
+        appendTurn(turns, "user", markLastBlock([toolResultBlock(message, param)], message, param));
         break;
       default:
         throw new TranslationError(`Messages with role '${clientValueText(message.role)}' are not supported for Anthropic models.`, `${param}.role`);

@@ -41,13 +41,15 @@ describe("translateAnthropicResponse", () => {
           "completion_tokens": 503,
           "prompt_tokens": 6197,
           "prompt_tokens_details": {
+            "cache_write_tokens": 2051,
             "cached_tokens": 2051,
           },
           "total_tokens": 6700,
         },
       }
     `);
-    expect(usage).toEqual({ promptTokens: 2095 + 2051 + 2051, completionTokens: 503, cachedTokens: 2051 });
+    // The recorded answer carries a write total with a split of zeros: the total counts, as 5-minute writes.
+    expect(usage).toEqual({ promptTokens: 2095 + 2051 + 2051, completionTokens: 503, cachedTokens: 2051, cacheWriteTokens: 2051 });
   });
 
   test("turns tool_use blocks into tool_calls with JSON-text arguments and finish_reason tool_calls", () => {

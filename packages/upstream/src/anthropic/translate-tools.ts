@@ -2,6 +2,7 @@ import { isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import { checkCarriedSchema } from "../shared/schema-bounds";
 import type { AnthropicTool, AnthropicToolChoice } from "./anthropic-wire-types";
+import { cacheControlOf, withCacheControl } from "./cache-breakpoints";
 
 /** OpenAI function tools -> Anthropic custom tools (`input_schema` is required there, so an absent one is `{type:"object"}`). */
 export function translateTools(tools: unknown): AnthropicTool[] | undefined {
@@ -21,8 +22,8 @@ export function translateTools(tools: unknown): AnthropicTool[] | undefined {
       ...(typeof fn.description === "string" ? { description: fn.description } : {}),
       input_schema: isRecord(fn.parameters) ? fn.parameters : { type: "object", properties: {} },
     };
-    if (isRecord(tool.cache_control)) translated.cache_control = tool.cache_control as unknown as AnthropicTool["cache_control"];
-    return translated;
+    // A breakpoint on a tool caches every tool definition up to it.
+    return withCacheControl(translated, cacheControlOf(tool.cache_control, `${param}.cache_control`));
   });
 }
 

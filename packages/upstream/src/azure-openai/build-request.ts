@@ -1,4 +1,5 @@
 import type { ChatTranslationInput, UpstreamHttpRequest } from "../provider-adapter";
+import { withoutCacheControl } from "../shared/strip-cache-control";
 import { apiVersionOf, azureHeaders, azureUrl, supportsStreamOptions } from "./upstream-endpoint";
 
 /**
@@ -7,7 +8,8 @@ import { apiVersionOf, azureHeaders, azureUrl, supportsStreamOptions } from "./u
  * rather than estimated; the gateway drops the usage chunk for clients that did not ask for it.
  */
 export function buildChatRequest(input: ChatTranslationInput): UpstreamHttpRequest {
-  const { stream: _stream, stream_options: streamOptions, ...rest } = input.body;
+  // OpenAI's models cache prompts by themselves: a cache_control hint is not theirs to read.
+  const { stream: _stream, stream_options: streamOptions, ...rest } = withoutCacheControl(input.body, input.text);
   const body: Record<string, unknown> = { ...rest, model: input.upstreamModel };
   if (input.stream) {
     body.stream = true;

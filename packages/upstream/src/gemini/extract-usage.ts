@@ -1,9 +1,11 @@
 import type { TokenUsage } from "@tollgate/shared";
 import type { GeminiUsageMetadata } from "./gemini-types";
+import { openAIUsageOf } from "../shared/openai-usage";
 import { tokenCount } from "../shared/token-count";
 
 /**
- * Gemini's usageMetadata -> our usage. Thoughts are billed as output, so they count as completion tokens;
+ * Gemini's usageMetadata -> our usage. `cachedContentTokenCount` (a part of the prompt count, read from
+ * an explicit or implicit context cache) is the cache reads; Gemini bills no cache writes per call. Thoughts are billed as output, so they count as completion tokens;
  * tool-use prompt tokens (grounding results) are billed as input. Null until the prompt count is there:
  * some stream events carry a usageMetadata without counts.
  */
@@ -22,10 +24,7 @@ export function openAIUsage(metadata: GeminiUsageMetadata | undefined): Record<s
   const usage = extractUsage(metadata);
   if (!usage) return null;
   return {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.promptTokens + usage.completionTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedTokens },
+    ...openAIUsageOf(usage),
     completion_tokens_details: { reasoning_tokens: tokenCount(metadata?.thoughtsTokenCount) },
   };
 }

@@ -1,4 +1,5 @@
 import type { AdapterChannel, ChatTranslationInput, EmbeddingsTranslationInput, UpstreamHttpRequest } from "../provider-adapter";
+import { withoutCacheControl } from "../shared/strip-cache-control";
 import { openAICompatiblePresets } from "./presets";
 
 /** URL and headers for an OpenAI-compatible upstream. The base URL includes the version (`.../v1`). */
@@ -17,24 +18,27 @@ function upstreamRequest(channel: AdapterChannel, path: string, body: string): U
 
 /**
  * The client's body, relayed: as the very text it sent when nothing must change, and re-serialised only
- * when something must (the model name, the usage chunk a stream needs for billing, a vendor's quirks).
+ * when something must (the model name, the usage chunk a stream needs for billing, a vendor's quirks, a
+ * `cache_control` hint the vendor does not read).
  */
 function relayedBody(input: ChatTranslationInput): string {
-  const { body, channel, upstreamModel } = input;
+  const { channel, upstreamModel } = input;
   const preset = typeof channel.config.preset === "string" ? channel.config.preset : undefined;
   const quirks = preset ? openAICompatiblePresets[preset]?.quirks : undefined;
+  const body = quirks?.keepsCacheControl ? input.body : withoutCacheControl(input.body, input.text);
+  const stripped = body !== input.body;
   const askForUsage = input.stream && !input.clientWantsUsage && !quirks?.noStreamOptions;
   const dropFields = quirks?.dropFields?.filter((field) => field in body) ?? [];
   const dropStreamOptions = quirks?.noStreamOptions === true && "stream_options" in body;
   const renamed = upstreamModel !== body.model;
   let text = input.text ?? JSON.stringify(body);
-  const onlyUsage = askForUsage && !renamed && dropFields.length === 0 && !("stream_options" in body);
+  const onlyUsage = askForUsage && !renamed && !stripped && dropFields.length === 0 && !("stream_options" in body);
   if (onlyUsage && text.trimStart().startsWith("{")) {
     // Only the usage chunk must be asked for: prepend the field instead of re-serialising the whole body.
     const brace = text.indexOf("{");
     const rest = text.slice(brace + 1).trimStart();
     text = `{"stream_options":{"include_usage":true}${rest.startsWith("}") ? "" : ","}${rest}`;
-  } else if (renamed || askForUsage || dropFields.length > 0 || dropStreamOptions) {
+  } else if (renamed || stripped || askForUsage || dropFields.length > 0 || dropStreamOptions) {
     const outgoing: Record<string, unknown> = { ...body, model: upstreamModel };
     if (askForUsage) outgoing.stream_options = { ...(body.stream_options as object), include_usage: true };
     if (dropStreamOptions) delete outgoing.stream_options;

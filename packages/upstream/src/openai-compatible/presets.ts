@@ -7,6 +7,11 @@ export interface OpenAICompatibleQuirks {
   noStreamOptions?: boolean;
   /** Top-level OpenAI fields the vendor rejects; they are removed before forwarding. */
   dropFields?: string[];
+  /**
+   * The vendor reads `cache_control` on messages, content parts and tools (prompt-cache breakpoints for the
+   * models behind it); other channels get it stripped (shared/strip-cache-control.ts).
+   */
+  keepsCacheControl?: boolean;
 }
 
 export interface OpenAICompatiblePreset extends ChannelPreset {
@@ -105,7 +110,9 @@ export const openAICompatiblePresets: Record<string, OpenAICompatiblePreset> = {
     baseUrl: "https://openrouter.ai/api/v1",
     notes:
       "Routes to many vendors; reasoning comes back as `reasoning` (and reasoning_details), not " +
-      "reasoning_content. Optional HTTP-Referer and X-Title headers attribute traffic to an app.",
+      "reasoning_content. Optional HTTP-Referer and X-Title headers attribute traffic to an app. " +
+      "cache_control breakpoints are passed on (OpenRouter reads them for Anthropic and Gemini models).",
+    quirks: { keepsCacheControl: true },
     responsesApi: true,
   },
   vllm: {

@@ -11,7 +11,7 @@ async function tapFixture(name: string) {
 
 describe("extractAnthropicUsage", () => {
   test("reads a message body's usage, counting cache reads and writes as prompt tokens", () => {
-    expect(extractAnthropicUsage(anthropicFixtureJson("message-text.json"))).toEqual({ promptTokens: 6197, completionTokens: 503, cachedTokens: 2051 });
+    expect(extractAnthropicUsage(anthropicFixtureJson("message-text.json"))).toEqual({ promptTokens: 6197, completionTokens: 503, cachedTokens: 2051, cacheWriteTokens: 2051 });
     expect(extractAnthropicUsage(anthropicFixtureJson("errors/500-api-error.json"))).toBeNull();
   });
 });
@@ -35,9 +35,25 @@ describe("createAnthropicUsageTap", () => {
     });
     tap.observe({ type: "ping" });
     tap.observe({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } });
-    expect(tap.usage).toEqual({ promptTokens: 325, completionTokens: 9, cachedTokens: 0 });
+    expect(tap.usage).toEqual({ promptTokens: 325, completionTokens: 9, cachedTokens: 0, cacheWriteTokens: 300 });
     tap.observe({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { input_tokens: 25, cache_read_input_tokens: 300, cache_creation_input_tokens: 0, output_tokens: 12 } });
     expect(tap.usage).toEqual({ promptTokens: 325, completionTokens: 12, cachedTokens: 300 });
     tap.observe("not json");
+  });
+
+  test("reads cache writes by lifetime from cache_creation, in message_start and in a message_delta", () => {
+    const tap = createAnthropicUsageTap();
+    tap.observe({
+      type: "message_start",
+      message: { usage: { input_tokens: 10, cache_creation_input_tokens: 700, cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 400 }, output_tokens: 1 } },
+    });
+    expect(tap.usage).toEqual({ promptTokens: 710, completionTokens: 1, cachedTokens: 0, cacheWriteTokens: 300, cacheWrite1hTokens: 400 });
+    tap.observe(
+      JSON.stringify({
+        type: "message_delta",
+        usage: { input_tokens: 10, cache_creation_input_tokens: 700, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 700 }, output_tokens: 5 },
+      }),
+    );
+    expect(tap.usage).toEqual({ promptTokens: 710, completionTokens: 5, cachedTokens: 0, cacheWrite1hTokens: 700 });
   });
 });

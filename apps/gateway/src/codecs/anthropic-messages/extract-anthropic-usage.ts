@@ -1,6 +1,6 @@
 import { isRecord } from "@tollgate/shared";
 import type { TokenUsage } from "@tollgate/shared";
-import { tokenUsageFromAnthropic } from "@tollgate/upstream";
+import { createAnthropicUsageAccumulator, tokenUsageFromAnthropic } from "@tollgate/upstream";
 
 /** Usage of a non-streamed Anthropic Message body (passed through unchanged on the native path). */
 export function extractAnthropicUsage(body: unknown): TokenUsage | null {
@@ -14,26 +14,9 @@ export interface AnthropicUsageTap {
   readonly usage: TokenUsage | null;
 }
 
-/**
- * Reads usage from a native Anthropic stream as it passes: message_start carries the input side (input and
- * cache tokens), each message_delta the cumulative output tokens and, in current API versions, the input
- * side again. Later non-null values win.
- */
+/** Reads usage from a native Anthropic stream as it passes (message_start, then message_delta; see the accumulator). */
 export function createAnthropicUsageTap(): AnthropicUsageTap {
-  const fields: Record<string, number> = {};
-  let seen = false;
-
-  const merge = (usage: unknown) => {
-    if (!isRecord(usage)) return;
-    for (const key of ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"]) {
-      const value = usage[key];
-      if (typeof value === "number" && Number.isFinite(value)) {
-        fields[key] = value;
-        seen = true;
-      }
-    }
-  };
-
+  const accumulator = createAnthropicUsageAccumulator();
   return {
     observe(eventData) {
       let event: unknown = eventData;
@@ -45,11 +28,11 @@ export function createAnthropicUsageTap(): AnthropicUsageTap {
         }
       }
       if (!isRecord(event)) return;
-      if (event.type === "message_start" && isRecord(event.message)) merge(event.message.usage);
-      else if (event.type === "message_delta") merge(event.usage);
+      if (event.type === "message_start" && isRecord(event.message)) accumulator.add(event.message.usage);
+      else if (event.type === "message_delta") accumulator.add(event.usage);
     },
     get usage() {
-      return seen ? tokenUsageFromAnthropic({ input_tokens: 0, output_tokens: 0, ...fields }) : null;
+      return accumulator.usage;
     },
   };
 }

@@ -1,16 +1,15 @@
 import { isRecord, type TokenUsage } from "@tollgate/shared";
+import { extractUsage } from "@tollgate/upstream";
 
-/** A Response object's `usage` (input, output and cached tokens) -> the gateway's TokenUsage; null when absent. */
+/**
+ * A Response object's `usage` -> the gateway's TokenUsage (input, output, cache reads from
+ * `input_tokens_details.cached_tokens`, cache writes when the details carry them); null when absent.
+ */
 export function extractResponsesUsage(response: unknown): TokenUsage | null {
   if (!isRecord(response) || !isRecord(response.usage)) return null;
   const usage = response.usage;
   if (typeof usage.input_tokens !== "number" || typeof usage.output_tokens !== "number") return null;
-  const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
-  return {
-    promptTokens: usage.input_tokens,
-    completionTokens: usage.output_tokens,
-    cachedTokens: typeof details.cached_tokens === "number" ? details.cached_tokens : 0,
-  };
+  return extractUsage({ input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, input_tokens_details: usage.input_tokens_details });
 }
 
 /** The text and call arguments a Response object holds, for a local count when it carries no usage. */

@@ -1,4 +1,5 @@
 import { isRecord, type TokenUsage } from "@tollgate/shared";
+import { promptTokensDetailsOf } from "@tollgate/upstream";
 
 /** A new output id in OpenAI's style: a prefix and 48 hex digits (`resp_`, `msg_`, `fc_`). */
 export function outputId(prefix: string): string {
@@ -19,11 +20,11 @@ export interface ResponseFrame {
 
 export type ResponseStatus = "in_progress" | "completed" | "incomplete" | "failed";
 
-/** Usage in the Responses shape; reasoning tokens when the upstream reported them. */
+/** Usage in the Responses shape (cache writes in the details when there were some); reasoning tokens when the upstream reported them. */
 export function responsesUsage(usage: TokenUsage, reasoningTokens = 0): Record<string, unknown> {
   return {
     input_tokens: usage.promptTokens,
-    input_tokens_details: { cached_tokens: usage.cachedTokens },
+    input_tokens_details: promptTokensDetailsOf(usage),
     output_tokens: usage.completionTokens,
     output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: usage.promptTokens + usage.completionTokens,
