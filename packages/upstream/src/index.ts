@@ -24,6 +24,7 @@ export { scrubSecret } from "./shared/scrub-secret";
 export type { MappedUpstreamError } from "./shared/upstream-error";
 export { upstreamModelFor } from "./upstream-model";
 export { buildMediaRequest, type MediaBody, type MediaHttpRequest, type MediaOperation, servesMediaOperation } from "./media-request";
+export { type SendableRequest, sendUpstream, upstreamAuthorizationFailure } from "./send-upstream";
 export { listUpstreamModels, type ModelListChannel, type ModelListResult } from "./list-upstream-models";
 export {
   DEFAULT_UPSTREAM_MAX_BODY_BYTES,

@@ -1,6 +1,7 @@
 import { adapterFor, describeAdapter } from "./adapters";
-import { fetchUpstream, readUpstreamErrorText, readUpstreamText, UpstreamRedirectError, UpstreamResponseTooLargeError } from "./fetch-upstream";
-import type { AdapterChannel } from "./provider-adapter";
+import { readUpstreamErrorText, readUpstreamText, UpstreamRedirectError, UpstreamResponseTooLargeError } from "./fetch-upstream";
+import { type AdapterChannel, UpstreamAuthorizationError } from "./provider-adapter";
+import { sendUpstream, upstreamAuthorizationFailure } from "./send-upstream";
 import { ListingFailure } from "./shared/model-list-page";
 import { scrubSecret } from "./shared/scrub-secret";
 
@@ -30,9 +31,10 @@ const MAX_PAGE_BYTES = 16 * 1024 * 1024;
 async function getJson(channel: ModelListChannel, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Record<string, unknown>> {
   let response: Response;
   try {
-    response = await fetchUpstream(url, { method: "GET", headers: { accept: "application/json", ...headers }, signal });
+    response = await sendUpstream(adapterFor(channel.type), channel, { method: "GET", url, headers: { accept: "application/json", ...headers } }, signal);
   } catch (error) {
     if (error instanceof UpstreamRedirectError) throw new ListingFailure(error.message, error.status);
+    if (error instanceof UpstreamAuthorizationError) throw new ListingFailure(upstreamAuthorizationFailure(error, channel).message, null);
     throw error;
   }
   if (!response.ok) {

@@ -1,7 +1,8 @@
 import { checkResolvedAddress, DEFAULT_UPSTREAM_ADDRESS_POLICY, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { adapterFor } from "./adapters";
-import { fetchUpstream, readUpstreamErrorText } from "./fetch-upstream";
-import type { AdapterChannel } from "./provider-adapter";
+import { readUpstreamErrorText } from "./fetch-upstream";
+import { type AdapterChannel, UpstreamAuthorizationError } from "./provider-adapter";
+import { sendUpstream, upstreamAuthorizationFailure } from "./send-upstream";
 import { scrubSecret } from "./shared/scrub-secret";
 import { upstreamModelFor } from "./upstream-model";
 
@@ -49,7 +50,7 @@ export function createChannelProber(policy: UpstreamAddressPolicy = DEFAULT_UPST
         text: JSON.stringify(body),
         stream: false,
       });
-      const response = await fetchUpstream(request.url, { method: "POST", headers: request.headers, body: request.body, signal });
+      const response = await sendUpstream(adapter, channel, { method: "POST", ...request }, signal);
       // The answer is read only for an error's message, and only so far: an upstream's body is not trusted.
       const text = await readUpstreamErrorText(response);
       const latencyMs = Math.round(performance.now() - started);
@@ -57,6 +58,7 @@ export function createChannelProber(policy: UpstreamAddressPolicy = DEFAULT_UPST
       return { ok: false, latencyMs, error: `HTTP ${response.status}: ${adapter.mapError(response.status, text, channel).message}`.slice(0, 300) };
     } catch (error) {
       const latencyMs = Math.round(performance.now() - started);
+      if (error instanceof UpstreamAuthorizationError) return { ok: false, latencyMs, error: upstreamAuthorizationFailure(error, channel).message.slice(0, 300) };
       const reason = signal.aborted ? "no answer within 20 s" : error instanceof Error ? error.message : String(error);
       return { ok: false, latencyMs, error: scrubSecret(reason, apiKey).slice(0, 300) };
     }

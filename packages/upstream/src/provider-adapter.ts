@@ -74,6 +74,44 @@ export interface NativeMessagesInput {
   beta: string | null;
 }
 
+/** A request as it will be sent upstream. */
+export interface OutgoingRequest {
+  method: "GET" | "POST";
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface AuthorizeContext {
+  /** For a token exchange: fetchUpstream's rules (no redirects, bounded body, timeout). */
+  fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Thrown by `authorize` when the channel's credentials cannot authorize a request (a malformed key, a token
+ * exchange refused): the channel's fault, relayed as 502 upstream_auth_failed. The message must not quote
+ * the credentials.
+ */
+export class UpstreamAuthorizationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UpstreamAuthorizationError";
+  }
+}
+
+/** The Gemini API methods a Gemini-API client calls (`/v1beta/models/{model}:{method}`). */
+export type GeminiMethod = "generateContent" | "streamGenerateContent" | "countTokens" | "embedContent" | "batchEmbedContents";
+
+/** A Gemini-API client's own request, for an upstream that speaks Google's Gemini API. */
+export interface GeminiNativeInput {
+  channel: AdapterChannel;
+  upstreamModel: string;
+  method: GeminiMethod;
+  body: Record<string, unknown>;
+  text: string;
+}
+
 /**
  * What a chat stream transformer emits: the OpenAI chunks the client is sent, and the final usage, once,
  * for accounting (the chunk that shows usage to the client is a chunk like any other).
@@ -142,9 +180,10 @@ export interface ProviderAdapter {
 
   /**
    * Optional: the upstream speaks Anthropic's Messages API itself: a client's /v1/messages request goes as
-   * it came (answers and events relayed in Anthropic's format). Absent: it is translated through chat.
+   * it came (answers and events relayed in Anthropic's format). Absent, or null for a model the upstream
+   * serves only through another protocol (Vertex's Gemini models): it is translated through chat.
    */
-  messages?(input: NativeMessagesInput): UpstreamHttpRequest;
+  messages?(input: NativeMessagesInput): UpstreamHttpRequest | null;
 
   /**
    * Optional: the upstream counts a Messages request's input tokens itself (Anthropic's
@@ -175,6 +214,17 @@ export interface ProviderAdapter {
 
   /** Optional: the tokenizer family of the type's models, when a model's name does not tell; absent: "other". */
   readonly tokenizer?: TokenizerFamily;
+
+  /**
+   * Optional: signs or authorizes a request this adapter built, just before it is sent (SigV4; an OAuth
+   * access token). Absent: sent as built. Called for every request of the type (chat, stream, messages,
+   * embeddings, count, probe, model list). Throws UpstreamAuthorizationError when the channel's credentials
+   * cannot authorize it.
+   */
+  authorize?(request: OutgoingRequest, channel: AdapterChannel, context: AuthorizeContext): Promise<OutgoingRequest>;
+
+  /** Optional: the upstream speaks Google's Gemini API itself: a Gemini-API client's request goes as it came (stream as SSE, alt=sse). */
+  geminiNative?(input: GeminiNativeInput): UpstreamHttpRequest;
 }
 
 /**

@@ -1,11 +1,13 @@
 import {
-  fetchUpstream,
   type MediaHttpRequest,
   type ProviderAdapter,
   readUpstreamErrorText,
+  sendUpstream,
   TranslationError,
+  UpstreamAuthorizationError,
   UpstreamRedirectError,
   type UpstreamHttpRequest,
+  upstreamAuthorizationFailure,
 } from "@tollgate/upstream";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
@@ -148,12 +150,19 @@ export async function forwardWithFailover<Translation>(
     }, headersTimeoutMs);
     let response: Response;
     try {
-      const { url, headers, body } = attempt.request;
-      response = await fetchUpstream(url, { method: "POST", headers, body, signal: controller.signal });
+      response = await sendUpstream(adapter, channel, { method: "POST", ...attempt.request }, controller.signal);
     } catch (error) {
       clearTimeout(timer);
       clientSignal?.removeEventListener("abort", onClientAbort);
       if (clientSignal?.aborted) break;
+      if (error instanceof UpstreamAuthorizationError) {
+        // The channel's credentials could not authorize the request (a token exchange refused): its fault.
+        lastError = gatewayErrorOf(upstreamAuthorizationFailure(error, channel));
+        services.metrics?.upstreamError(channel.id, "authorization");
+        services.disableChannel(channel, lastError.message.slice(0, 500));
+        services.log("warn", "upstream authorization failed", { requestId: call.requestId, channel: channel.id });
+        continue;
+      }
       const redirected = error instanceof UpstreamRedirectError;
       lastError = timedOut ? errors.upstreamTimeout() : redirected ? errors.upstreamRedirect(error.status) : errors.upstreamUnreachable();
       services.health.recordFailure(channel.id);

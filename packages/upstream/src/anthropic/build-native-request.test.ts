@@ -31,8 +31,8 @@ describe("the messages capability", () => {
     const messages = adapterFor("anthropic").messages;
     const text = JSON.stringify(body);
     const request = messages!({ channel, upstreamModel: "claude-public", body, text, version: null, beta: null });
-    expect(request.url).toBe("https://api.anthropic.com/v1/messages");
-    expect(request.body).toBe(text);
+    expect(request?.url).toBe("https://api.anthropic.com/v1/messages");
+    expect(request?.body).toBe(text);
   });
 
   test("the adapters of upstreams that do not speak the Messages API leave it out (the request is translated through chat)", () => {

@@ -80,14 +80,14 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
   },
 
   prepare(channel, adapter, messages) {
-    // An upstream that speaks the Messages API gets the client's request as it came; any other, its chat translation.
-    if (!adapter.messages) {
-      if (messages.chatError) throw messages.chatError;
-      return prepareChatAttempt(channel, adapter, messages.chat);
-    }
+    // An upstream that speaks the Messages API (for this model) gets the client's request as it came; any
+    // other, its chat translation.
     const upstreamModel = upstreamModelFor(channel, messages.chat.model);
     const { body, text, version, beta } = messages;
-    return { request: adapter.messages({ channel, upstreamModel, body, text, version, beta }), upstreamModel, translation: null };
+    const native = adapter.messages?.({ channel, upstreamModel, body, text, version, beta }) ?? null;
+    if (native) return { request: native, upstreamModel, translation: null };
+    if (messages.chatError) throw messages.chatError;
+    return prepareChatAttempt(channel, adapter, messages.chat);
   },
 
   readWhole(text, forwarded, messages) {
