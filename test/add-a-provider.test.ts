@@ -73,12 +73,12 @@ describe("a provider added as one adapter folder and one registry line", () => {
   test("is offered by the console with its descriptor, and the admin schema takes it with the settings it declares only", async () => {
     const admin = await consoleUnderTest.signedInUser({ role: "admin" });
     const offered = await admin.caller.channels.types();
-    expect(offered.map((descriptor) => descriptor.type)).toEqual(["openai-compatible", "anthropic", "gemini", "azure-openai", "toy-chat"]);
+    expect(offered.map((descriptor) => descriptor.type)).toEqual(["openai-compatible", "anthropic", "gemini", "azure-openai", "vertex", "toy-chat"]);
     expect(offered.at(-1)).toEqual({
       type: "toy-chat",
       label: "Toy Chat",
       defaultBaseUrl: "https://toy.example",
-      settings: { preset: false, apiVersion: false, responsesApi: false, structuredOutput: false, builtInTools: true },
+      settings: { preset: false, apiVersion: false, responsesApi: false, structuredOutput: false, builtInTools: true, project: false, location: false },
       responsesApiDefault: null,
       canListModels: true,
       cannotListModelsReason: null,

@@ -27,6 +27,8 @@ const sampleAnswers: Record<string, () => Promise<unknown>> = {
   anthropic: () => Bun.file(join(fixtures, "anthropic/message-text.json")).json(),
   gemini: () => Bun.file(join(fixtures, "gemini/generate-content-text.json")).json(),
   "azure-openai": () => Bun.file(join(fixtures, "azure-openai/chat-completion.json")).json(),
+  // The contract's model is not a Claude model: Vertex answers it with Gemini's generateContent.
+  vertex: () => Bun.file(join(fixtures, "vertex/generate-content-text.json")).json(),
   "toy-chat": async () => ({ text: "Hello", used: { in: 5, out: 1 } }),
 };
 
@@ -39,10 +41,12 @@ const sampleStreams: Record<string, () => Promise<string>> = {
   anthropic: () => Bun.file(join(fixtures, "anthropic/stream-text.sse")).text(),
   gemini: () => Bun.file(join(fixtures, "gemini/stream-text.sse")).text(),
   "azure-openai": () => Bun.file(join(fixtures, "azure-openai/stream-text.sse")).text(),
+  vertex: () => Bun.file(join(fixtures, "vertex/stream-generate-content-text.sse")).text(),
   "toy-chat": async () => 'data: {"piece":"Hel"}\n\ndata: {"piece":"lo"}\n\ndata: {"used":{"in":5,"out":1}}\n\n',
 };
 
-const channel: AdapterChannel = { baseUrl: "https://upstream.example/base", apiKey: SECRET, config: { apiVersion: "2024-10-21" } };
+/** The settings a type may need to build a request at all (Azure's API version, Vertex's project). */
+const channel: AdapterChannel = { baseUrl: "https://upstream.example/base", apiKey: SECRET, config: { apiVersion: "2024-10-21", project: "contract-project" } };
 
 function chatInput(stream: boolean): ChatTranslationInput {
   return {
@@ -69,6 +73,8 @@ const OPTIONAL_FUNCTIONS = [
   "buildEmbeddingsRequest",
   "translateEmbeddingsResponse",
   "listModels",
+  "authorize",
+  "geminiNative",
 ] as const;
 
 describe("the provider adapter contract", () => {
@@ -93,7 +99,7 @@ describe("the provider adapter contract", () => {
         expect(adapter.relaysOpenAIFormat).toBeBoolean();
       });
 
-      test("builds a chat request under the channel's base URL, with JSON body and the key in a header, never in the URL or the body", () => {
+      test("builds a chat request under the channel's base URL, with JSON body and the key in a header (or applied by authorize), never in the URL or the body", () => {
         for (const stream of [false, true]) {
           const request = adapter.buildChatRequest(chatInput(stream));
           expect(request.url.startsWith(`${channel.baseUrl}/`)).toBe(true);
@@ -101,7 +107,10 @@ describe("the provider adapter contract", () => {
           expect(request.url).not.toContain(SECRET);
           expect(request.body).not.toContain(SECRET);
           expect(JSON.parse(request.body)).toBeObject();
-          expect(Object.values(request.headers).some((value) => value.includes(SECRET))).toBe(true);
+          // A type that authorizes its requests (a signature, an access token) sends a credential derived from
+          // the key, added by authorize just before sending: the key itself is in no header.
+          const keyInHeader = Object.values(request.headers).some((value) => value.includes(SECRET));
+          expect(keyInHeader).toBe(adapter.authorize === undefined);
           const contentType = Object.entries(request.headers).find(([name]) => name.toLowerCase() === "content-type")?.[1];
           expect(contentType).toContain("application/json");
         }

@@ -4,28 +4,32 @@ import { openAICompatibleAdapter } from "./openai-compatible";
 
 describe("the adapter registry", () => {
   test("describes every built-in type from its adapter: labels, default base URLs and the settings each takes", () => {
-    expect(channelTypeIds()).toEqual(["openai-compatible", "anthropic", "gemini", "azure-openai"]);
-    const takes = (setting: "preset" | "apiVersion" | "responsesApi" | "structuredOutput" | "builtInTools") =>
+    expect(channelTypeIds()).toEqual(["openai-compatible", "anthropic", "gemini", "azure-openai", "vertex"]);
+    const takes = (setting: "preset" | "apiVersion" | "responsesApi" | "structuredOutput" | "builtInTools" | "project" | "location") =>
       channelTypeDescriptors()
         .filter((descriptor) => descriptor.settings[setting])
         .map((descriptor) => descriptor.type);
     expect(takes("preset")).toEqual(["openai-compatible"]);
     expect(takes("apiVersion")).toEqual(["azure-openai"]);
     expect(takes("responsesApi")).toEqual(["openai-compatible", "azure-openai"]);
-    expect(takes("structuredOutput")).toEqual(["anthropic"]);
-    expect(takes("builtInTools")).toEqual(["openai-compatible", "anthropic", "gemini", "azure-openai"]);
+    expect(takes("structuredOutput")).toEqual(["anthropic", "vertex"]);
+    expect(takes("builtInTools")).toEqual(["openai-compatible", "anthropic", "gemini", "azure-openai", "vertex"]);
+    expect(takes("project")).toEqual(["vertex"]);
+    expect(takes("location")).toEqual(["vertex"]);
     expect(channelTypeDescriptor("openai-compatible")).toMatchObject({ defaultBaseUrl: "https://api.openai.com/v1", responsesApiDefault: "by preset or base URL" });
     expect(channelTypeDescriptor("azure-openai")).toMatchObject({ defaultBaseUrl: null, responsesApiDefault: "by API version" });
     expect(channelTypeDescriptor("anthropic")?.responsesApiDefault).toBeNull();
   });
 
-  test("Azure alone cannot list models, and says why; the others list through their adapter", () => {
+  test("Azure and Vertex cannot list models, and say why; the others list through their adapter", () => {
     expect(channelTypeDescriptors().map((descriptor) => [descriptor.type, descriptor.canListModels])).toEqual([
       ["openai-compatible", true],
       ["anthropic", true],
       ["gemini", true],
       ["azure-openai", false],
+      ["vertex", false],
     ]);
+    expect(channelTypeDescriptor("vertex")?.cannotListModelsReason).toContain("enter them by hand");
     expect(channelTypeDescriptor("azure-openai")?.cannotListModelsReason).toContain("cannot list a resource's deployments");
     expect(channelTypeDescriptor("gemini")?.cannotListModelsReason).toBeNull();
   });
@@ -35,12 +39,13 @@ describe("the adapter registry", () => {
     expect(JSON.parse(JSON.stringify(descriptors))).toEqual(descriptors);
   });
 
-  test("the tokenizer family is the adapter's: Anthropic's, Gemini's, OpenAI's for Azure, unknown for OpenAI-compatible vendors", () => {
+  test("the tokenizer family is the adapter's: Anthropic's, Gemini's, OpenAI's for Azure, unknown for OpenAI-compatible vendors and Vertex (whose model names tell)", () => {
     expect(channelTypeIds().map((type) => [type, adapterFor(type).tokenizer ?? "other"])).toEqual([
       ["openai-compatible", "other"],
       ["anthropic", "anthropic"],
       ["gemini", "gemini"],
       ["azure-openai", "openai"],
+      ["vertex", "other"],
     ]);
   });
 

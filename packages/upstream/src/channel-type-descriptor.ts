@@ -31,6 +31,10 @@ export interface ChannelTypeSettings {
   readonly structuredOutput: boolean;
   /** `builtInTools`: upstream-run tools allowed on the channel and their prices. */
   readonly builtInTools: boolean;
+  /** `project`: the cloud project the channel's requests go to (Vertex AI). */
+  readonly project: boolean;
+  /** `location`: the cloud location (region) of the channel's endpoint (Vertex AI). */
+  readonly location: boolean;
 }
 
 /**
@@ -40,7 +44,8 @@ export interface ChannelTypeSettings {
 export interface AdapterDescription {
   readonly label: string;
   readonly defaultBaseUrl: string | null;
-  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput">;
+  /** The cloud settings (project, location) are stated only by the types that take them. */
+  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput"> & Partial<Pick<ChannelTypeSettings, "project" | "location">>;
   /** See ChannelTypeDescriptor.responsesApiDefault; needed when the adapter speaks the Responses API. */
   readonly responsesApiDefault?: string;
   /** See ChannelTypeDescriptor.cannotListModelsReason; needed when the adapter has no `listModels`. */
