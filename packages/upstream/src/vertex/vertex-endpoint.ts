@@ -67,7 +67,8 @@ export function vertexOrigin(channel: AdapterChannel): string {
 export function vertexModelUrl(channel: AdapterChannel, upstreamModel: string, method: string): string {
   const project = encodeURIComponent(projectOf(channel));
   const location = encodeURIComponent(locationOf(channel));
-  const model = encodeURIComponent(bareVertexModel(upstreamModel));
+  // `@` is allowed in a path segment and is how Vertex names a partner model's version (claude-sonnet-4@20250514).
+  const model = encodeURIComponent(bareVertexModel(upstreamModel)).replaceAll("%40", "@");
   const query = method === "streamGenerateContent" ? "?alt=sse" : "";
   return `${vertexOrigin(channel)}/v1/projects/${project}/locations/${location}/publishers/${publisherOf(upstreamModel)}/models/${model}:${method}${query}`;
 }
