@@ -89,7 +89,7 @@ describe("a provider added as one adapter folder and one registry line", () => {
       "Applies to types openai-compatible and azure-openai only",
     ]);
     expect((await rejection(admin.caller.channels.create({ ...fields, type: "toy-chat-2" }))).fieldErrors?.type).toEqual([
-      "Must be one of: openai-compatible, anthropic, gemini, azure-openai, toy-chat",
+      "Must be one of: openai-compatible, anthropic, gemini, azure-openai, vertex, toy-chat",
     ]);
     const created = await admin.caller.channels.create(fields);
     expect(created).toMatchObject({ type: "toy-chat", models: ["toy-small"] });

@@ -146,7 +146,7 @@ describe("per-channel switches: Responses API and structured output", () => {
     expect((await rejection(admin.caller.channels.update({ id: claude.id, responsesApi: true }))).fieldErrors?.responsesApi).toEqual([
       "Applies to types openai-compatible and azure-openai only",
     ]);
-    expect((await rejection(admin.caller.channels.update({ id: vendor.id, structuredOutput: "tool" }))).fieldErrors?.structuredOutput).toEqual(["Applies to type anthropic only"]);
+    expect((await rejection(admin.caller.channels.update({ id: vendor.id, structuredOutput: "tool" }))).fieldErrors?.structuredOutput).toEqual(["Applies to types anthropic and vertex only"]);
     expect((await rejection(admin.caller.channels.update({ id: claude.id, structuredOutput: "schema" as never }))).fieldErrors?.structuredOutput).toEqual(['Must be "tool" or "native"']);
   });
 });

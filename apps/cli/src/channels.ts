@@ -29,6 +29,8 @@ const channelFlags = {
   responsesApi: "--responses-api",
   structuredOutput: "--structured-output",
   builtInTools: "--builtin-tool",
+  project: "--project",
+  location: "--location",
 };
 
 /**
@@ -76,6 +78,8 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "responses-api": "string",
       "structured-output": "string",
       "builtin-tool": "string",
+      project: "string",
+      location: "string",
       json: "boolean",
     },
   });
@@ -99,6 +103,8 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       // Checked by the schema: anything but tool or native is refused with the flag's name.
       structuredOutput: flags["structured-output"] as "tool" | "native" | undefined,
       builtInTools: toolPricesFromText(flags["builtin-tool"]),
+      project: flags.project,
+      location: flags.location,
     },
     channelFlags,
   );

@@ -37,6 +37,7 @@ const sections = {
       [--map public=upstream[,public2=upstream2]] [--priority N] [--weight N] [--group G[,G2]]
       [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N] [--responses-api yes|no]
       [--structured-output tool|native] [--builtin-tool TOOL=USD[,TOOL2=USD]]
+      [--project PROJECT] [--location LOCATION]
       --preset (openai-compatible: openai, deepseek, qwen, zhipu, moonshot, mistral, groq, xai,
       openrouter, vllm, ollama) fills --base-url and applies the vendor's quirks. --map maps a public
       model to the upstream's name (for azure-openai: to the deployment name). --responses-api says
@@ -47,7 +48,10 @@ const sections = {
       output_config.format (native, the models that have structured outputs). --builtin-tool lets
       clients use a built-in tool that runs on the upstream account (web_search, web_fetch, file_search,
       code_interpreter, code_execution, image_generation, mcp), billed at USD per call; without it such
-      a tool is refused with 400.
+      a tool is refused with 400. A vertex channel's key is a Google service-account JSON key (e.g.
+      --key-env GOOGLE_KEY after GOOGLE_KEY="$(cat key.json)"), exchanged for access tokens; --project
+      (default: the key's project_id) and --location (default us-central1; global) say where its
+      models run, and its base URL is https://aiplatform.googleapis.com.
       Higher --priority is tried first (default 0); --weight shares traffic in a tier (default 1);
       groups default to "default". The key is stored encrypted and never printed in full;
       --key-env VAR reads it from that environment variable, so it is not on the command line.

@@ -74,6 +74,7 @@ const OPTIONAL_FUNCTIONS = [
   "translateEmbeddingsResponse",
   "listModels",
   "authorize",
+  "keyProblem",
   "geminiNative",
 ] as const;
 

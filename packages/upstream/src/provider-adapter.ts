@@ -223,6 +223,12 @@ export interface ProviderAdapter {
    */
   authorize?(request: OutgoingRequest, channel: AdapterChannel, context: AuthorizeContext): Promise<OutgoingRequest>;
 
+  /**
+   * Optional: what is wrong with a key given for this type (a structured credential such as a service-account
+   * JSON key), said without quoting it, or null when it will do. Absent: a key is one token (no whitespace).
+   */
+  keyProblem?(apiKey: string): string | null;
+
   /** Optional: the upstream speaks Google's Gemini API itself: a Gemini-API client's request goes as it came (stream as SSE, alt=sse). */
   geminiNative?(input: GeminiNativeInput): UpstreamHttpRequest;
 }

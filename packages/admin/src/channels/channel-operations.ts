@@ -1,7 +1,7 @@
 import { channels, type Database, resultRows, usageHourly } from "@tollgate/db";
 import { channelKeyBinding, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
 import { type ChannelProbeResult, type ChannelToProbe, openAICompatiblePresets } from "@tollgate/upstream";
-import { appliesOnlyMessage, settingApplies } from "./channel-types";
+import { appliesOnlyMessage, channelKeyProblem, settingApplies } from "./channel-types";
 import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { maskKey } from "../mask-key";
@@ -42,6 +42,9 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   structuredOutput: "tool" | "native" | null;
   /** config.builtInTools: each built-in tool clients may use on this channel, with its price per call in micro-USD. */
   builtInTools: Record<string, number>;
+  /** config.project and config.location (Vertex AI), or null for the default. */
+  project: string | null;
+  location: string | null;
 };
 
 /**
@@ -69,7 +72,9 @@ async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelVie
     // Encrypted with another TOLLGATE_SECRET: the channel is still listed, without its key.
   }
   const builtInTools = Object.fromEntries(Object.entries(config.builtInTools ?? {}).map(([family, tool]) => [family, tool?.pricePerCall ?? 0]));
-  return { ...view, keyMasked, preset, responsesApi, structuredOutput, builtInTools };
+  const project = typeof config.project === "string" ? config.project : null;
+  const location = typeof config.location === "string" ? config.location : null;
+  return { ...view, keyMasked, preset, responsesApi, structuredOutput, builtInTools, project, location };
 }
 
 async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
@@ -129,7 +134,7 @@ export async function updateChannel(
   input: UpdateChannelInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
 ): Promise<ChannelView> {
-  const { id, apiKey, preset, responsesApi, structuredOutput, builtInTools, ...fields } = input;
+  const { id, apiKey, preset, responsesApi, structuredOutput, builtInTools, project, location, ...fields } = input;
   const current = await loadChannel(db, id);
   const type = fields.type ?? current.type;
   if (fields.baseUrl !== undefined) checkBaseUrlAllowed(fields.baseUrl, policy);
@@ -138,12 +143,16 @@ export async function updateChannel(
   if (apiKey === undefined && (originChanges || type !== current.type)) {
     throw new AdminError("invalid_input", KEY_REQUIRED_MESSAGE, { field: "apiKey" });
   }
+  const keyProblem = apiKey === undefined ? null : channelKeyProblem(type, apiKey);
+  if (keyProblem !== null) throw new AdminError("invalid_input", keyProblem, { field: "apiKey" });
   // A setting that is set (null clears it, whatever the type) must be one the type's descriptor takes.
   for (const [setting, given] of [
     ["preset", Boolean(preset)],
     ["responsesApi", typeof responsesApi === "boolean"],
     ["structuredOutput", Boolean(structuredOutput)],
     ["builtInTools", Boolean(builtInTools && Object.keys(builtInTools).length > 0)],
+    ["project", Boolean(project)],
+    ["location", Boolean(location)],
   ] as const) {
     if (given && !settingApplies(type, setting)) throw new AdminError("invalid_input", appliesOnlyMessage(setting), { field: setting });
   }
@@ -158,6 +167,8 @@ export async function updateChannel(
     ["responsesApi", responsesApi],
     ["structuredOutput", structuredOutput],
     ["builtInTools", builtInTools && Object.keys(builtInTools).length === 0 ? null : builtInTools],
+    ["project", project],
+    ["location", location],
   ] as const) {
     if (value === undefined) continue;
     const { [key]: _previous, ...rest } = config;

@@ -1,7 +1,7 @@
 import { builtInToolFamilies } from "@tollgate/db";
 import { DEFAULT_CHANNEL_TYPE, isChannelType, openAICompatiblePresets } from "@tollgate/upstream";
 import { z } from "zod";
-import { appliesOnlyMessage, channelTypesMessage, settingApplies } from "./channel-types";
+import { appliesOnlyMessage, channelKeyProblem, channelTypesMessage, settingApplies } from "./channel-types";
 import {
   apiKeySchema,
   baseUrlSchema,
@@ -44,6 +44,14 @@ const channelFields = z.object({
   weight: positiveIntSchema,
   status: z.enum(["enabled", "disabled"], { error: 'Must be "enabled" or "disabled"' }),
 });
+
+const PROJECT = "Must be a Google Cloud project id (e.g. my-project-123)";
+const LOCATION = "Must be a Google Cloud location (e.g. us-central1, europe-west4 or global)";
+
+/** A Vertex AI channel's project: its id as the console shows it (lowercase letters, digits, hyphens; an org's domain prefix allowed). */
+const projectSchema = z.string({ error: PROJECT }).trim().regex(/^[a-z][-a-z0-9.:]{1,62}$/, PROJECT);
+/** A Vertex AI channel's location (region), or "global". */
+const locationSchema = z.string({ error: LOCATION }).trim().regex(/^[a-z][-a-z0-9]{1,40}$/, LOCATION);
 
 const TOOLS = `Must name built-in tools among: ${builtInToolFamilies.join(", ")}`;
 
@@ -92,12 +100,17 @@ export const createChannelSchema = channelFields
      */
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).optional(),
     builtInTools: builtInToolsSchema.optional(),
+    /** Vertex AI: the project (default: the service account's) and the location (default us-central1). */
+    project: projectSchema.optional(),
+    location: locationSchema.optional(),
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
     const type = value.type ?? DEFAULT_CHANNEL_TYPE;
+    const keyProblem = typeof value.apiKey === "string" && value.apiKey !== "" ? channelKeyProblem(type, value.apiKey) : null;
+    if (keyProblem !== null) context.addIssue({ code: "custom", path: ["apiKey"], message: keyProblem });
     // Each per-type setting is refused for the types whose descriptor does not take it.
-    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools"] as const) {
+    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "builtInTools", "project", "location"] as const) {
       if (value[setting] !== undefined && !settingApplies(type, setting)) {
         context.addIssue({ code: "custom", path: [setting], message: appliesOnlyMessage(setting) });
       }
@@ -106,7 +119,7 @@ export const createChannelSchema = channelFields
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
     }
   })
-  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, baseUrl, type, ...fields }) => ({
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, builtInTools, project, location, baseUrl, type, ...fields }) => ({
     ...fields,
     type: type ?? DEFAULT_CHANNEL_TYPE,
     baseUrl: baseUrl ?? openAICompatiblePresets[preset as string]!.baseUrl,
@@ -118,6 +131,8 @@ export const createChannelSchema = channelFields
       ...(responsesApi === undefined ? {} : { responsesApi }),
       ...(structuredOutput === undefined ? {} : { structuredOutput }),
       ...(builtInTools === undefined || Object.keys(builtInTools).length === 0 ? {} : { builtInTools }),
+      ...(project === undefined ? {} : { project }),
+      ...(location === undefined ? {} : { location }),
     },
   }));
 
@@ -141,6 +156,9 @@ export const updateChannelSchema = channelFields
     structuredOutput: z.enum(["tool", "native"], { error: 'Must be "tool" or "native"' }).nullable().optional(),
     /** The built-in tools allowed and their prices, replacing the stored ones; null or {} allows none; omitted keeps them. */
     builtInTools: builtInToolsSchema.nullable().optional(),
+    /** A Vertex AI channel's project or location; null clears it (the default); omitted keeps it. */
+    project: projectSchema.nullable().optional(),
+    location: locationSchema.nullable().optional(),
   })
   .superRefine(checkMapping);
 

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { AdminError } from "../admin-error";
 import { KEY_REQUIRED_MESSAGE } from "./channel-operations";
-import { channelTypesMessage, settingApplies } from "./channel-types";
+import { channelKeyProblem, channelTypesMessage, settingApplies } from "./channel-types";
 import { baseUrlSchema, optionalApiKeySchema, recordIdSchema } from "../values/value-schemas";
 
 const PRESETS = `Must be one of: ${Object.keys(openAICompatiblePresets).join(", ")}`;
@@ -75,6 +75,8 @@ export async function fetchChannelModels(
     saved = { type: row.type, baseUrl: row.baseUrl, apiKey, config: { ...row.config } };
   }
   const type = input.type ?? saved?.type ?? DEFAULT_CHANNEL_TYPE;
+  const keyProblem = input.apiKey === undefined ? null : channelKeyProblem(type, input.apiKey);
+  if (keyProblem !== null) throw new AdminError("invalid_input", keyProblem, { field: "apiKey" });
   const preset = input.preset ?? (typeof saved?.config.preset === "string" ? saved.config.preset : undefined);
   const baseUrl = input.baseUrl ?? saved?.baseUrl ?? (preset ? openAICompatiblePresets[preset]?.baseUrl : undefined);
   if (baseUrl === undefined) throw new AdminError("invalid_input", "Is required", { field: "baseUrl" });

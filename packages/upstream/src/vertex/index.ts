@@ -3,6 +3,7 @@ import { type AccessTokenCacheOptions, createAccessTokenCache } from "./access-t
 import { buildVertexChatRequest, buildVertexGeminiNativeRequest, buildVertexMessagesRequest } from "./build-request";
 import { buildVertexEmbeddingsRequest, translateVertexEmbeddingsResponse } from "./embeddings";
 import { createVertexStreamTransformer, mapVertexError, translateVertexResponse } from "./translate";
+import { serviceAccountKeyProblem } from "./service-account";
 import { VERTEX_DEFAULT_BASE_URL } from "./vertex-endpoint";
 
 /**
@@ -30,6 +31,7 @@ export function createVertexAdapter(tokenOptions: AccessTokenCacheOptions = {}):
     mapError: mapVertexError,
     messages: buildVertexMessagesRequest,
     geminiNative: buildVertexGeminiNativeRequest,
+    keyProblem: serviceAccountKeyProblem,
     buildEmbeddingsRequest: buildVertexEmbeddingsRequest,
     translateEmbeddingsResponse: translateVertexEmbeddingsResponse,
     async authorize(request, channel, context) {

@@ -59,3 +59,14 @@ export function parseServiceAccountKey(keyText: string): ServiceAccountKey {
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new ServiceAccountKeyError(`"token_uri" must be an https URL.`);
   return { clientEmail, privateKey, privateKeyId: text(record, "private_key_id"), projectId: text(record, "project_id"), tokenUri };
 }
+
+/** The admin schemas' check of a Vertex channel's key: what is wrong with it, or null. */
+export function serviceAccountKeyProblem(keyText: string): string | null {
+  try {
+    parseServiceAccountKey(keyText);
+    return null;
+  } catch (error) {
+    if (error instanceof ServiceAccountKeyError) return error.message;
+    throw error;
+  }
+}
