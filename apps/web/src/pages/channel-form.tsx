@@ -58,6 +58,9 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const [responsesApi, setResponsesApi] = useState(editing?.responsesApi === null || editing?.responsesApi === undefined ? "" : editing.responsesApi ? "yes" : "no");
   const [structuredOutput, setStructuredOutput] = useState<string>(editing?.structuredOutput ?? "");
   const [builtInTools, setBuiltInTools] = useState(toolPricesText(editing?.builtInTools));
+  // A cloud channel's project and location (Vertex AI); "" is the default, sent as null when editing to clear it.
+  const [project, setProject] = useState(editing?.project ?? "");
+  const [location, setLocation] = useState(editing?.location ?? "");
   const presets = useQuery({ ...trpc.channels.presets.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
   const chosenPreset = presets.data?.find((item) => item.id === preset);
   /** A preset fills the base URL (and an empty name); the server also stores the vendor's quirks with it. */
@@ -112,6 +115,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(takes?.preset ? { preset: preset || null } : {}),
         ...(takes?.responsesApi ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput ? { structuredOutput: structuredChoice } : {}),
+        ...(takes?.project ? { project: project.trim() || null } : {}),
+        ...(takes?.location ? { location: location.trim() || null } : {}),
         builtInTools: toolPrices,
       });
     } else {
@@ -121,6 +126,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(preset && takes?.preset ? { preset } : {}),
         ...(takes?.responsesApi && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput && structuredChoice ? { structuredOutput: structuredChoice } : {}),
+        ...(takes?.project && project.trim() ? { project: project.trim() } : {}),
+        ...(takes?.location && location.trim() ? { location: location.trim() } : {}),
         ...(Object.keys(toolPrices).length > 0 ? { builtInTools: toolPrices } : {}),
       });
     }
@@ -182,12 +189,14 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
             ? "Required: the base URL's origin or the type changed, so the stored key is not sent there."
             : editing
               ? `Stored key: ${editing.keyMasked ?? "cannot be decrypted"}. Leave empty to keep it.`
-              : "Stored encrypted; shown masked from now on."
+              : settings?.settings.project
+                ? "The service account's JSON key, the whole file pasted; stored encrypted and exchanged for access tokens."
+                : "Stored encrypted; shown masked from now on."
         }
         required={!editing || keyRequired}
         aria-required={!editing || keyRequired}
         value={apiKey}
-        placeholder={editing && !keyRequired ? "unchanged" : "sk-..."}
+        placeholder={editing && !keyRequired ? "unchanged" : settings?.settings.project ? '{"type": "service_account", ...}' : "sk-..."}
         onChange={setApiKey}
       />
       <div className="space-y-2" data-testid="fetch-models">
@@ -253,6 +262,16 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         <NumberField label="Priority" name="priority" errors={errors} hint="Higher is tried first." value={priority} onChange={setPriority} />
         <NumberField label="Weight" name="weight" errors={errors} hint="Share within a priority." value={weight} onChange={setWeight} />
       </div>
+      {settings?.settings.project || settings?.settings.location ? (
+        <div className="grid gap-4 sm:grid-cols-2">
+          {settings.settings.project ? (
+            <TextField label="Project" name="project" errors={errors} hint="The Google Cloud project id; empty: the service account's own." value={project} placeholder="my-project-123" onChange={setProject} />
+          ) : null}
+          {settings.settings.location ? (
+            <TextField label="Location" name="location" errors={errors} hint="Where the models run, e.g. us-east5 or global; empty: us-central1." value={location} placeholder="us-central1" onChange={setLocation} />
+          ) : null}
+        </div>
+      ) : null}
       {settings?.settings.responsesApi ? (
         <Field
           label="Responses API"
