@@ -1,3 +1,5 @@
+import { upstreamAddressRefusal } from "@tollgate/shared";
+
 /** Google's OAuth 2.0 token endpoint, where a service account's signed assertion is exchanged for an access token. */
 export const GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
 
@@ -28,7 +30,8 @@ function text(record: Record<string, unknown>, field: string): string | null {
 /**
  * Reads a service-account JSON key, refusing one the exchange cannot use with a message that names the
  * field (the admin schemas show it as the key's error; the gateway as the channel's). The token URI must be
- * https (http only for a loopback host: a test's fake), because the signed assertion goes there.
+ * https (http only for a loopback host: a test's fake), and not a metadata address, because the signed
+ * assertion goes there.
  */
 export function parseServiceAccountKey(keyText: string): ServiceAccountKey {
   let parsed: unknown;
@@ -57,6 +60,9 @@ export function parseServiceAccountKey(keyText: string): ServiceAccountKey {
   }
   const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]";
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new ServiceAccountKeyError(`"token_uri" must be an https URL.`);
+  // The signed assertion is a credential too: never sent to a metadata service, whatever the key says.
+  const addressRefusal = upstreamAddressRefusal(url);
+  if (addressRefusal !== null) throw new ServiceAccountKeyError(`"token_uri": ${addressRefusal}.`);
   return { clientEmail, privateKey, privateKeyId: text(record, "private_key_id"), projectId: text(record, "project_id"), tokenUri };
 }
 

@@ -102,6 +102,7 @@ describe("service-account keys", () => {
       [JSON.stringify({ ...key, client_email: undefined }), '"client_email" is missing'],
       [JSON.stringify({ ...key, private_key: "secret-not-pem" }), '"private_key" is missing or is not a PEM private key'],
       [JSON.stringify({ ...key, token_uri: "http://token.example/token" }), '"token_uri" must be an https URL'],
+      [JSON.stringify({ ...key, token_uri: "https://169.254.169.254/token" }), '"token_uri": Must not be a link-local or cloud metadata address'],
     ];
     for (const [text, message] of cases) {
       expect(() => parseServiceAccountKey(text)).toThrow(message);
