@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { channels, requestLogs } from "@tollgate/db";
+import { createChannelProber } from "@tollgate/upstream";
 import { asc, eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { type FakeGoogleTokenEndpoint, startFakeGoogleTokenEndpoint } from "./helpers/fake-google-token-endpoint";
 import { type FakeVertexUpstream, startFakeVertexUpstream } from "./helpers/fake-vertex-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { readChatStream } from "./helpers/read-chat-stream";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -117,12 +119,7 @@ describe("the openai client against Gemini on Vertex AI", () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = "";
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta?.content ?? "";
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     expect(text).toBe("alpha beta gamma");
     expect(usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 3 });
     const sent = vertex.requests.requests.at(-1)!;
@@ -158,8 +155,8 @@ describe("the openai client against Gemini on Vertex AI", () => {
 });
 
 describe("Claude on Vertex AI", () => {
-  test("the openai client's request goes to rawPredict as an Anthropic body with Vertex's version and no model; cache reads billed", async () => {
-    vertex.enqueueClaude({ kind: "text", text: "Bonjour from Claude on Vertex", inputTokens: 100, outputTokens: 20, cacheReadTokens: 1000 });
+  test("the openai client's request goes to rawPredict as an Anthropic body with Vertex's version and no model; cache reads and writes billed", async () => {
+    vertex.enqueueClaude({ kind: "text", text: "Bonjour from Claude on Vertex", inputTokens: 100, outputTokens: 20, cacheReadTokens: 1000, cacheCreationTokens: 200 });
     const completion = await openai.chat.completions.create({ model: "claude-sonnet", messages: [{ role: "user", content: "Say hi in French" }] });
     expect(completion.choices[0]!.message.content).toBe("Bonjour from Claude on Vertex");
     const sent = vertex.requests.requests.at(-1)!;
@@ -167,21 +164,16 @@ describe("Claude on Vertex AI", () => {
     expect(sent.body.anthropic_version).toBe("vertex-2023-10-16");
     expect(sent.body.model).toBeUndefined();
     const log = await lastLog();
-    expect(log).toMatchObject({ promptTokens: 1100, completionTokens: 20, cachedTokens: 1000 });
-    // 100 x $3/1M + 1000 x $0.30/1M + 20 x $15/1M = 300 + 300 + 300 micro-USD
-    expect(log.cost).toBe(900);
+    expect(log).toMatchObject({ promptTokens: 1300, completionTokens: 20, cachedTokens: 1000 });
+    // 100 x $3/1M + 1000 x $0.30/1M + 200 cache writes x $3/1M (no cache-write price: the input price) + 20 x $15/1M
+    expect(log.cost).toBe(300 + 300 + 600 + 300);
   });
 
   test("the openai client's stream goes to streamRawPredict, tool calls included", async () => {
     vertex.enqueueClaude({ kind: "tool", name: "get_weather", input: { city: "Oslo" } });
     const stream = await openai.chat.completions.create({ model: "claude-sonnet", messages: [{ role: "user", content: "Weather in Oslo?" }], tools: [weatherTool], stream: true });
-    let argumentsText = "";
-    let finish: string | null = null;
-    for await (const chunk of stream) {
-      for (const toolCall of chunk.choices[0]?.delta?.tool_calls ?? []) argumentsText += toolCall.function?.arguments ?? "";
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
-    expect(JSON.parse(argumentsText)).toEqual({ city: "Oslo" });
+    const { toolArguments, finish } = await readChatStream(stream);
+    expect(JSON.parse(toolArguments)).toEqual({ city: "Oslo" });
     expect(finish).toBe("tool_calls");
     const sent = vertex.requests.requests.at(-1)!;
     expect(sent.path).toBe(modelPath("anthropic", "claude-sonnet-4@20250514", "streamRawPredict"));
@@ -281,6 +273,16 @@ describe("the access token", () => {
     }, "the channel to be disabled");
     expect(row!.statusReason).toContain("Invalid JWT Signature");
     expect(row!.statusReason).not.toContain(keyBody);
+  });
+
+  test("the console's Test button authorizes its request the same way: ok with the key, Google's refusal with a forged one", async () => {
+    const probe = createChannelProber();
+    const stored = { type: "vertex", baseUrl: vertex.url, config: { project: PROJECT, location: LOCATION }, models: ["gemini-2.5-flash"], modelMapping: null };
+    expect(await probe({ ...stored, apiKey: keyText })).toMatchObject({ ok: true });
+    expect(vertex.requests.requests.at(-1)!.path).toBe(modelPath("google", "gemini-2.5-flash", "generateContent"));
+    const failed = await probe({ ...stored, apiKey: await tokens.forgedKey(clientEmail) });
+    expect(failed.ok).toBe(false);
+    expect(failed.error).toContain("invalid_grant: Invalid JWT Signature.");
   });
 
   test("a key that is not a service-account key is refused before anything is sent, as the channel's fault", async () => {
