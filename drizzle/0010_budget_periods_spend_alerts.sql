@@ -37,8 +37,15 @@ CREATE INDEX "spend_alerts_due_idx" ON "spend_alerts" USING btree ("next_attempt
 CREATE INDEX "spend_alerts_created_idx" ON "spend_alerts" USING btree ("created_at" DESC NULLS LAST);--> statement-breakpoint
 -- A user's lifetime spend starts from the hourly rollup, which holds every call ever billed.
 UPDATE "users" SET "used_total" = coalesce((SELECT sum("cost") FROM "usage_hourly" WHERE "usage_hourly"."user_id" = "users"."id"), 0);--> statement-breakpoint
--- As in 0007, and: the write-behind's period spend (tokens and users) and a user's lifetime spend are usage
--- writes too (the gateways refresh the row; they do not evict it).
+-- The body of the triggers of 0001, kept here only (0001 declares the function; a database that applied
+-- 0001..0009 before this migration existed has an older body, which this replaces). Every write to a cached
+-- table tells every gateway what changed, whoever wrote it (console, CLI, psql). Payloads carry ids and key
+-- hashes only. "kind" is "usage" when a write only moved spend counters: a token's used quota, period spend
+-- and last-used times (of its current and its previous secret), a user's balance, period and lifetime
+-- spend (gateways refresh those in the background); "change" otherwise (gateways evict at once). A token's
+-- other secrets (the one a roll replaced, still in its grace period, and the one replaced before it) are
+-- announced by hash before the current one, so that every gateway evicts every cached secret of the row
+-- and the current hash is the last one it maps the token's id to.
 CREATE OR REPLACE FUNCTION tollgate_notify_change() RETURNS trigger AS $$
 DECLARE
   row_data jsonb;

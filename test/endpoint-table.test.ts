@@ -119,14 +119,18 @@ describe("an endpoint added as one codec and one table row", () => {
 });
 
 describe("the endpoint table", () => {
-  test("every row is registered by the gateway and admitted by the same rules: a call without a key is refused 401 in its format", async () => {
+  test("every row is registered by the gateway and admitted by the same rules: a call without a key is refused in its format", async () => {
     for (const row of ENDPOINT_TABLE) {
       const path = row.path.replace(/\{[^}]+\}/g, "some-id");
       const response = await stack.gateway.handle(new Request(`${BASE}${path}`, { method: row.method }));
-      expect({ row: `${row.method} ${row.path}`, status: response.status }).toEqual({ row: `${row.method} ${row.path}`, status: 401 });
-      const body = (await response.json()) as { type?: string; error: { type: string } };
-      // Anthropic's routes answer in Anthropic's shape, every other in OpenAI's envelope.
+      // The Gemini API's routes answer as Google answers an unregistered caller: 403 PERMISSION_DENIED.
+      const gemini = row.path.startsWith("/v1beta/") || row.path.includes("}:");
+      const expected = gemini ? 403 : 401;
+      expect({ row: `${row.method} ${row.path}`, status: response.status }).toEqual({ row: `${row.method} ${row.path}`, status: expected });
+      const body = (await response.json()) as { type?: string; error: { type: string; status?: string } };
+      // Anthropic's routes answer in Anthropic's shape, Gemini's in Google's, every other in OpenAI's envelope.
       expect(body.type === "error").toBe(row.path.startsWith("/v1/messages"));
+      expect(body.error.status === "PERMISSION_DENIED").toBe(gemini);
     }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A fake Gemini API (generativelanguage v1beta) on 127.0.0.1:0: generateContent, streamGenerateContent with
- * alt=sse (each event a full GenerateContentResponse), batchEmbedContents/embedContent, and Google's error
- * body, as the public API reference documents them.
+ * alt=sse (each event a full GenerateContentResponse), batchEmbedContents/embedContent, countTokens
+ * (`{totalTokens}`, a word count standing in for Gemini's tokenizer), and Google's error body, as the public
+ * API reference documents them.
  */
 export type FakeGeminiBehaviour =
   | { kind: "text"; text?: string; promptTokens?: number; candidatesTokens?: number; cachedTokens?: number }
@@ -89,7 +90,7 @@ export async function startFakeGeminiUpstream(
       const url = new URL(request.url);
       const body = await request.json().catch(() => null);
       requests.push({ path: url.pathname, search: url.search, headers: Object.fromEntries(request.headers), body });
-      const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(url.pathname);
+      const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|countTokens)$/.exec(url.pathname);
       const error = (status: number, message: string, statusText = googleStatus(status), details?: unknown[]) =>
         Response.json({ error: { code: status, message, status: statusText, ...(details ? { details } : {}) } }, { status });
       const listing = url.pathname === "/v1beta/models" && request.method === "GET";
@@ -113,6 +114,11 @@ export async function startFakeGeminiUpstream(
         return modelsPage(url, options.models ?? fakeGeminiModels, options.modelsPerPage ?? 1000);
       }
       const [, model, method] = match;
+      if (method === "countTokens") {
+        const contents = body?.generateContentRequest?.contents ?? body?.contents ?? [];
+        const words = JSON.stringify(contents.map((content: any) => (content?.parts ?? []).map((part: any) => part?.text ?? "")));
+        return Response.json({ totalTokens: (words.match(/\w+/g) ?? []).length, promptTokensDetails: [{ modality: "TEXT", tokenCount: 1 }] });
+      }
       if (method === "embedContent") return Response.json({ embedding: { values: vectorOf(body?.content?.parts?.[0]?.text ?? "") } });
       if (method === "batchEmbedContents") {
         return Response.json({

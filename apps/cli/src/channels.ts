@@ -1,7 +1,7 @@
 import { type ChannelView, createChannel, createChannelSchema, deleteChannel, fetchChannelModels, fetchChannelModelsSchema, listChannels, updateChannel } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
-import { integerFromText, listFromText, modelMappingFromText, parseInput, recordIdFromText } from "./flag-values";
+import { integerFromText, listFromText, modelMappingFromText, pairsFromText, parseInput, recordIdFromText } from "./flag-values";
 import { formatFields, formatJson, formatList, formatTable } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
 import { statusCommand, statusOf } from "./status-command";
@@ -32,23 +32,6 @@ const channelFlags = {
   project: "--project",
   location: "--location",
 };
-
-/**
- * `--builtin-tool web_search=0.01[,file_search=0.0025]`: built-in tools clients may use on the channel, with
- * the price of one call in USD (the names and amounts are the schema's to check).
- */
-function toolPricesFromText(text: string | undefined): Record<string, string> | undefined {
-  if (text === undefined) return undefined;
-  const prices: Record<string, string> = {};
-  for (const pair of text.split(",")) {
-    const separator = pair.indexOf("=");
-    const tool = separator === -1 ? "" : pair.slice(0, separator).trim();
-    const price = separator === -1 ? "" : pair.slice(separator + 1).trim();
-    if (tool === "" || price === "") throw new CommandError("--builtin-tool must be a comma-separated list of tool=USD per call (e.g. web_search=0.01)");
-    prices[tool] = price;
-  }
-  return prices;
-}
 
 /** `--responses-api yes|no`. */
 function yesNoFromText(text: string | undefined, flag: string): boolean | undefined {
@@ -102,7 +85,9 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       responsesApi: yesNoFromText(flags["responses-api"], "responses-api"),
       // Checked by the schema: anything but tool or native is refused with the flag's name.
       structuredOutput: flags["structured-output"] as "tool" | "native" | undefined,
-      builtInTools: toolPricesFromText(flags["builtin-tool"]),
+      // `web_search=0.01[,file_search=0.0025]`: built-in tools clients may use on the channel, with the price
+      // of one call in USD (the names and amounts are the schema's to check).
+      builtInTools: pairsFromText(flags["builtin-tool"], "builtin-tool", "tool=USD per call (e.g. web_search=0.01)"),
       project: flags.project,
       location: flags.location,
     },

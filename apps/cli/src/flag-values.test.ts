@@ -2,7 +2,7 @@ import { afterEach, describe, expect, setSystemTime, test } from "bun:test";
 import { baseUrlSchema, expirySchema, int32Schema, positiveIntSchema, usdLimitSchema, usdSchema } from "@tollgate/admin";
 import { z } from "zod";
 import { CommandError } from "./command-error";
-import { asLine, integerFromText, listFromText, parseInput } from "./flag-values";
+import { asLine, integerFromText, listFromText, pairsFromText, parseInput } from "./flag-values";
 
 /** One flag's text through an admin schema, the way a command parses it. */
 function parseFlag<Schema extends z.ZodType>(schema: Schema, text: unknown): z.output<Schema> {
@@ -62,5 +62,16 @@ describe("how the CLI words a schema's refusal", () => {
   test("lists are comma-separated, without empty items", () => {
     expect(listFromText("a, b ,c", "models")).toEqual(["a", "b", "c"]);
     expect(() => listFromText("a,,b", "models")).toThrow("--models must be a comma-separated list of non-empty names");
+  });
+
+  test("key=value pairs are comma-separated and trimmed; a pair missing a side is refused, a key given twice when the flag says so", () => {
+    expect(pairsFromText(undefined, "map", "a=b")).toBeUndefined();
+    expect(pairsFromText(" web_search = 0.01,file_search=0.0025 ", "builtin-tool", "tool=USD")).toEqual({ web_search: "0.01", file_search: "0.0025" });
+    expect(pairsFromText("a=1,a=2", "builtin-tool", "tool=USD")).toEqual({ a: "2" });
+    expect(pairsFromText("1024x1024/hd=0.08", "image-price", "SIZE=USD", "prices")).toEqual({ "1024x1024/hd": "0.08" });
+    for (const text of ["a", "=1", "a=", "a=1,,b=2"]) {
+      expect(() => pairsFromText(text, "image-price", "SIZE[/QUALITY]=USD", "prices")).toThrow("--image-price must be a comma-separated list of SIZE[/QUALITY]=USD");
+    }
+    expect(() => pairsFromText("a=1, a =2", "map", "public=upstream model names", "maps")).toThrow('--map maps "a" twice');
   });
 });

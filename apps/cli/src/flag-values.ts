@@ -66,19 +66,27 @@ export function listFromText(value: string | undefined, flag: string, items = "n
   return list;
 }
 
-/** `public=upstream[,public2=upstream2]`; whether the public names are the channel's models is the schema's rule. */
-export function modelMappingFromText(value: string | undefined, flag: string): Record<string, string> | undefined {
+/**
+ * `key=value[,key2=value2]` -> { key: value }, both sides trimmed. A pair missing either side is refused
+ * (`--flag must be a comma-separated list of <pairs>`); so is a key given twice when `twice` names what the
+ * flag does with a key (`--map maps "a" twice`); otherwise the last value of a key counts. A flag not given
+ * stays undefined.
+ */
+export function pairsFromText(value: string | undefined, flag: string, pairs: string, twice?: string): Record<string, string> | undefined {
   if (value === undefined) return undefined;
-  const mapping: Record<string, string> = {};
+  const table: Record<string, string> = {};
   for (const pair of value.split(",")) {
     const separator = pair.indexOf("=");
-    const publicName = separator === -1 ? "" : pair.slice(0, separator).trim();
-    const upstreamName = separator === -1 ? "" : pair.slice(separator + 1).trim();
-    if (publicName === "" || upstreamName === "") {
-      throw new CommandError(`--${flag} must be a comma-separated list of public=upstream model names`);
-    }
-    if (Object.hasOwn(mapping, publicName)) throw new CommandError(`--${flag} maps "${publicName}" twice`);
-    mapping[publicName] = upstreamName;
+    const key = separator === -1 ? "" : pair.slice(0, separator).trim();
+    const entry = separator === -1 ? "" : pair.slice(separator + 1).trim();
+    if (key === "" || entry === "") throw new CommandError(`--${flag} must be a comma-separated list of ${pairs}`);
+    if (twice !== undefined && Object.hasOwn(table, key)) throw new CommandError(`--${flag} ${twice} "${key}" twice`);
+    table[key] = entry;
   }
-  return mapping;
+  return table;
+}
+
+/** `public=upstream[,public2=upstream2]`; whether the public names are the channel's models is the schema's rule. */
+export function modelMappingFromText(value: string | undefined, flag: string): Record<string, string> | undefined {
+  return pairsFromText(value, flag, "public=upstream model names", "maps");
 }

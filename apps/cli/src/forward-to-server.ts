@@ -1,38 +1,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isProcessAlive } from "@tollgate/db";
+import { z } from "zod";
 import type { CommandResult } from "./command-context";
 
 /** What a gateway running on the embedded database writes to `${dataDir}/server.json` while it runs. */
-export interface ServerInfo {
-  pid: number;
-  port: number;
-  adminSecret: string;
-}
+const serverInfoSchema = z.object({
+  pid: z.int().positive(),
+  port: z.int().min(1).max(65_535),
+  adminSecret: z.string().min(1),
+});
+export type ServerInfo = z.infer<typeof serverInfoSchema>;
 
-function isServerInfo(value: unknown): value is ServerInfo {
-  const info = value as Partial<ServerInfo> | null;
-  return (
-    typeof info === "object" &&
-    info !== null &&
-    Number.isSafeInteger(info.pid) &&
-    (info.pid as number) > 0 &&
-    Number.isSafeInteger(info.port) &&
-    (info.port as number) > 0 &&
-    (info.port as number) < 65_536 &&
-    typeof info.adminSecret === "string" &&
-    info.adminSecret !== ""
-  );
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return (error as { code?: string }).code === "EPERM";
-  }
-}
+/** What POST /internal/admin-cli answers. */
+const commandResultSchema = z.object({ exitCode: z.int(), stdout: z.string(), stderr: z.string() });
 
 /**
  * The running server that owns the embedded database, if any. Only one process can open a PGlite data
@@ -47,19 +28,9 @@ export function findRunningServer(dataDir: string): ServerInfo | null {
   } catch {
     return null;
   }
-  if (!isServerInfo(info) || !isProcessAlive(info.pid)) return null;
-  return info;
-}
-
-function isCommandResult(value: unknown): value is CommandResult {
-  const result = value as Partial<CommandResult> | null;
-  return (
-    typeof result === "object" &&
-    result !== null &&
-    Number.isInteger(result.exitCode) &&
-    typeof result.stdout === "string" &&
-    typeof result.stderr === "string"
-  );
+  const parsed = serverInfoSchema.safeParse(info);
+  if (!parsed.success || !isProcessAlive(parsed.data.pid)) return null;
+  return parsed.data;
 }
 
 /** Runs the command on the server (POST /internal/admin-cli); never throws. */
@@ -81,13 +52,13 @@ export async function forwardToServer(server: ServerInfo, argv: readonly string[
         "if no Tollgate server is running, delete server.json in the data folder and retry\n",
     };
   }
-  const body: unknown = await response.json().catch(() => null);
-  if (!response.ok || !isCommandResult(body)) {
+  const body = commandResultSchema.safeParse(await response.json().catch(() => null));
+  if (!response.ok || !body.success) {
     return {
       exitCode: 1,
       stdout: "",
       stderr: `error: the server refused the admin command (HTTP ${response.status})\n`,
     };
   }
-  return body;
+  return body.data;
 }

@@ -1,7 +1,6 @@
 import { listModels, type ModelListing, setPrice, setPriceSchema } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
-import { CommandError } from "./command-error";
-import { integerFromText, parseInput } from "./flag-values";
+import { integerFromText, pairsFromText, parseInput } from "./flag-values";
 import { formatJson, formatTable, formatUsd, usdForJson } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
 
@@ -28,21 +27,6 @@ function priceJson(price: ModelListing["price"]) {
     imageUsd: price?.imagePrices ? Object.fromEntries(Object.entries(price.imagePrices).map(([key, micros]) => [key, usdForJson(micros)])) : null,
     defaultMaxTokens: price?.defaultMaxTokens ?? null,
   };
-}
-
-/** `1024x1024=0.04,1024x1024/hd=0.08`: sizes (or size/quality) to USD amounts, checked by the schema. */
-function imagePricesFromText(value: string | undefined): Record<string, string> | undefined {
-  if (value === undefined) return undefined;
-  const table: Record<string, string> = {};
-  for (const pair of value.split(",")) {
-    const separator = pair.indexOf("=");
-    const key = separator === -1 ? "" : pair.slice(0, separator).trim();
-    const usd = separator === -1 ? "" : pair.slice(separator + 1).trim();
-    if (key === "" || usd === "") throw new CommandError("--image-price must be a comma-separated list of SIZE[/QUALITY]=USD");
-    if (Object.hasOwn(table, key)) throw new CommandError(`--image-price prices "${key}" twice`);
-    table[key] = usd;
-  }
-  return table;
 }
 
 /** A price in one line: the unit's price (and per-size table), or the three token prices. */
@@ -81,7 +65,8 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
       outputPrice: flags.output,
       cachedInputPrice: flags.cached,
       unitPrice: flags["unit-price"],
-      imagePrices: imagePricesFromText(flags["image-price"]),
+      // `1024x1024=0.04,1024x1024/hd=0.08`: sizes (or size/quality) to USD amounts, checked by the schema.
+      imagePrices: pairsFromText(flags["image-price"], "image-price", "SIZE[/QUALITY]=USD", "prices"),
       defaultMaxTokens: integerFromText(flags["default-max-tokens"]),
     },
     {

@@ -76,6 +76,16 @@ function wildcardNameOf(path: string): string | null {
   return /\{([^}]+)\*\}/.exec(path)?.[1] ?? null;
 }
 
+/**
+ * A row whose path goes on after its spanning parameter (Google's custom methods:
+ * `/v1beta/models/{model*}:generateContent`): Elysia's wildcard ends a path, so such rows share one route
+ * per method and prefix, and the suffix picks the row.
+ */
+function suffixedPathOf(path: string): { prefix: string; name: string; suffix: string } | null {
+  const match = /^(.*)\{([^}]+)\*\}(.+)$/.exec(path);
+  return match ? { prefix: `${elysiaPathOf(match[1]!)}*`, name: match[2]!, suffix: match[3]! } : null;
+}
+
 function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   return errors.internal();
@@ -130,14 +140,18 @@ export function createApp(dependencies: AppDependencies) {
    * format. Like withoutIdleTimeout, but a streamed answer gives the idle timeout back from the relay's own
    * end (no second stream wrapped around the relay, which would cost a read and an enqueue per chunk).
    */
-  const handleCall = async <Parsed, Translation, Answer extends WholeAnswer>(request: Request, codec: Codec<Parsed, Translation, Answer>) => {
+  const handleCall = async <Parsed, Translation, Answer extends WholeAnswer>(
+    request: Request,
+    codec: Codec<Parsed, Translation, Answer>,
+    params: Record<string, string> = {},
+  ) => {
     const server = serverRef;
     const lifted = server !== null && idleTimeoutSeconds !== 0;
     if (lifted) server.timeout(request, 0);
     const watch: AnswerWatch = { streaming: false, drained: () => lifted && server.timeout(request, idleTimeoutSeconds) };
     const record = new CallRecord(services, clientAddressOf(request), codec.endpoint);
     try {
-      const response = await runExchange(services, record, request, codec, watch);
+      const response = await runExchange(services, record, request, codec, watch, params);
       if (!watch.streaming) watch.drained();
       return response;
     } catch (error) {
@@ -182,6 +196,14 @@ export function createApp(dependencies: AppDependencies) {
   const table = dependencies.endpoints ?? ENDPOINT_TABLE;
   const served = servedEndpoints(table);
 
+  /** 405 where the path is served by another method, 404 where it is not served at all. */
+  const notServed = (request: Request): Response => {
+    const path = new URL(request.url).pathname;
+    const allowed = served.methodsServedAt(path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) return errorResponse(errors.methodNotAllowed(request.method, path, allowed));
+    return errorResponse(errors.notFound(path, request.method, served.list));
+  };
+
   const withErrors = async (handler: () => Promise<Response>): Promise<Response> => {
     try {
       return await handler();
@@ -209,9 +231,7 @@ export function createApp(dependencies: AppDependencies) {
       const path = new URL(request.url).pathname;
       if (code === "NOT_FOUND") {
         if (dependencies.fallback && !path.startsWith("/v1")) return answerFromFallback(dependencies.fallback, request, path);
-        const allowed = served.methodsServedAt(path);
-        if (allowed.length > 0 && !allowed.includes(request.method)) return errorResponse(errors.methodNotAllowed(request.method, path, allowed));
-        return errorResponse(errors.notFound(path, request.method, served.list));
+        return notServed(request);
       }
       if (code === "PARSE") return errorResponse(errors.invalidJson("malformed body"));
       services.log("error", "framework error", { code: String(code), error: String(error) });
@@ -222,10 +242,22 @@ export function createApp(dependencies: AppDependencies) {
     .get("/readyz", () => handleReadiness(services));
 
   // Each row resolved once, here at startup: a codec made from the services is made now, not per request.
+  type RowHandler = (request: Request, params: Record<string, string>) => Promise<Response>;
+  const suffixed = new Map<string, { method: EndpointRow["method"]; prefix: string; rows: { name: string; suffix: string; handle: RowHandler }[] }>();
   for (const row of table) {
+    let handle: RowHandler;
     if (isCodecRow(row)) {
       const codec = typeof row.codec === "function" ? row.codec(services) : row.codec;
-      app.route(row.method, elysiaPathOf(row.path), ({ request }) => handleCall(request, codec), { parse: "none" });
+      handle = (request, params) => handleCall(request, codec, params);
+    } else {
+      handle = (request, params) => handlePlain(request, row, params);
+    }
+    const custom = suffixedPathOf(row.path);
+    if (custom) {
+      const key = `${row.method} ${custom.prefix}`;
+      const group = suffixed.get(key) ?? { method: row.method, prefix: custom.prefix, rows: [] };
+      group.rows.push({ name: custom.name, suffix: custom.suffix, handle });
+      suffixed.set(key, group);
       continue;
     }
     const wildcard = wildcardNameOf(row.path);
@@ -234,7 +266,20 @@ export function createApp(dependencies: AppDependencies) {
       elysiaPathOf(row.path),
       ({ request, params }) => {
         const named = params as Record<string, string>;
-        return handlePlain(request, row, wildcard === null ? named : { ...named, [wildcard]: named["*"] ?? "" });
+        return handle(request, wildcard === null ? named : { ...named, [wildcard]: named["*"] ?? "" });
+      },
+      { parse: "none" },
+    );
+  }
+  for (const { method, prefix, rows } of suffixed.values()) {
+    app.route(
+      method,
+      prefix,
+      ({ request, params }) => {
+        const value = (params as Record<string, string>)["*"] ?? "";
+        const row = rows.find((candidate) => value.length > candidate.suffix.length && value.endsWith(candidate.suffix));
+        if (!row) return notServed(request);
+        return row.handle(request, { [row.name]: value.slice(0, -row.suffix.length) });
       },
       { parse: "none" },
     );

@@ -3,13 +3,14 @@ import { countTokensCodec } from "./codecs/anthropic-messages/count-tokens-codec
 import { speechCodec } from "./codecs/audio/speech-codec";
 import { transcriptionsCodecs } from "./codecs/audio/transcriptions-codec";
 import { embeddingsCodec } from "./codecs/embeddings-codec";
+import { geminiBetaRows, geminiMethodRows } from "./codecs/gemini-api/gemini-api-rows";
 import { imageEditsCodec, imageGenerationsCodec } from "./codecs/images/images-codec";
 import { moderationsCodec } from "./codecs/moderations/moderations-codec";
 import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
 import { rerankCodec } from "./codecs/rerank/rerank-codec";
 import { responsesModule } from "./codecs/responses/responses-module";
 import type { BackgroundJob, EndpointModule, EndpointRow } from "./pipeline/endpoint";
-import { handleListModels, handleRetrieveModel, modelsErrorResponse } from "./routes/models";
+import { geminiModels, handleListModels, handleRetrieveModel, modelsErrorResponse } from "./routes/models";
 
 /** Endpoint families that bring more than rows (state, background jobs): each adds its rows and its jobs. */
 const MODULES = { responses: responsesModule } satisfies Record<string, EndpointModule>;
@@ -35,6 +36,9 @@ export const ENDPOINT_TABLE: readonly EndpointRow[] = [
   { method: "POST", path: "/v1/rerank", codec: rerankCodec },
   { method: "GET", path: "/v1/models", endpoint: "models.list", handler: handleListModels, errorResponse: modelsErrorResponse },
   { method: "GET", path: "/v1/models/{id*}", endpoint: "models.retrieve", handler: handleRetrieveModel, errorResponse: modelsErrorResponse },
+  // The Gemini API (@google/genai, Gemini CLI): /v1beta, and /v1, where @google/genai sends it by default.
+  ...geminiMethodRows("/v1"),
+  ...geminiBetaRows(geminiModels),
 ];
 
 /** The background jobs of the table's modules, started and stopped with the gateway's services. */

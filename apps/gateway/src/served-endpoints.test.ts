@@ -26,6 +26,18 @@ describe("servedEndpoints", () => {
       "POST /v1/rerank",
       "GET /v1/models",
       "GET /v1/models/{id}",
+      "POST /v1/models/{model}:generateContent",
+      "POST /v1/models/{model}:streamGenerateContent",
+      "POST /v1/models/{model}:countTokens",
+      "POST /v1/models/{model}:embedContent",
+      "POST /v1/models/{model}:batchEmbedContents",
+      "POST /v1beta/models/{model}:generateContent",
+      "POST /v1beta/models/{model}:streamGenerateContent",
+      "POST /v1beta/models/{model}:countTokens",
+      "POST /v1beta/models/{model}:embedContent",
+      "POST /v1beta/models/{model}:batchEmbedContents",
+      "GET /v1beta/models",
+      "GET /v1beta/models/{model}",
     ]);
   });
 

@@ -31,33 +31,21 @@ const keys: Record<string, keyof GatewaySettings> = {
  * The settings table, loaded whole and kept in memory; a NOTIFY drops it (callers then wait on a new load),
  * and refresh() re-reads it in the background while the current values stay in service (ReloadableSnapshot).
  */
-export class SettingsCache {
-  private readonly snapshot = new ReloadableSnapshot(() => this.load());
-
-  constructor(private readonly db: Database) {}
-
-  get(): GatewaySettings | Promise<GatewaySettings> {
-    return this.snapshot.get();
+export class SettingsCache extends ReloadableSnapshot<GatewaySettings> {
+  constructor(db: Database) {
+    super(() => loadSettings(db));
   }
+}
 
-  invalidate(): void {
-    this.snapshot.invalidate();
-  }
-
-  /** Re-reads the settings in the background (their max age passed); a failure keeps the current ones. */
-  refresh(): Promise<void> {
-    return this.snapshot.refresh();
-  }
-
-  private async load(): Promise<GatewaySettings> {
-    const rows = await this.db.select().from(settings);
-    const loaded: GatewaySettings = { ...defaults };
-    for (const row of rows) {
-      const key = keys[row.key];
-      if (key && typeof row.value === typeof defaults[key] && Array.isArray(row.value) === Array.isArray(defaults[key])) {
-        (loaded as unknown as Record<string, unknown>)[key] = row.value;
-      }
+/** The settings rows over the defaults; a row of an unknown key, or of a value of the wrong type, is passed over. */
+async function loadSettings(db: Database): Promise<GatewaySettings> {
+  const rows = await db.select().from(settings);
+  const loaded: GatewaySettings = { ...defaults };
+  for (const row of rows) {
+    const key = keys[row.key];
+    if (key && typeof row.value === typeof defaults[key] && Array.isArray(row.value) === Array.isArray(defaults[key])) {
+      (loaded as unknown as Record<string, unknown>)[key] = row.value;
     }
-    return loaded;
   }
+  return loaded;
 }

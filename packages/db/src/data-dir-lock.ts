@@ -11,11 +11,13 @@ export interface DataDirLock {
   release(): void;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id runs (signal 0 checks without sending anything). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
+    // EPERM: the process exists but belongs to another user.
     return (error as { code?: string }).code === "EPERM";
   }
 }
@@ -28,7 +30,7 @@ function lockPath(dataDir: string): string {
 export function dataDirHolder(dataDir: string): DataDirHolder | null {
   try {
     const holder = JSON.parse(readFileSync(lockPath(dataDir), "utf8")) as DataDirHolder;
-    return Number.isSafeInteger(holder.pid) && isAlive(holder.pid) ? holder : null;
+    return Number.isSafeInteger(holder.pid) && isProcessAlive(holder.pid) ? holder : null;
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-/** The one NOTIFY channel the triggers in drizzle/0001_notify_triggers.sql write to. */
+/** The one NOTIFY channel the triggers of drizzle/0001_notify_triggers.sql write to (the function body is in 0010). */
 export const INVALIDATION_CHANNEL = "tollgate_invalidate";
 
 /**

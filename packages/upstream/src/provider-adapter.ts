@@ -100,15 +100,18 @@ export class UpstreamAuthorizationError extends Error {
   }
 }
 
-/** The Gemini API methods a Gemini-API client calls (`/v1beta/models/{model}:{method}`). */
+/** The Gemini API methods a Gemini-API client calls on a model (`/models/{model}:{method}`). */
 export type GeminiMethod = "generateContent" | "streamGenerateContent" | "countTokens" | "embedContent" | "batchEmbedContents";
 
-/** A Gemini-API client's own request, for an upstream that speaks Google's Gemini API. */
+/** A Gemini-API client's own request, for an upstream that speaks Google's Gemini API itself. */
 export interface GeminiNativeInput {
   channel: AdapterChannel;
+  /** The model id to send upstream (after the channel's mapping), `models/` prefix or not. */
   upstreamModel: string;
   method: GeminiMethod;
+  /** The client's body, parsed; never mutated. */
   body: Record<string, unknown>;
+  /** The client's body as sent, forwarded as is when nothing must change. */
   text: string;
 }
 
@@ -191,6 +194,13 @@ export interface ProviderAdapter {
    */
   countTokens?(input: NativeMessagesInput): UpstreamHttpRequest;
 
+  /**
+   * Optional: the upstream speaks Google's Gemini API itself: a Gemini-API client's request goes as it came
+   * (stream as SSE, alt=sse). Null for a model or method the upstream serves only through another protocol
+   * (Vertex's Claude models, its embeddings): the request is translated as for a type without it.
+   */
+  geminiNative?(input: GeminiNativeInput): UpstreamHttpRequest | null;
+
   /** Optional: who /v1/models says owns a model served by this type's channels (`owned_by`); the channel type when absent. */
   readonly ownedBy?: string;
 
@@ -228,9 +238,6 @@ export interface ProviderAdapter {
    * JSON key), said without quoting it, or null when it will do. Absent: a key is one token (no whitespace).
    */
   keyProblem?(apiKey: string): string | null;
-
-  /** Optional: the upstream speaks Google's Gemini API itself: a Gemini-API client's request goes as it came (stream as SSE, alt=sse). */
-  geminiNative?(input: GeminiNativeInput): UpstreamHttpRequest;
 }
 
 /**

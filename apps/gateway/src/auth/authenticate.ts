@@ -15,14 +15,22 @@ function databaseUnavailable(cause: unknown): never {
   throw errors.databaseUnavailable("The gateway cannot verify this API key right now. Retry shortly.", cause);
 }
 
-/** Bearer key, or the Anthropic-style x-api-key header some clients send. */
+/**
+ * Bearer key; or the header Anthropic's clients send it in (x-api-key), or Google's (x-goog-api-key); or,
+ * as Google's API also takes it, the `key` query parameter. The request log never records a URL, so a key
+ * in the query stays out of it.
+ */
 export function readApiKey(request: Request): string | null {
   const authorization = request.headers.get("authorization");
   if (authorization) {
     const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
     return match ? (match[1] as string).trim() : null;
   }
-  return request.headers.get("x-api-key")?.trim() || null;
+  const header = request.headers.get("x-api-key") ?? request.headers.get("x-goog-api-key");
+  if (header !== null) return header.trim() || null;
+  const queryAt = request.url.indexOf("?");
+  if (queryAt === -1) return null;
+  return new URLSearchParams(request.url.slice(queryAt + 1)).get("key")?.trim() || null;
 }
 
 /** What authentication reads: the two caches, and the count of invalid keys per address. */

@@ -5,7 +5,15 @@ import type { BudgetFields } from "../accounting/budget-view";
 import { createIpAllowList, type IpAllowList } from "../policy/ip-allow-list";
 
 /** What the hot path needs of a token, pre-parsed once per load. */
-export interface CachedToken extends BudgetFields {
+/** What a token and a user may limit alike (each documented where it means something of its own). */
+interface AccessLimitFields {
+  allowedModels: Set<string> | null;
+  ipAllowList: IpAllowList | null;
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+}
+
+export interface CachedToken extends BudgetFields, AccessLimitFields {
   id: number;
   userId: number;
   name: string;
@@ -34,7 +42,7 @@ export interface CachedToken extends BudgetFields {
   alertThresholds: number[] | null;
 }
 
-export interface CachedUser extends BudgetFields {
+export interface CachedUser extends BudgetFields, AccessLimitFields {
   id: number;
   name: string;
   enabled: boolean;
@@ -79,12 +87,9 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     quotaLimit: row.quotaLimit,
     usedQuota: row.usedQuota,
-    allowedModels: row.allowedModels.length > 0 ? new Set(row.allowedModels) : null,
-    ipAllowList: row.allowedIps.length > 0 ? createIpAllowList(row.allowedIps) : null,
-    rpmLimit: row.rpmLimit,
-    tpmLimit: row.tpmLimit,
     secretRetiresAt,
     alertThresholds: row.alertThresholds,
+    ...accessLimitFields(row),
     ...budgetFields(row),
   };
 }
@@ -114,12 +119,19 @@ export async function loadUserById(db: Database, id: number): Promise<CachedUser
     balanceUnlimited: row.balanceUnlimited,
     budgetLimit: row.budgetLimit,
     usedTotal: row.usedTotal,
+    rateLimitKey: `u${row.id}`,
+    ...accessLimitFields(row),
+    ...budgetFields(row),
+  };
+}
+
+/** A token's or a user's model list, address list and rate limits, pre-parsed once per load (empty lists: no limit). */
+function accessLimitFields(row: { allowedModels: string[]; allowedIps: string[]; rpmLimit: number | null; tpmLimit: number | null }): AccessLimitFields {
+  return {
     allowedModels: row.allowedModels.length > 0 ? new Set(row.allowedModels) : null,
     ipAllowList: row.allowedIps.length > 0 ? createIpAllowList(row.allowedIps) : null,
     rpmLimit: row.rpmLimit,
     tpmLimit: row.tpmLimit,
-    rateLimitKey: `u${row.id}`,
-    ...budgetFields(row),
   };
 }
 

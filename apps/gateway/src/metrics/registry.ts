@@ -141,7 +141,21 @@ export class CounterChild {
   }
 }
 
-export class Counter<Names extends readonly string[]> extends LabelledFamily<Names, CounterChild> {
+/** A family whose series are one sample each (a counter's or a gauge's), rendered alike but for the type. */
+abstract class SingleValueFamily<Names extends readonly string[], Child extends { labelText: string; value: number }> extends LabelledFamily<Names, Child> {
+  protected abstract readonly metricType: "counter" | "gauge";
+
+  render(lines: string[]): void {
+    header(lines, this.name, this.help, this.metricType);
+    for (const child of this.children()) {
+      lines.push(`${this.name}${child.labelText ? `{${child.labelText}}` : ""} ${formatSampleValue(child.value)}`);
+    }
+  }
+}
+
+export class Counter<Names extends readonly string[]> extends SingleValueFamily<Names, CounterChild> {
+  protected readonly metricType = "counter";
+
   protected createChild(labelText: string): CounterChild {
     return new CounterChild(labelText);
   }
@@ -149,13 +163,6 @@ export class Counter<Names extends readonly string[]> extends LabelledFamily<Nam
   /** For a counter without labels. */
   inc(by = 1): void {
     this.unlabelledChild().inc(by);
-  }
-
-  render(lines: string[]): void {
-    header(lines, this.name, this.help, "counter");
-    for (const child of this.children()) {
-      lines.push(`${this.name}${child.labelText ? `{${child.labelText}}` : ""} ${formatSampleValue(child.value)}`);
-    }
   }
 }
 
@@ -173,7 +180,9 @@ export class GaugeChild {
   }
 }
 
-export class Gauge<Names extends readonly string[]> extends LabelledFamily<Names, GaugeChild> {
+export class Gauge<Names extends readonly string[]> extends SingleValueFamily<Names, GaugeChild> {
+  protected readonly metricType = "gauge";
+
   protected createChild(labelText: string): GaugeChild {
     return new GaugeChild(labelText);
   }
@@ -181,13 +190,6 @@ export class Gauge<Names extends readonly string[]> extends LabelledFamily<Names
   /** For a gauge without labels. */
   set(value: number): void {
     this.unlabelledChild().set(value);
-  }
-
-  render(lines: string[]): void {
-    header(lines, this.name, this.help, "gauge");
-    for (const child of this.children()) {
-      lines.push(`${this.name}${child.labelText ? `{${child.labelText}}` : ""} ${formatSampleValue(child.value)}`);
-    }
   }
 }
 

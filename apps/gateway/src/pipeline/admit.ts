@@ -106,23 +106,33 @@ export async function admitCaller(services: GatewayServices, record: CallRecord,
   return caller;
 }
 
+/** A model named in the path, percent-decoded; malformed encoding (`%E0%A4%A`) is the client's error. */
+function decodePathModel(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw errors.invalidIdentifier("model", "is not valid percent-encoding", encoded);
+  }
+}
+
 /**
  * The first stage of every exchange: every check that does not depend on the endpoint's own fields, in the
  * order the errors are meant to surface: key (401), source IP (403), rate (429), body (413/400), model name
  * and identifiers (400). `identifiers` says whose rules the names in the body follow; `bodyRules` how the
- * body is read (JSON, or a multipart upload whose text fields stand for the body) and the model a body
- * that names none is routed to.
+ * body is read (JSON, or a multipart upload whose text fields stand for the body), the model a body
+ * that names none is routed to, the model the path names (which wins over the body's) and whether the
+ * endpoint always streams.
  */
 export async function admit(
   services: GatewayServices,
   record: CallRecord,
   request: Request,
   identifiers: "openai" | "anthropic",
-  bodyRules: { format?: "json" | "multipart"; defaultModel?: string } = {},
+  bodyRules: { format?: "json" | "multipart"; defaultModel?: string; pathModel?: string; streams?: boolean } = {},
   /** The caller, when admitCaller already let it in (a plain handler that reads a body): only the body is checked. */
   admitted?: Caller,
 ): Promise<Admission> {
-  const { format = "json", defaultModel } = bodyRules;
+  const { format = "json", defaultModel, pathModel, streams = false } = bodyRules;
   let caller = admitted;
   if (caller === undefined) {
     // admitCaller's checks written out: the hot path keeps one await (no extra promise per call).
@@ -142,8 +152,8 @@ export async function admit(
   if (!multipart && nestsDeeperThan(body.value, MAX_JSON_DEPTH)) {
     throw new GatewayError(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`, { status: 400, code: "invalid_value" });
   }
-  record.streamRequested = body.value.stream === true;
-  const model = body.value.model ?? defaultModel;
+  record.streamRequested = streams || body.value.stream === true;
+  const model = pathModel !== undefined ? decodePathModel(pathModel) : (body.value.model ?? defaultModel);
   if (model === undefined || model === null || model === "") throw errors.missingParameter("model");
   if (typeof model !== "string") throw errors.invalidParameter("model", "'model' must be a string.");
   // Before the model reaches a lookup, a log line or a request-log row (a NUL would fail its batch).

@@ -92,6 +92,13 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
   readonly bodyFormat?: "json" | "multipart";
   /** The model a request that names none is routed to (OpenAI's moderations default to omni-moderation-latest). */
   readonly defaultModel?: string;
+  /**
+   * The path parameter that names the model (Google's `/models/{model}:generateContent`), for bodies that
+   * name none: it wins over a `model` in the body. Absent: the body's `model`.
+   */
+  readonly modelParam?: string;
+  /** Every call streams, whatever its body says (Gemini's :streamGenerateContent, whose body has no `stream`). */
+  readonly streams?: boolean;
   /** The call holds no quota and costs nothing whatever its model's price (count_tokens). */
   readonly notBilled?: boolean;
 

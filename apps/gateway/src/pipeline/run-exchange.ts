@@ -44,9 +44,16 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   request: Request,
   codec: Codec<Parsed, Translation, Answer>,
   watch?: AnswerWatch,
+  /** The path's parameters by the names the row's path gives them (the model of `/models/{model}:generateContent`). */
+  params: Record<string, string> = {},
 ): Promise<Response> {
   if (codec.notBilled) record.makeFree();
-  const admission = await admit(services, record, request, codec.identifiers, { format: codec.bodyFormat, defaultModel: codec.defaultModel });
+  const admission = await admit(services, record, request, codec.identifiers, {
+    format: codec.bodyFormat,
+    defaultModel: codec.defaultModel,
+    pathModel: codec.modelParam === undefined ? undefined : (params[codec.modelParam] ?? ""),
+    streams: codec.streams,
+  });
   const parsedResult = codec.parse(admission, services, request);
   const parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
   const reserved = parsed.reservationBody ? { ...admission, body: { ...admission.body, ...parsed.reservationBody } } : admission;

@@ -3,6 +3,8 @@ import { errorResponse, errors, type GatewayError } from "../errors";
 import type { EndpointCall } from "../pipeline/endpoint";
 import { modelRefusedBy } from "../policy/model-allowed";
 import { checkModelName } from "../validate-identifiers";
+import { geminiErrorResponse } from "../codecs/gemini-api/gemini-error";
+import { geminiModelHandlers, googleModelList, wantsGoogleShape } from "../codecs/gemini-api/gemini-models";
 
 interface ModelEntry {
   id: string;
@@ -38,9 +40,21 @@ async function listModelsFor({ services, caller }: EndpointCall): Promise<ModelE
   return entries.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** GET /v1/models: OpenAI's list, or Anthropic's paged list for a call that carries anthropic-version. */
+/** The ids of the models a call may use, sorted. */
+async function modelIdsFor(call: EndpointCall): Promise<string[]> {
+  return (await listModelsFor(call)).map((entry) => entry.id);
+}
+
+/** GET /v1beta/models and /v1beta/models/{model}, in Google's shapes. */
+export const geminiModels = geminiModelHandlers(modelIdsFor);
+
+/**
+ * GET /v1/models: OpenAI's list; Anthropic's paged list for a call that carries anthropic-version; Google's
+ * for a call from Google's clients (which send their v1 calls here: @google/genai's default API version).
+ */
 export async function handleListModels(call: EndpointCall): Promise<Response> {
   if (wantsAnthropicShape(call.request)) return listInAnthropicShape(call);
+  if (wantsGoogleShape(call.request)) return Response.json(googleModelList(await modelIdsFor(call), new URL(call.request.url)), { headers: call.record.answerHeaders() });
   const data = await listModelsFor(call);
   return Response.json({ object: "list", data }, { headers: call.record.answerHeaders() });
 }
@@ -50,9 +64,10 @@ function wantsAnthropicShape(request: Request): boolean {
   return request.headers.has("anthropic-version");
 }
 
-/** An error on /v1/models in the shape the client reads: Anthropic's when it sent anthropic-version, OpenAI's otherwise. */
+/** An error on /v1/models in the shape the client reads: Anthropic's when it sent anthropic-version, Google's from Google's clients, OpenAI's otherwise. */
 export function modelsErrorResponse(error: GatewayError, headers: Record<string, string>, request: Request): Response {
   if (wantsAnthropicShape(request)) return anthropicErrorResponse(error.status, error.message, { ...error.headers, ...headers });
+  if (wantsGoogleShape(request)) return geminiErrorResponse(error, headers);
   return errorResponse(error, headers);
 }
 
@@ -104,6 +119,7 @@ function decodeModelId(encoded: string): string {
 
 /** GET /v1/models/{id}: the key is checked first (by the wrapper), then the id (decoded, bounded), then looked up. */
 export async function handleRetrieveModel(call: EndpointCall): Promise<Response> {
+  if (wantsGoogleShape(call.request)) return geminiModels.retrieve({ ...call, params: { model: call.params.id ?? "" } });
   const data = await listModelsFor(call);
   const model = decodeModelId(call.params.id ?? "");
   checkModelName(model);

@@ -72,76 +72,58 @@ export function toRoutableChannel(row: typeof channels.$inferSelect, apiKey: str
  * says one changed (see ReloadableSnapshot: until the reload lands, callers wait on it rather than route on
  * a stale picture, and refresh() re-reads them in the background once their max age has passed).
  */
-export class ChannelCatalog {
-  private readonly snapshot = new ReloadableSnapshot(
-    () => this.load(),
-    (error) => this.log("channel catalog could not be re-read; the cached one stays in service", { error: String(error) }),
-  );
-
-  constructor(
-    private readonly db: Database,
-    private readonly secretBox: SecretBox,
-    private readonly log: (message: string, fields?: Record<string, unknown>) => void = () => {},
-    private readonly addressPolicy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
-  ) {}
-
-  get(): CatalogSnapshot | Promise<CatalogSnapshot> {
-    return this.snapshot.get();
+export class ChannelCatalog extends ReloadableSnapshot<CatalogSnapshot> {
+  constructor(db: Database, secretBox: SecretBox, log: CatalogLog = () => {}, addressPolicy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY) {
+    super(
+      () => loadCatalog(db, secretBox, log, addressPolicy),
+      (error) => log("channel catalog could not be re-read; the cached one stays in service", { error: String(error) }),
+    );
   }
+}
 
-  invalidate(): void {
-    this.snapshot.invalidate();
-  }
+type CatalogLog = (message: string, fields?: Record<string, unknown>) => void;
 
-  refresh(): Promise<void> {
-    return this.snapshot.refresh();
-  }
-
-  get isLoaded(): boolean {
-    return this.snapshot.isLoaded;
-  }
-
-  private async load(): Promise<CatalogSnapshot> {
-    const [channelRows, priceRows] = await Promise.all([
-      this.db.select().from(channels),
-      this.db.select().from(modelPrices),
-    ]);
-    const channelsByModel = new Map<string, RoutableChannel[]>();
-    for (const row of channelRows) {
-      // The address was checked when it was saved; checked again here because the policy may have tightened
-      // since, or the row been written by hand. Only literal addresses: a DNS lookup would hold up the reload.
-      const addressRefusal = upstreamAddressRefusal(row.baseUrl, this.addressPolicy);
-      if (addressRefusal !== null) {
-        this.log("channel base URL is refused by the upstream address policy; channel skipped", { channel: row.id, reason: addressRefusal });
-        continue;
-      }
-      let apiKey: string;
-      try {
-        apiKey = await this.secretBox.decrypt(row.apiKeyEncrypted, channelKeyBinding(row.id));
-      } catch {
-        this.log("channel key cannot be decrypted with TOLLGATE_SECRET for this row; channel skipped", { channel: row.id });
-        continue;
-      }
-      const channel = toRoutableChannel(row, apiKey);
-      for (const model of row.models) {
-        const list = channelsByModel.get(model);
-        if (list) list.push(channel);
-        else channelsByModel.set(model, [channel]);
-      }
+/** Every channel whose address the policy allows and whose key decrypts, by model, and every price. */
+async function loadCatalog(db: Database, secretBox: SecretBox, log: CatalogLog, addressPolicy: UpstreamAddressPolicy): Promise<CatalogSnapshot> {
+  const [channelRows, priceRows] = await Promise.all([
+    db.select().from(channels),
+    db.select().from(modelPrices),
+  ]);
+  const channelsByModel = new Map<string, RoutableChannel[]>();
+  for (const row of channelRows) {
+    // The address was checked when it was saved; checked again here because the policy may have tightened
+    // since, or the row been written by hand. Only literal addresses: a DNS lookup would hold up the reload.
+    const addressRefusal = upstreamAddressRefusal(row.baseUrl, addressPolicy);
+    if (addressRefusal !== null) {
+      log("channel base URL is refused by the upstream address policy; channel skipped", { channel: row.id, reason: addressRefusal });
+      continue;
     }
-    const prices = new Map<string, PricedModel>();
-    for (const row of priceRows) {
-      prices.set(row.model, {
-        inputPrice: row.inputPrice,
-        outputPrice: row.outputPrice,
-        cachedInputPrice: row.cachedInputPrice,
-        unit: row.priceUnit as PriceUnit,
-        unitPrice: row.unitPrice,
-        imagePrices: row.imagePrices,
-        defaultMaxTokens: row.defaultMaxTokens,
-        ownedBy: row.ownedBy,
-      });
+    let apiKey: string;
+    try {
+      apiKey = await secretBox.decrypt(row.apiKeyEncrypted, channelKeyBinding(row.id));
+    } catch {
+      log("channel key cannot be decrypted with TOLLGATE_SECRET for this row; channel skipped", { channel: row.id });
+      continue;
     }
-    return { channelsByModel, prices, loadedAt: Date.now() };
+    const channel = toRoutableChannel(row, apiKey);
+    for (const model of row.models) {
+      const list = channelsByModel.get(model);
+      if (list) list.push(channel);
+      else channelsByModel.set(model, [channel]);
+    }
   }
+  const prices = new Map<string, PricedModel>();
+  for (const row of priceRows) {
+    prices.set(row.model, {
+      inputPrice: row.inputPrice,
+      outputPrice: row.outputPrice,
+      cachedInputPrice: row.cachedInputPrice,
+      unit: row.priceUnit as PriceUnit,
+      unitPrice: row.unitPrice,
+      imagePrices: row.imagePrices,
+      defaultMaxTokens: row.defaultMaxTokens,
+      ownedBy: row.ownedBy,
+    });
+  }
+  return { channelsByModel, prices, loadedAt: Date.now() };
 }

@@ -1,4 +1,4 @@
-import { Field, inputClass, TextField } from "./form-fields";
+import { SelectField, TextField } from "./form-fields";
 import { formatDateTime } from "../lib/format";
 import { formatUsdExact } from "../lib/money";
 
@@ -34,45 +34,26 @@ export function BudgetFields(props: {
   disabled?: boolean;
   hint?: string;
 }) {
+  // The zone matters only to a budget that resets; the thresholds to any budget.
+  const textFields = [
+    { label: "Time zone", name: "budgetTimeZone", hint: "Periods start at midnight here (IANA name).", value: props.timeZone, onChange: props.onTimeZone, disabled: props.disabled || props.period === "none" },
+    { label: "Alert at (%)", name: "alertThresholds", hint: "e.g. 50, 80, 100. Empty: the default; none: no alerts.", value: props.thresholds, onChange: props.onThresholds, placeholder: "default" },
+  ];
   return (
     <div className="grid gap-4 sm:grid-cols-3">
-      <Field label="Budget period" error={props.errors.budgetPeriod} hint={props.hint ?? "The limit applies to each period and resets by itself."}>
-        {(id, invalid, describedBy) => (
-          <select
-            id={id}
-            {...describedBy}
-            name="budgetPeriod"
-            className={inputClass(invalid)}
-            value={props.period}
-            disabled={props.disabled}
-            onChange={(event) => props.onPeriod(event.target.value as BudgetPeriodValue)}
-          >
-            {Object.entries(BUDGET_PERIOD_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <TextField
-        label="Time zone"
-        name="budgetTimeZone"
+      <SelectField
+        label="Budget period"
+        name="budgetPeriod"
         errors={props.errors}
-        hint="Periods start at midnight here (IANA name)."
-        value={props.timeZone}
-        disabled={props.disabled || props.period === "none"}
-        onChange={props.onTimeZone}
+        hint={props.hint ?? "The limit applies to each period and resets by itself."}
+        options={Object.entries(BUDGET_PERIOD_LABELS)}
+        value={props.period}
+        disabled={props.disabled}
+        onChange={(value) => props.onPeriod(value as BudgetPeriodValue)}
       />
-      <TextField
-        label="Alert at (%)"
-        name="alertThresholds"
-        errors={props.errors}
-        hint="e.g. 50, 80, 100. Empty: the default; none: no alerts."
-        value={props.thresholds}
-        placeholder="default"
-        onChange={props.onThresholds}
-      />
+      {textFields.map((field) => (
+        <TextField key={field.name} errors={props.errors} {...field} />
+      ))}
     </div>
   );
 }

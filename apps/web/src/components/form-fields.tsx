@@ -69,6 +69,65 @@ export function NumberField(props: Omit<TextFieldProps, "type" | "inputMode">) {
   return <TextField {...props} inputMode="numeric" />;
 }
 
+/** A labelled choice among fixed options, `[value, label]` each; its messages come from the field errors under its name. */
+export function SelectField(props: {
+  label: string;
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly (readonly [value: string, label: string])[];
+  errors?: Record<string, string[] | undefined>;
+  hint?: ReactNode;
+  disabled?: boolean;
+}) {
+  return (
+    <Field label={props.label} error={props.errors?.[props.name]} hint={props.hint}>
+      {(id, invalid, describedBy) => (
+        <select id={id} {...describedBy} name={props.name} className={inputClass(invalid)} value={props.value} disabled={props.disabled} onChange={(event) => props.onChange(event.target.value)}>
+          {props.options.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+/**
+ * A value that a checkbox can waive ("Never expires", "Unlimited", "No budget"): the input shows only while the
+ * box is clear. `inline` puts the box beside the input rather than above it.
+ */
+export function WaivableField(props: {
+  label: string;
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+  waiver: { name: string; label: string; checked: boolean; onChange: (checked: boolean) => void };
+  input?: Pick<InputHTMLAttributes<HTMLInputElement>, "type" | "inputMode">;
+  inline?: boolean;
+  errors?: Record<string, string[] | undefined>;
+  hint?: ReactNode;
+}) {
+  const { waiver } = props;
+  return (
+    <Field label={props.label} error={props.errors?.[props.name]} hint={props.hint}>
+      {(id, invalid, describedBy) => (
+        <div className={props.inline ? "flex items-center gap-3" : "space-y-1.5"}>
+          <label className={props.inline ? "flex shrink-0 items-center gap-2 whitespace-nowrap text-sm" : "flex items-center gap-2 text-sm"}>
+            <input type="checkbox" name={waiver.name} checked={waiver.checked} onChange={(event) => waiver.onChange(event.target.checked)} />
+            {waiver.label}
+          </label>
+          {waiver.checked ? null : (
+            <input id={id} {...describedBy} name={props.name} {...props.input} className={inputClass(invalid)} value={props.value} onChange={(event) => props.onChange(event.target.value)} />
+          )}
+        </div>
+      )}
+    </Field>
+  );
+}
+
 export function FormError(props: { message: string | null }) {
   if (!props.message) return null;
   return (

@@ -14,6 +14,13 @@ export interface TimeSpan {
   to: Date;
 }
 
+type SpanEnd = keyof TimeSpan;
+
+const spanEnds: [SpanEnd, string][] = [
+  ["from", "From"],
+  ["to", "To"],
+];
+
 /** [from, to) of a preset, fixed when chosen so that query keys stay stable. */
 export function presetSpan(key: Exclude<RangeChoice, "custom">, now = Date.now()): TimeSpan {
   const preset = presets.find((item) => item.key === key)!;
@@ -22,14 +29,19 @@ export function presetSpan(key: Exclude<RangeChoice, "custom">, now = Date.now()
 
 /** Preset ranges plus a custom from/to (local time), applied when both are valid and in order. */
 export function RangePicker(props: { choice: RangeChoice; span: TimeSpan; onChange: (choice: RangeChoice, span: TimeSpan) => void }) {
-  const [from, setFrom] = useState(() => toLocalInput(props.span.from));
-  const [to, setTo] = useState(() => toLocalInput(props.span.to));
-  const customError = props.choice === "custom" && from && to && new Date(from) >= new Date(to) ? "The start must be before the end" : null;
-  const applyCustom = (nextFrom: string, nextTo: string) => {
-    const start = new Date(nextFrom);
-    const end = new Date(nextTo);
+  // The custom range's ends as typed (datetime-local text), applied as soon as both are valid and in order.
+  const [custom, setCustom] = useState<Record<SpanEnd, string>>(() => ({ from: toLocalInput(props.span.from), to: toLocalInput(props.span.to) }));
+  const customError = props.choice === "custom" && custom.from && custom.to && new Date(custom.from) >= new Date(custom.to) ? "The start must be before the end" : null;
+  const applyCustom = (typed: Record<SpanEnd, string>) => {
+    const start = new Date(typed.from);
+    const end = new Date(typed.to);
     if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end) return;
     props.onChange("custom", { from: start, to: end });
+  };
+  const typeEnd = (which: SpanEnd, value: string) => {
+    const typed = { ...custom, [which]: value };
+    setCustom(typed);
+    applyCustom(typed);
   };
   return (
     <div className="flex flex-wrap items-end gap-2">
@@ -48,7 +60,7 @@ export function RangePicker(props: { choice: RangeChoice; span: TimeSpan; onChan
         <button
           type="button"
           aria-pressed={props.choice === "custom"}
-          onClick={() => applyCustom(from, to)}
+          onClick={() => applyCustom(custom)}
           className={`rounded px-2.5 py-1 text-sm ${props.choice === "custom" ? "bg-indigo-600 text-white" : "text-slate-600 hover:bg-slate-100"}`}
         >
           Custom
@@ -64,24 +76,9 @@ export function RangePicker(props: { choice: RangeChoice; span: TimeSpan; onChan
       </div>
       {props.choice === "custom" ? (
         <div className="flex flex-wrap items-end gap-2">
-          <DateTimeField
-            label="From"
-            value={from}
-            invalid={Boolean(customError)}
-            onChange={(value) => {
-              setFrom(value);
-              applyCustom(value, to);
-            }}
-          />
-          <DateTimeField
-            label="To"
-            value={to}
-            invalid={Boolean(customError)}
-            onChange={(value) => {
-              setTo(value);
-              applyCustom(from, value);
-            }}
-          />
+          {spanEnds.map(([which, label]) => (
+            <DateTimeField key={which} label={label} value={custom[which]} invalid={Boolean(customError)} onChange={(value) => typeEnd(which, value)} />
+          ))}
           {customError ? (
             <p className="text-xs text-red-600" role="alert">
               {customError}

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { renderToStaticMarkup } from "react-dom/server";
 import type { ResourceList } from "../lib/use-resource-list";
-import { ConfirmDelete, ResourceTable } from "./resource-table";
+import { ConfirmDelete, NamedRecordTable, ResourceTable } from "./resource-table";
 
 interface Row {
   id: number;
@@ -89,15 +89,35 @@ describe("ResourceTable", () => {
   });
 });
 
+describe("NamedRecordTable", () => {
+  test("names the table and each row after the noun, and puts the name first in bold with its details below", () => {
+    const html = renderToStaticMarkup(
+      <NamedRecordTable
+        noun="thing"
+        source={list()}
+        empty="No things yet."
+        nameDetails={(row) => <div className="text-xs">costs {row.cost}</div>}
+        columns={[{ header: "Status", cell: (row) => row.status }]}
+      />,
+    );
+    expect(html).toContain('<table class="table" data-testid="things-table">');
+    expect(html).toContain("<th>Name</th><th>Status</th>");
+    expect(html).toContain('<tr data-thing-name="first"><td class="font-medium text-slate-900">first<div class="text-xs">costs 5</div></td><td>enabled</td></tr>');
+    expect(html).toContain('<tr data-thing-name="second">');
+  });
+});
+
 describe("ConfirmDelete", () => {
   const render = (overrides: Partial<ResourceList<Row>>) =>
-    renderToStaticMarkup(<ConfirmDelete list={list(overrides)} title="Delete thing" confirmLabel="Delete thing" message={(row) => `Delete ${row.name}?`} />);
+    renderToStaticMarkup(<ConfirmDelete list={list(overrides)} noun="thing" afterName={(row) => ` (it costs ${row.cost})? This cannot be undone.`} />);
 
-  test("asks only while a deletion waits for confirmation", () => {
+  test("asks only while a deletion waits for confirmation, titled and confirmed with the noun, naming the record", () => {
     expect(render({})).toBe("");
     const html = render({ deleting: rows[0]! });
     expect(html).toContain('role="dialog"');
-    expect(html).toContain("Delete first?");
+    expect(html).toContain("Delete thing</h2>");
+    expect(html).toContain("Delete <strong>first</strong> (it costs 5)? This cannot be undone.");
+    expect(html).toMatch(/<button[^>]*>Delete thing<\/button>/);
   });
 
   test("says why the server refused the deletion", () => {

@@ -98,6 +98,32 @@ export function ResourceTable<Row>(props: ResourceTableProps<Row>) {
   );
 }
 
+/** A record a list page names (a token, a channel, a user). */
+export interface NamedRecord extends ListedRecord {
+  name: string;
+}
+
+/**
+ * The table of a list of named records: keyed by id, each row marked data-<noun>-name (by which tests and
+ * scripts find it), the name first in bold with what `nameDetails` adds below it, then the other columns.
+ */
+export function NamedRecordTable<Row extends NamedRecord>(
+  props: Omit<ResourceTableProps<Row>, "rowKey" | "rowAttributes" | "testId"> & { noun: string; nameDetails: (row: Row) => ReactNode },
+) {
+  const { noun, nameDetails, columns, ...table } = props;
+  const name: Column<Row> = {
+    header: "Name",
+    className: "font-medium text-slate-900",
+    cell: (row) => (
+      <>
+        {row.name}
+        {nameDetails(row)}
+      </>
+    ),
+  };
+  return <ResourceTable {...table} testId={`${noun}s-table`} rowKey={(row) => row.id} rowAttributes={(row) => ({ [`data-${noun}-name`]: row.name })} columns={[name, ...columns]} />;
+}
+
 /** The actions column stays in view at the card's right edge when the other columns scroll sideways. */
 const stickyActionsClass = "sticky right-0 bg-white shadow-[-6px_0_6px_-6px_rgba(15,23,42,0.25)]";
 
@@ -169,15 +195,20 @@ export function DeleteButton<Row extends ListedRecord>(props: { list: ResourceLi
   );
 }
 
-/** Asks before the list's pending deletion; says why if the server refused it. */
-export function ConfirmDelete<Row>(props: { list: ResourceList<Row>; title: string; confirmLabel: string; message: (row: Row) => ReactNode }) {
+/** Asks before the list's pending deletion ("Delete <name>", then `afterName`); says why if the server refused it. */
+export function ConfirmDelete<Row extends NamedRecord>(props: { list: ResourceList<Row>; noun: string; afterName: (row: Row) => ReactNode }) {
   const { list } = props;
   if (!list.deleting) return null;
   return (
     <ConfirmDialog
-      title={props.title}
-      message={props.message(list.deleting)}
-      confirmLabel={props.confirmLabel}
+      title={`Delete ${props.noun}`}
+      message={
+        <>
+          Delete <strong>{list.deleting.name}</strong>
+          {props.afterName(list.deleting)}
+        </>
+      }
+      confirmLabel={`Delete ${props.noun}`}
       busy={list.isDeleting}
       error={list.deleteError?.message ?? null}
       onConfirm={list.confirmDelete}

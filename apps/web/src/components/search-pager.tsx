@@ -1,4 +1,6 @@
+import { keepPreviousData, type QueryKey, type UseMutationOptions, type UseQueryOptions } from "@tanstack/react-query";
 import { useCallback, useEffect, useState } from "react";
+import { type ErrorMessage, type ResourceList, type StatusChange, useResourceList } from "../lib/use-resource-list";
 
 /** Where a searchable list is: the text searched for and the first row of the page shown. */
 export interface PageState {
@@ -24,6 +26,33 @@ export function usePageState(): { state: PageState; text: string; setText: (text
   }, [text, state.query]);
   const setOffset = useCallback((offset: number) => setState((current) => ({ ...current, offset })), []);
   return { state, text, setText, setOffset };
+}
+
+/** A procedure as the list calls it: its key and its call (the list adds the callbacks, and reads only an error's message). */
+type ListProcedure<Input> = Pick<UseMutationOptions<unknown, ErrorMessage, Input>, "mutationKey" | "mutationFn">;
+
+/** What a searchable list procedure takes: the search (none when empty) and the page. */
+export interface PageInput {
+  query: string | undefined;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * A searchable list's page state and its useResourceList: the list procedure's query for the page shown
+ * (`queryOf`), the previous page kept on screen while the next loads, the rows its `items`.
+ */
+export function useSearchableList<Data extends { items: object[] }, Key extends QueryKey, QueryError extends ErrorMessage>(
+  queryOf: (page: PageInput) => UseQueryOptions<Data, QueryError, Data, Key>,
+  mutations: { update?: ListProcedure<StatusChange>; remove?: ListProcedure<{ id: number }> },
+): { paging: ReturnType<typeof usePageState>; list: ResourceList<Data["items"][number], Data> } {
+  const paging = usePageState();
+  const list = useResourceList({
+    query: { ...queryOf({ query: paging.state.query || undefined, offset: paging.state.offset, limit: PAGE_SIZE }), placeholderData: keepPreviousData },
+    rowsOf: (page): Data["items"] => page.items,
+    ...mutations,
+  });
+  return { paging, list };
 }
 
 /** The search box above a searchable list (the search runs on the server). */

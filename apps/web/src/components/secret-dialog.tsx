@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { clientSnippets } from "../lib/client-snippets";
 import { useTRPC } from "../trpc";
 import { ClientSnippetTabs } from "./client-snippet-tabs";
@@ -24,17 +24,13 @@ export function SecretDialog(props: { secret: string; name: string; onClose: () 
   const snippets = clientSnippets({ baseUrl, key: props.secret, model: models.data?.[0] ?? "your-model" });
   return (
     <Modal title={`Token "${props.name}" created`} onClose={close} wide>
-      <div className="space-y-4">
-        <div className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900" role="alert">
-          <strong>Copy this key now.</strong> It is shown only this once and cannot be recovered; if it is lost, create a new token and delete this one. Keep it on the
-          server side (an environment variable), never in front-end code or a public repository.
-        </div>
-        <div className="flex flex-wrap items-center gap-2">
-          <code className="min-w-0 flex-1 break-all rounded-md bg-slate-900 px-3 py-2 font-mono text-sm text-emerald-300" data-testid="token-secret">
-            {props.secret}
-          </code>
-          <CopyButton text={props.secret} onCopied={markCopied} />
-        </div>
+      <OneTimeSecret
+        secret={props.secret}
+        testId="token-secret"
+        warning="It is shown only this once and cannot be recovered; if it is lost, create a new token and delete this one. Keep it on the server side (an environment variable), never in front-end code or a public repository."
+        onCopied={markCopied}
+        onDone={close}
+      >
         <div className="space-y-1">
           <p className="text-sm font-medium text-slate-700">Use it</p>
           <ClientSnippetTabs snippets={snippets} onCopied={markCopied} />
@@ -54,12 +50,33 @@ export function SecretDialog(props: { secret: string; name: string; onClose: () 
             </div>
           </div>
         ) : null}
-        <div className="flex justify-end">
-          <button type="button" className="button-primary" onClick={close}>
-            I have stored the key
-          </button>
-        </div>
-      </div>
+      </OneTimeSecret>
     </Modal>
+  );
+}
+
+/**
+ * A key shown once (a new token's, a rolled one's): the warning, the key with its Copy button, what the caller
+ * adds below it (how to use it, a confirmation), and the button that closes.
+ */
+export function OneTimeSecret(props: { secret: string; testId: string; warning: string; onCopied?: () => void; onDone: () => void; children?: ReactNode }) {
+  return (
+    <div className="space-y-4">
+      <div className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900" role="alert">
+        <strong>Copy this key now.</strong> {props.warning}
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        <code className="min-w-0 flex-1 break-all rounded-md bg-slate-900 px-3 py-2 font-mono text-sm text-emerald-300" data-testid={props.testId}>
+          {props.secret}
+        </code>
+        <CopyButton text={props.secret} onCopied={props.onCopied} />
+      </div>
+      {props.children}
+      <div className="flex justify-end">
+        <button type="button" className="button-primary" onClick={props.onDone}>
+          I have stored the key
+        </button>
+      </div>
+    </div>
   );
 }

@@ -1,8 +1,8 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Field, FormActions, inputClass, NumberField, TextField } from "../components/form-fields";
+import { Field, FormActions, inputClass, NumberField, SelectField, TextField } from "../components/form-fields";
 import { splitLines } from "../lib/format";
-import type { ChannelView } from "../lib/router-types";
+import type { ChannelView, Outputs } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 
@@ -35,6 +35,31 @@ function toolPricesText(prices: Record<string, number> | undefined): string {
     .join("\n");
 }
 
+type ChannelTypeInfo = Outputs["channels"]["types"][number];
+
+/** A setting a type may take as a choice among fixed options, shown when it takes it; "" is the type's default. */
+interface ChoiceSetting {
+  name: "responsesApi" | "structuredOutput";
+  label: string;
+  hint: string;
+  options: (type: ChannelTypeInfo) => [value: string, label: string][];
+}
+
+const CHOICE_SETTINGS: ChoiceSetting[] = [
+  {
+    name: "responsesApi",
+    label: "Responses API",
+    hint: "Whether the upstream serves /responses itself (relayed as sent) or only chat completions (/v1/responses is translated).",
+    options: (type: ChannelTypeInfo) => [["", `Default (${type.responsesApiDefault})`], ["yes", "Speaks it: relay natively"], ["no", "Chat only: translate"]],
+  },
+  {
+    name: "structuredOutput",
+    label: "Structured output",
+    hint: "How response_format json_schema reaches Claude: a forced tool works on every model; native output_config needs a model that has structured outputs.",
+    options: () => [["", "Default (forced tool)"], ["tool", "Forced tool"], ["native", "Native (output_config.format)"]],
+  },
+];
+
 /** Add or edit a channel; once saved, `onSaved` refreshes the list (and the models it serves) and closes the form. */
 export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
@@ -55,8 +80,10 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   const [weight, setWeight] = useState(String(editing?.weight ?? 1));
   const [preset, setPreset] = useState(editing?.preset ?? "");
   // "" is the default (per preset or API version; the forced tool), sent as null when editing to clear a choice.
-  const [responsesApi, setResponsesApi] = useState(editing?.responsesApi === null || editing?.responsesApi === undefined ? "" : editing.responsesApi ? "yes" : "no");
-  const [structuredOutput, setStructuredOutput] = useState<string>(editing?.structuredOutput ?? "");
+  const [choices, setChoices] = useState<Record<ChoiceSetting["name"], string>>({
+    responsesApi: editing?.responsesApi === null || editing?.responsesApi === undefined ? "" : editing.responsesApi ? "yes" : "no",
+    structuredOutput: editing?.structuredOutput ?? "",
+  });
   const [builtInTools, setBuiltInTools] = useState(toolPricesText(editing?.builtInTools));
   // A cloud channel's project and location (Vertex AI); "" is the default, sent as null when editing to clear it.
   const [project, setProject] = useState(editing?.project ?? "");
@@ -105,8 +132,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
     // Before the types have loaded a new channel names none: the server's default type applies.
     const fields = { name, ...(type ? { type } : {}), baseUrl, models: splitLines(models), modelMapping, groups: splitLines(groups), ...numbers };
     const takes = settings?.settings;
-    const responsesChoice = responsesApi === "" ? null : responsesApi === "yes";
-    const structuredChoice = structuredOutput === "tool" || structuredOutput === "native" ? structuredOutput : null;
+    const responsesChoice = choices.responsesApi === "" ? null : choices.responsesApi === "yes";
+    const structuredChoice = choices.structuredOutput === "tool" || choices.structuredOutput === "native" ? choices.structuredOutput : null;
     if (editing) {
       update.mutate({
         id: editing.id,
@@ -272,36 +299,18 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
           ) : null}
         </div>
       ) : null}
-      {settings?.settings.responsesApi ? (
-        <Field
-          label="Responses API"
-          error={errors.responsesApi}
-          hint="Whether the upstream serves /responses itself (relayed as sent) or only chat completions (/v1/responses is translated)."
-        >
-          {(id, invalid, describedBy) => (
-            <select id={id} {...describedBy} name="responsesApi" className={inputClass(invalid)} value={responsesApi} onChange={(event) => setResponsesApi(event.target.value)}>
-              <option value="">Default ({settings.responsesApiDefault})</option>
-              <option value="yes">Speaks it: relay natively</option>
-              <option value="no">Chat only: translate</option>
-            </select>
-          )}
-        </Field>
-      ) : null}
-      {settings?.settings.structuredOutput ? (
-        <Field
-          label="Structured output"
-          error={errors.structuredOutput}
-          hint="How response_format json_schema reaches Claude: a forced tool works on every model; native output_config needs a model that has structured outputs."
-        >
-          {(id, invalid, describedBy) => (
-            <select id={id} {...describedBy} name="structuredOutput" className={inputClass(invalid)} value={structuredOutput} onChange={(event) => setStructuredOutput(event.target.value)}>
-              <option value="">Default (forced tool)</option>
-              <option value="tool">Forced tool</option>
-              <option value="native">Native (output_config.format)</option>
-            </select>
-          )}
-        </Field>
-      ) : null}
+      {CHOICE_SETTINGS.filter((choice) => settings?.settings[choice.name]).map((choice) => (
+        <SelectField
+          key={choice.name}
+          label={choice.label}
+          name={choice.name}
+          errors={errors}
+          hint={choice.hint}
+          options={choice.options(settings!)}
+          value={choices[choice.name]}
+          onChange={(value) => setChoices((current) => ({ ...current, [choice.name]: value }))}
+        />
+      ))}
       <Field
         label="Built-in tools"
         error={errors.builtInTools}

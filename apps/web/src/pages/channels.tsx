@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
+import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton, StatusButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime, formatMs, formatNumber } from "../lib/format";
 import type { ChannelView } from "../lib/router-types";
@@ -104,30 +104,23 @@ export function ChannelsPage() {
           </>
         }
       />
-      <ResourceTable
+      <NamedRecordTable
+        noun="channel"
         source={list}
-        testId="channels-table"
-        rowKey={(channel) => channel.id}
-        rowAttributes={(channel) => ({ "data-channel-name": channel.name })}
         empty="No channels yet. Add an upstream to serve models."
+        nameDetails={(channel) => (
+          <>
+            <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={channel.baseUrl}>
+              {channel.baseUrl}
+            </div>
+            {channel.preset ? (
+              <div className="text-xs font-normal text-slate-500" data-testid="channel-preset">
+                preset {channel.preset}
+              </div>
+            ) : null}
+          </>
+        )}
         columns={[
-          {
-            header: "Name",
-            className: "font-medium text-slate-900",
-            cell: (channel) => (
-              <>
-                {channel.name}
-                <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={channel.baseUrl}>
-                  {channel.baseUrl}
-                </div>
-                {channel.preset ? (
-                  <div className="text-xs font-normal text-slate-500" data-testid="channel-preset">
-                    preset {channel.preset}
-                  </div>
-                ) : null}
-              </>
-            ),
-          },
           {
             header: "Status",
             cell: (channel) => (
@@ -161,16 +154,7 @@ export function ChannelsPage() {
           <ChannelForm channel={editing === "new" ? undefined : editing} onCancel={() => setEditing(null)} onSaved={saved} />
         </Modal>
       ) : null}
-      <ConfirmDelete
-        list={list}
-        title="Delete channel"
-        confirmLabel="Delete channel"
-        message={(channel) => (
-          <>
-            Delete <strong>{channel.name}</strong>? Its models stop being served through it at once.
-          </>
-        )}
-      />
+      <ConfirmDelete list={list} noun="channel" afterName={() => "? Its models stop being served through it at once."} />
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { DetailList } from "../components/detail-list";
 import { formatDateTime } from "../lib/format";
 import { formatUsdExact } from "../lib/money";
 import type { Outputs } from "../lib/router-types";
@@ -32,14 +33,7 @@ export function InheritedLimits(props: { limits: OwnerLimits | undefined; own: b
   return (
     <section className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm" data-testid="inherited-limits" aria-label="Inherited limits">
       <p className="font-medium text-slate-800">{whose} (set by an administrator) bind this token too; it can only narrow them.</p>
-      <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
-        {rows.map(([label, value]) => (
-          <div key={label} className="contents">
-            <dt className="text-slate-500">{label}</dt>
-            <dd className="text-slate-800">{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <DetailList rows={rows} className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1" labelClassName="text-slate-500" valueClassName="text-slate-800" />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { DetailList } from "../components/detail-list";
 import { Modal } from "../components/ui";
 import { formatMs, formatNumber, formatTime } from "../lib/format";
 import { formatUsdExact } from "../lib/money";
@@ -33,14 +34,13 @@ export function LogDetail(props: { row: LogRow; isAdmin: boolean; channelName: (
   ];
   return (
     <Modal title="Request details" onClose={props.onClose} wide>
-      <dl className="grid grid-cols-1 gap-x-4 gap-y-1.5 text-sm sm:grid-cols-[auto_minmax(0,1fr)]" data-testid="log-detail">
-        {fields.map(([label, value]) => (
-          <div key={label} className="contents">
-            <dt className="text-xs font-medium text-slate-500 sm:text-sm">{label}</dt>
-            <dd className="min-w-0 break-all font-mono text-xs text-slate-800 sm:text-sm">{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <DetailList
+        rows={fields}
+        testId="log-detail"
+        className="grid grid-cols-1 gap-x-4 gap-y-1.5 text-sm sm:grid-cols-[auto_minmax(0,1fr)]"
+        labelClassName="text-xs font-medium text-slate-500 sm:text-sm"
+        valueClassName="min-w-0 break-all font-mono text-xs text-slate-800 sm:text-sm"
+      />
     </Modal>
   );
 }

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { useLocation, useNavigate } from "react-router";
+import { useState } from "react";
+import { useLocation } from "react-router";
 import { FormError, TextField } from "../components/form-fields";
-import { useFormErrors } from "../lib/use-form-errors";
+import { useAuthForm } from "../lib/use-auth-form";
 import { useTRPC } from "../trpc";
 
 export function AuthCard(props: { title: string; subtitle: string; children: React.ReactNode }) {
@@ -24,33 +23,18 @@ export function AuthCard(props: { title: string; subtitle: string; children: Rea
 
 export function LoginPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
   const location = useLocation();
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
-  const form = useFormErrors();
-  const login = useMutation(
-    trpc.auth.login.mutationOptions({
-      onSuccess: async () => {
-        await queryClient.invalidateQueries();
-        const from = (location.state as { from?: string } | null)?.from;
-        navigate(from && from !== "/login" ? from : "/", { replace: true });
-      },
-      onError: form.fromError,
-    }),
-  );
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    form.clear();
-    login.mutate({ name, password });
-  };
+  // Back to the page that sent the visitor here, if any.
+  const from = (location.state as { from?: string } | null)?.from;
+  const login = useAuthForm((callbacks) => trpc.auth.login.mutationOptions(callbacks), () => (from && from !== "/login" ? from : "/"));
   return (
     <AuthCard title="Sign in" subtitle="Tollgate console">
-      <form className="space-y-4" onSubmit={submit}>
-        <TextField label="User name" name="name" autoComplete="username" errors={form.errors.fields} value={name} onChange={setName} />
-        <TextField label="Password" name="password" type="password" autoComplete="current-password" errors={form.errors.fields} value={password} onChange={setPassword} />
-        <FormError message={form.errors.form} />
+      <form className="space-y-4" onSubmit={login.submit(() => ({ name, password }))}>
+        <TextField label="User name" name="name" autoComplete="username" errors={login.errors.fields} value={name} onChange={setName} />
+        <TextField label="Password" name="password" type="password" autoComplete="current-password" errors={login.errors.fields} value={password} onChange={setPassword} />
+        <FormError message={login.errors.form} />
         <button type="submit" className="button-primary w-full" disabled={login.isPending}>
           {login.isPending ? "Signing in…" : "Sign in"}
         </button>

@@ -1,8 +1,6 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { useNavigate } from "react-router";
+import { useState } from "react";
 import { FormError, TextField } from "../components/form-fields";
-import { useFormErrors } from "../lib/use-form-errors";
+import { useAuthForm } from "../lib/use-auth-form";
 import { useTRPC } from "../trpc";
 import { AuthCard } from "./login";
 
@@ -12,31 +10,16 @@ import { AuthCard } from "./login";
  */
 export function SetupPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
   const [setupCode, setSetupCode] = useState("");
   const [name, setName] = useState("admin");
   const [password, setPassword] = useState("");
   const [repeat, setRepeat] = useState("");
-  const form = useFormErrors();
-  const setup = useMutation(
-    trpc.auth.setup.mutationOptions({
-      onSuccess: async () => {
-        await queryClient.invalidateQueries();
-        navigate("/", { replace: true });
-      },
-      onError: form.fromError,
-    }),
-  );
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    form.clear();
-    if (password !== repeat) {
-      form.setField("repeat", "The passwords differ");
-      return;
-    }
-    setup.mutate({ setupCode, name, password });
-  };
+  const setup = useAuthForm((callbacks) => trpc.auth.setup.mutationOptions(callbacks), () => "/");
+  const submit = setup.submit(() => {
+    if (password === repeat) return { setupCode, name, password };
+    setup.setField("repeat", "The passwords differ");
+    return undefined;
+  });
   return (
     <AuthCard title="Welcome to Tollgate" subtitle="Create the administrator account">
       <form className="space-y-4" onSubmit={submit}>
@@ -44,15 +27,15 @@ export function SetupPage() {
           label="Setup code"
           name="setupCode"
           autoComplete="off"
-          errors={form.errors.fields}
+          errors={setup.errors.fields}
           hint="Printed in the server's log at start, and in the file setup-code of its data folder (./data/setup-code)."
           value={setupCode}
           onChange={setSetupCode}
         />
-        <TextField label="Administrator name" name="name" autoComplete="username" errors={form.errors.fields} value={name} onChange={setName} />
-        <TextField label="Password" name="password" type="password" autoComplete="new-password" errors={form.errors.fields} hint="At least 8 characters." value={password} onChange={setPassword} />
-        <TextField label="Repeat the password" name="repeat" type="password" autoComplete="new-password" errors={form.errors.fields} value={repeat} onChange={setRepeat} />
-        <FormError message={form.errors.form} />
+        <TextField label="Administrator name" name="name" autoComplete="username" errors={setup.errors.fields} value={name} onChange={setName} />
+        <TextField label="Password" name="password" type="password" autoComplete="new-password" errors={setup.errors.fields} hint="At least 8 characters." value={password} onChange={setPassword} />
+        <TextField label="Repeat the password" name="repeat" type="password" autoComplete="new-password" errors={setup.errors.fields} value={repeat} onChange={setRepeat} />
+        <FormError message={setup.errors.form} />
         <button type="submit" className="button-primary w-full" disabled={setup.isPending}>
           Create administrator
         </button>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { BudgetFields, type BudgetPeriodValue, browserTimeZone, thresholdsFrom, thresholdsText } from "../components/budget-fields";
-import { Field, FormActions, inputClass, NumberField, TextField } from "../components/form-fields";
+import { Field, FormActions, inputClass, NumberField, TextField, WaivableField } from "../components/form-fields";
 import { formatDateTime, toLocalInput } from "../lib/format";
 import { formatUsd, microsToInput } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
@@ -93,6 +93,10 @@ export function TokenForm(props: {
 
   const toggleModel = (model: string) =>
     setAllowedModels((current) => (current.includes(model) ? current.filter((item) => item !== model) : [...current, model]));
+  const perMinuteLimits = [
+    { name: "rpmLimit", label: "Requests per minute", value: rpm, onChange: setRpm, unset: "Empty: no per-token limit." },
+    { name: "tpmLimit", label: "Tokens per minute", value: tpm, onChange: setTpm, unset: "Prompt + completion tokens, counted as calls finish. Empty: no limit." },
+  ] as const;
   const knownModels = [...new Set([...(modelCeiling ?? models.data ?? []), ...allowedModels])].sort();
   const errors = form.errors.fields;
 
@@ -124,30 +128,26 @@ export function TokenForm(props: {
         </Field>
       ) : null}
       <div className="grid gap-4 sm:grid-cols-2">
-        <Field label="Expiry" error={errors.expiresAt} hint={granted.expiresAt ? `By ${formatDateTime(new Date(granted.expiresAt))} at the latest (${BY_ADMIN}).` : undefined}>
-          {(id, invalid, describedBy) => (
-            <div className="space-y-1.5">
-              <label className="flex items-center gap-2 text-sm">
-                <input type="checkbox" name="neverExpires" checked={neverExpires} onChange={(event) => setNeverExpires(event.target.checked)} />
-                Never expires
-              </label>
-              {neverExpires ? null : (
-                <input id={id} {...describedBy} name="expiresAt" type="datetime-local" className={inputClass(invalid)} value={expiresAt} onChange={(event) => setExpiresAt(event.target.value)} />
-              )}
-            </div>
-          )}
-        </Field>
-        <Field label="Quota (USD)" error={errors.quotaLimit} hint={granted.quotaLimit != null ? `At most ${formatUsd(granted.quotaLimit)} (${BY_ADMIN}).` : undefined}>
-          {(id, invalid, describedBy) => (
-            <div className="space-y-1.5">
-              <label className="flex items-center gap-2 text-sm">
-                <input type="checkbox" name="unlimitedQuota" checked={unlimited} onChange={(event) => setUnlimited(event.target.checked)} />
-                Unlimited
-              </label>
-              {unlimited ? null : <input id={id} {...describedBy} name="quotaLimit" inputMode="decimal" className={inputClass(invalid)} value={quota} onChange={(event) => setQuota(event.target.value)} />}
-            </div>
-          )}
-        </Field>
+        <WaivableField
+          label="Expiry"
+          name="expiresAt"
+          errors={errors}
+          hint={granted.expiresAt ? `By ${formatDateTime(new Date(granted.expiresAt))} at the latest (${BY_ADMIN}).` : undefined}
+          waiver={{ name: "neverExpires", label: "Never expires", checked: neverExpires, onChange: setNeverExpires }}
+          input={{ type: "datetime-local" }}
+          value={expiresAt}
+          onChange={setExpiresAt}
+        />
+        <WaivableField
+          label="Quota (USD)"
+          name="quotaLimit"
+          errors={errors}
+          hint={granted.quotaLimit != null ? `At most ${formatUsd(granted.quotaLimit)} (${BY_ADMIN}).` : undefined}
+          waiver={{ name: "unlimitedQuota", label: "Unlimited", checked: unlimited, onChange: setUnlimited }}
+          input={{ inputMode: "decimal" }}
+          value={quota}
+          onChange={setQuota}
+        />
       </div>
       <BudgetFields
         errors={errors}
@@ -174,34 +174,17 @@ export function TokenForm(props: {
           )}
         </Field>
         <div className="space-y-4">
-          <NumberField
-            label="Requests per minute"
-            name="rpmLimit"
-            errors={errors}
-            hint={
-              granted.rpmLimit != null
-                ? `At most ${granted.rpmLimit} (${BY_ADMIN}).`
-                : owner.data?.rpmLimit != null
-                  ? `At most ${owner.data.rpmLimit}, the account's limit. Empty: no per-token limit.`
-                  : "Empty: no per-token limit."
-            }
-            value={rpm}
-            onChange={setRpm}
-          />
-          <NumberField
-            label="Tokens per minute"
-            name="tpmLimit"
-            errors={errors}
-            hint={
-              granted.tpmLimit != null
-                ? `At most ${granted.tpmLimit} (${BY_ADMIN}).`
-                : owner.data?.tpmLimit != null
-                  ? `At most ${owner.data.tpmLimit}, the account's limit. Empty: no per-token limit.`
-                  : "Prompt + completion tokens, counted as calls finish. Empty: no limit."
-            }
-            value={tpm}
-            onChange={setTpm}
-          />
+          {perMinuteLimits.map((limit) => (
+            <NumberField
+              key={limit.name}
+              label={limit.label}
+              name={limit.name}
+              errors={errors}
+              hint={perMinuteHint(granted[limit.name], owner.data?.[limit.name], limit.unset)}
+              value={limit.value}
+              onChange={limit.onChange}
+            />
+          ))}
         </div>
       </div>
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel={editing ? "Save" : "Create token"} busy={create.isPending || update.isPending} />
@@ -216,6 +199,13 @@ function limitFrom(text: string): number | null | undefined {
   if (text.trim() === "") return null;
   const limit = Number(text);
   return Number.isInteger(limit) ? limit : undefined;
+}
+
+/** A per-minute limit's hint: the administrator's ceiling, else the account's, else what an empty field means. */
+function perMinuteHint(granted: number | null | undefined, account: number | null | undefined, unset: string): string {
+  if (granted != null) return `At most ${granted} (${BY_ADMIN}).`;
+  if (account != null) return `At most ${account}, the account's limit. Empty: no per-token limit.`;
+  return unset;
 }
 
 function modelHint(selected: number, limitedByAdmin: boolean, byAccount: boolean): string {

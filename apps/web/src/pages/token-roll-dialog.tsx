@@ -2,7 +2,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { Field, FormError, inputClass } from "../components/form-fields";
 import { RowButton } from "../components/resource-table";
-import { CopyButton, Modal } from "../components/ui";
+import { OneTimeSecret } from "../components/secret-dialog";
+import { Modal } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import type { TokenView } from "../lib/router-types";
 import { useTRPC } from "../trpc";
@@ -84,22 +85,7 @@ export function RollTokenButton(props: { token: TokenView; onRolled: () => void 
               </div>
             </div>
           ) : (
-            <div className="space-y-4">
-              <div className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900" role="alert">
-                <strong>Copy this key now.</strong> It is shown only this once and cannot be recovered.
-              </div>
-              <div className="flex items-center gap-2">
-                <code className="flex-1 break-all rounded-md bg-slate-900 px-3 py-2 font-mono text-sm text-emerald-300" data-testid="rolled-token-secret">
-                  {secret}
-                </code>
-                <CopyButton text={secret} />
-              </div>
-              <div className="flex justify-end">
-                <button type="button" className="button-primary" onClick={close}>
-                  I have stored the key
-                </button>
-              </div>
-            </div>
+            <OneTimeSecret secret={secret} testId="rolled-token-secret" warning="It is shown only this once and cannot be recovered." onDone={close} />
           )}
         </Modal>
       ) : null}

@@ -1,14 +1,13 @@
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
-import { PAGE_SIZE, Pager, SearchBox, usePageState } from "../components/search-pager";
+import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton, StatusButton } from "../components/resource-table";
+import { PAGE_SIZE, Pager, SearchBox, useSearchableList } from "../components/search-pager";
 import { SecretDialog } from "../components/secret-dialog";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { BudgetCell } from "../components/budget-fields";
 import { formatUsdExact } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
-import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 import { TokenForm } from "./token-form";
 import { RollTokenButton, TokenKeys } from "./token-roll-dialog";
@@ -46,10 +45,7 @@ function List(props: { items: string[]; empty: string }) {
 
 export function TokensPage(props: { isAdmin: boolean }) {
   const trpc = useTRPC();
-  const paging = usePageState();
-  const list = useResourceList({
-    query: { ...trpc.tokens.list.queryOptions({ query: paging.state.query || undefined, offset: paging.state.offset, limit: PAGE_SIZE }), placeholderData: keepPreviousData },
-    rowsOf: (page) => page.items,
+  const { paging, list } = useSearchableList((page) => trpc.tokens.list.queryOptions(page), {
     update: trpc.tokens.update.mutationOptions(),
     remove: trpc.tokens.delete.mutationOptions(),
   });
@@ -81,25 +77,18 @@ export function TokensPage(props: { isAdmin: boolean }) {
         }
       />
       <SearchBox label="Search tokens" placeholder={props.isAdmin ? "Search by name, key prefix or owner" : "Search by name or key prefix"} value={paging.text} onChange={paging.setText} />
-      <ResourceTable
+      <NamedRecordTable
+        noun="token"
         source={list}
-        testId="tokens-table"
-        rowKey={(token) => token.id}
-        rowAttributes={(token) => ({ "data-token-name": token.name })}
         empty={paging.state.query ? "No token matches the search." : "No tokens yet. Add one to call the API."}
+        nameDetails={(token) => (
+          <>
+            {token.group ? <div className="text-xs text-slate-500">group {token.group}</div> : null}
+            {token.rpmLimit ? <div className="text-xs text-slate-500">{token.rpmLimit} req/min</div> : null}
+            {token.tpmLimit ? <div className="text-xs text-slate-500">{token.tpmLimit} tokens/min</div> : null}
+          </>
+        )}
         columns={[
-          {
-            header: "Name",
-            className: "font-medium text-slate-900",
-            cell: (token) => (
-              <>
-                {token.name}
-                {token.group ? <div className="text-xs text-slate-500">group {token.group}</div> : null}
-                {token.rpmLimit ? <div className="text-xs text-slate-500">{token.rpmLimit} req/min</div> : null}
-                {token.tpmLimit ? <div className="text-xs text-slate-500">{token.tpmLimit} tokens/min</div> : null}
-              </>
-            ),
-          },
           props.isAdmin && { header: "Owner", cell: (token) => token.userName },
           { header: "Key", className: "whitespace-nowrap font-mono text-xs", cell: (token) => <TokenKeys token={token} /> },
           { header: "Status", cell: (token) => <TokenStatus token={token} /> },
@@ -132,16 +121,7 @@ export function TokensPage(props: { isAdmin: boolean }) {
         </Modal>
       ) : null}
       {created ? <SecretDialog {...created} onClose={() => setCreated(null)} /> : null}
-      <ConfirmDelete
-        list={list}
-        title="Delete token"
-        confirmLabel="Delete token"
-        message={(token) => (
-          <>
-            Delete <strong>{token.name}</strong> ({token.keyPrefix})? Clients using it will get 401 from now on. This cannot be undone.
-          </>
-        )}
-      />
+      <ConfirmDelete list={list} noun="token" afterName={(token) => ` (${token.keyPrefix})? Clients using it will get 401 from now on. This cannot be undone.`} />
     </div>
   );
 }

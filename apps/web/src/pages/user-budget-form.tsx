@@ -1,7 +1,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { BudgetFields, type BudgetPeriodValue, browserTimeZone, thresholdsFrom, thresholdsText } from "../components/budget-fields";
-import { Field, FormActions, inputClass } from "../components/form-fields";
+import { FormActions, WaivableField } from "../components/form-fields";
 import { formatDateTime } from "../lib/format";
 import { formatUsdExact, microsToInput } from "../lib/money";
 import type { UserView } from "../lib/router-types";
@@ -36,17 +36,17 @@ export function UserBudgetForm(props: { user: UserView; onCancel: () => void; on
           {user.budget.resetsAt ? `; resets ${formatDateTime(user.budget.resetsAt)}` : " in all"}.
         </p>
       ) : null}
-      <Field label="Budget (USD)" error={errors.budget} hint="What all of the user's tokens may spend together. The balance applies as well.">
-        {(id, invalid, describedBy) => (
-          <div className="flex items-center gap-3">
-            <label className="flex shrink-0 items-center gap-2 whitespace-nowrap text-sm">
-              <input type="checkbox" name="unlimitedBudget" checked={unlimited} onChange={(event) => setUnlimited(event.target.checked)} />
-              No budget
-            </label>
-            {unlimited ? null : <input id={id} {...describedBy} name="budget" inputMode="decimal" className={inputClass(invalid)} value={amount} onChange={(event) => setAmount(event.target.value)} />}
-          </div>
-        )}
-      </Field>
+      <WaivableField
+        label="Budget (USD)"
+        name="budget"
+        errors={errors}
+        hint="What all of the user's tokens may spend together. The balance applies as well."
+        waiver={{ name: "unlimitedBudget", label: "No budget", checked: unlimited, onChange: setUnlimited }}
+        input={{ inputMode: "decimal" }}
+        inline
+        value={amount}
+        onChange={setAmount}
+      />
       <BudgetFields errors={errors} period={period} onPeriod={setPeriod} timeZone={timeZone} onTimeZone={setTimeZone} thresholds={alertAt} onThresholds={setAlertAt} />
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Save" busy={update.isPending} />
     </form>

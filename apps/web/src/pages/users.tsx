@@ -1,12 +1,11 @@
 import { useState } from "react";
-import { keepPreviousData, useMutation } from "@tanstack/react-query";
-import { ConfirmDelete, DeleteButton, ResourceTable, RowButton, StatusButton } from "../components/resource-table";
-import { PAGE_SIZE, Pager, SearchBox, usePageState } from "../components/search-pager";
+import { useMutation } from "@tanstack/react-query";
+import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton, StatusButton } from "../components/resource-table";
+import { PAGE_SIZE, Pager, SearchBox, useSearchableList } from "../components/search-pager";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import type { UserView } from "../lib/router-types";
-import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 import { UserBalanceHistory } from "./user-balance-history";
 import { UserBudgetForm } from "./user-budget-form";
@@ -20,10 +19,7 @@ const titles: Record<UserFieldKind, string> = { topUp: "Top up balance", deduct:
 
 export function UsersPage(props: { currentUserId: number }) {
   const trpc = useTRPC();
-  const paging = usePageState();
-  const list = useResourceList({
-    query: { ...trpc.users.list.queryOptions({ query: paging.state.query || undefined, offset: paging.state.offset, limit: PAGE_SIZE }), placeholderData: keepPreviousData },
-    rowsOf: (page) => page.items,
+  const { paging, list } = useSearchableList((page) => trpc.users.list.queryOptions(page), {
     update: trpc.users.update.mutationOptions(),
     remove: trpc.users.delete.mutationOptions(),
   });
@@ -47,23 +43,12 @@ export function UsersPage(props: { currentUserId: number }) {
         }
       />
       <SearchBox label="Search users" placeholder="Search by name or group" value={paging.text} onChange={paging.setText} />
-      <ResourceTable
+      <NamedRecordTable
+        noun="user"
         source={list}
-        testId="users-table"
-        rowKey={(user) => user.id}
-        rowAttributes={(user) => ({ "data-user-name": user.name })}
         empty={paging.state.query ? "No user matches the search." : "No users."}
+        nameDetails={(user) => (user.hasPassword ? null : <div className="text-xs font-normal text-slate-500">API only (no password)</div>)}
         columns={[
-          {
-            header: "Name",
-            className: "font-medium text-slate-900",
-            cell: (user) => (
-              <>
-                {user.name}
-                {user.hasPassword ? null : <div className="text-xs font-normal text-slate-500">API only (no password)</div>}
-              </>
-            ),
-          },
           { header: "Role", cell: (user) => <Badge color={user.role === "admin" ? "indigo" : "slate"}>{user.role}</Badge> },
           { header: "Group", cell: (user) => user.group },
           { header: "Status", cell: (user) => <Badge color={user.status === "enabled" ? "green" : "slate"}>{user.status}</Badge> },
@@ -119,16 +104,7 @@ export function UsersPage(props: { currentUserId: number }) {
           <UserFieldForm user={dialog.user} kind={dialog.kind} onCancel={close} onSaved={saved} />
         </Modal>
       ) : null}
-      <ConfirmDelete
-        list={list}
-        title="Delete user"
-        confirmLabel="Delete user"
-        message={(user) => (
-          <>
-            Delete <strong>{user.name}</strong> and all their tokens? Their request logs are kept.
-          </>
-        )}
-      />
+      <ConfirmDelete list={list} noun="user" afterName={() => " and all their tokens? Their request logs are kept."} />
     </div>
   );
 }

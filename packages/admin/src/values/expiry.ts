@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { requiredOr } from "./value-schemas";
+import { valueOrNoneSchema } from "./value-schemas";
 
 // Date `2030-01-31`, or date and time with optional seconds, fraction and offset.
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
@@ -45,19 +44,7 @@ export function parseIsoInstant(value: string): Date | null {
 const EXPIRY = 'Must be an ISO 8601 date such as 2030-01-31 or 2030-01-31T18:00:00Z, or "never"';
 
 /** A token's expiry: an ISO 8601 instant in the future, or null / "never" for none. */
-export const expirySchema = z
-  .string({ error: requiredOr(EXPIRY) })
-  .nullable()
-  .transform((text, context) => {
-    if (text === null || text.trim().toLowerCase() === "never") return null;
-    const instant = parseIsoInstant(text);
-    if (instant === null) {
-      context.addIssue({ code: "custom", message: EXPIRY });
-      return z.NEVER;
-    }
-    if (instant.getTime() <= Date.now()) {
-      context.addIssue({ code: "custom", message: "Must be in the future" });
-      return z.NEVER;
-    }
-    return instant;
-  });
+export const expirySchema = valueOrNoneSchema("never", EXPIRY, parseIsoInstant).refine(
+  (instant) => instant === null || instant.getTime() > Date.now(),
+  "Must be in the future",
+);

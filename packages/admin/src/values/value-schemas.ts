@@ -76,19 +76,27 @@ export const positiveUsdSchema = usdAmountSchema("Must be a positive amount in U
 
 const USD_OR_UNLIMITED = 'Must be a non-negative amount in USD or "unlimited"';
 
+/**
+ * Text that `read` turns into a value (null when it cannot: refused with `message`), or null or the word
+ * `none` (any case) for no value at all.
+ */
+export function valueOrNoneSchema<Value>(none: string, message: string, read: (text: string) => Value | null) {
+  return z
+    .string({ error: requiredOr(message) })
+    .nullable()
+    .transform((text, context) => {
+      if (text === null || text.trim().toLowerCase() === none) return null;
+      const value = read(text);
+      if (value === null) {
+        context.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      return value;
+    });
+}
+
 /** A spending limit (a token's quota, a user's balance): a USD amount, or null / "unlimited" for none. */
-export const usdLimitSchema = z
-  .string({ error: requiredOr(USD_OR_UNLIMITED) })
-  .nullable()
-  .transform((text, context) => {
-    if (text === null || text.trim().toLowerCase() === "unlimited") return null;
-    const micros = microsFromUsdText(text);
-    if (micros === null) {
-      context.addIssue({ code: "custom", message: USD_OR_UNLIMITED });
-      return z.NEVER;
-    }
-    return micros;
-  });
+export const usdLimitSchema = valueOrNoneSchema("unlimited", USD_OR_UNLIMITED, microsFromUsdText);
 
 /** A positive integer that fits a Postgres `integer` (weights, per-minute limits, timeouts). */
 export const positiveIntSchema = z

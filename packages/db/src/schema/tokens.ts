@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
-import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { accessLimitColumns } from "../access-limit-columns";
 import { budgetColumns } from "../budget-columns";
 import { users } from "./users";
 
@@ -44,14 +44,7 @@ export const tokens = pgTable(
     /** Spend so far in micro-USD over the token's whole life, written behind by the gateways. */
     usedQuota: bigint("used_quota", { mode: "number" }).notNull().default(0),
     ...budgetColumns(),
-    /** Models this token may call; empty means every model its group can reach. */
-    allowedModels: text("allowed_models").array().notNull().default(sql`'{}'::text[]`),
-    /** Source IPs or CIDR ranges (v4 or v6); empty means any source. */
-    allowedIps: text("allowed_ips").array().notNull().default(sql`'{}'::text[]`),
-    /** Requests per minute; null means no per-token limit. */
-    rpmLimit: integer("rpm_limit"),
-    /** Tokens (prompt + completion) per minute; null means no per-token limit. */
-    tpmLimit: integer("tpm_limit"),
+    ...accessLimitColumns(),
     /** The ceilings an administrator set on this token's limits; see TokenGrantedLimits. */
     grantedLimits: jsonb("granted_limits").$type<TokenGrantedLimits>().notNull().default({}),
     /** Last use of the token by any of its secrets, written behind. */

@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
-import { bigint, bigserial, boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { accessLimitColumns } from "../access-limit-columns";
 import { budgetColumns } from "../budget-columns";
 
 export const users = pgTable("users", {
@@ -22,18 +22,7 @@ export const users = pgTable("users", {
   /** Spend over the user's whole life in micro-USD, written behind (a lifetime budget counts against it). */
   usedTotal: bigint("used_total", { mode: "number" }).notNull().default(0),
   ...budgetColumns(),
-  /**
-   * Limits an administrator set on the user, binding every token of the user (those made later too): a
-   * token may narrow them, never widen them. Models the user's tokens may call; empty means no user-level
-   * restriction.
-   */
-  allowedModels: text("allowed_models").array().notNull().default(sql`'{}'::text[]`),
-  /** Source IPs or CIDR ranges (v4 or v6) every token of the user is called from; empty means any source. */
-  allowedIps: text("allowed_ips").array().notNull().default(sql`'{}'::text[]`),
-  /** Requests per minute, counted across all of the user's tokens together; null means no user-level limit. */
-  rpmLimit: integer("rpm_limit"),
-  /** Tokens (prompt + completion) per minute across all of the user's tokens; null means no user-level limit. */
-  tpmLimit: integer("tpm_limit"),
+  ...accessLimitColumns(),
   /** Whether the user may create tokens in the console; false leaves them only the tokens an administrator made. */
   mayCreateTokens: boolean("may_create_tokens").notNull().default(true),
   status: text("status", { enum: ["enabled", "disabled"] }).notNull().default("enabled"),

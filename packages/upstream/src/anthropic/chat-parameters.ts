@@ -5,6 +5,7 @@ import {
   refusedByEveryTranslator,
   refusedUnless,
   translated,
+  translatedByEveryTranslator,
 } from "../shared/chat-parameters";
 
 /**
@@ -16,20 +17,8 @@ import {
 export const anthropicChatParameters: ChatParameterTable = {
   ...refusedByEveryTranslator,
   ...ignoredByEveryTranslator,
-  model: translated,
-  messages: translated,
-  max_tokens: translated,
-  max_completion_tokens: translated,
-  temperature: translated,
-  top_p: translated,
-  top_k: translated,
-  stop: translated,
-  stream: translated,
-  stream_options: translated,
-  tools: translated,
-  tool_choice: translated,
+  ...translatedByEveryTranslator,
   parallel_tool_calls: translated,
-  response_format: translated,
   user: translated,
   n: refusedUnless("1", (value) => value === 1),
   presence_penalty: refusedUnless("0", (value) => value === 0),

@@ -1,4 +1,4 @@
-import type { ProviderAdapter } from "../provider-adapter";
+import { defineAdapter } from "../define-adapter";
 import { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./build-native-request";
 import { buildAnthropicRequest } from "./build-request";
 import { listModels } from "./list-models";
@@ -7,14 +7,9 @@ import { createAnthropicStreamTransformer } from "./stream-transformer";
 import { translateAnthropicResponse } from "./translate-response";
 
 /** Anthropic's Messages API (POST /v1/messages, anthropic-version 2023-06-01) behind the OpenAI chat contract. */
-export const anthropicAdapter: ProviderAdapter = {
+export const anthropicAdapter = defineAdapter({
   type: "anthropic",
-  description: {
-    label: "Anthropic",
-    defaultBaseUrl: "https://api.anthropic.com",
-    settings: { preset: false, apiVersion: false, structuredOutput: true },
-  },
-  relaysOpenAIFormat: false,
+  description: { label: "Anthropic", defaultBaseUrl: "https://api.anthropic.com", settings: { structuredOutput: true } },
   buildChatRequest: buildAnthropicRequest,
   translateChatResponse: translateAnthropicResponse,
   createChatStreamTransformer: createAnthropicStreamTransformer,
@@ -23,4 +18,4 @@ export const anthropicAdapter: ProviderAdapter = {
   tokenizer: "anthropic",
   messages: buildNativeMessagesRequest,
   countTokens: buildNativeCountTokensRequest,
-};
+});

@@ -1,4 +1,4 @@
-import type { ProviderAdapter } from "../provider-adapter";
+import { defineAdapter } from "../define-adapter";
 import { buildChatRequest } from "./build-request";
 import { buildEmbeddingsRequest, translateEmbeddingsResponse } from "./embeddings";
 import { mapError } from "./map-error";
@@ -18,17 +18,16 @@ const AZURE_CANNOT_LIST_MODELS =
  * deployment names, and config may hold `apiVersion` (default 2024-10-21, or "v1" for the version-less API)
  * and `headers`.
  */
-export const azureOpenAIAdapter: ProviderAdapter = {
+export const azureOpenAIAdapter = defineAdapter({
   type: "azure-openai",
   description: {
     label: "Azure OpenAI",
     // Each channel is its own resource: https://<resource>.openai.azure.com.
     defaultBaseUrl: null,
-    settings: { preset: false, apiVersion: true, structuredOutput: false },
+    settings: { apiVersion: true },
     responsesApiDefault: "by API version",
     cannotListModelsReason: AZURE_CANNOT_LIST_MODELS,
   },
-  relaysOpenAIFormat: false,
   buildChatRequest,
   translateChatResponse,
   createChatStreamTransformer,
@@ -39,4 +38,4 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   buildResponsesRequest,
   media: azureMedia,
   tokenizer: "openai",
-};
+});

@@ -5,6 +5,7 @@ import {
   refusedByEveryTranslator,
   refusedUnless,
   translated,
+  translatedByEveryTranslator,
 } from "../shared/chat-parameters";
 
 /**
@@ -16,19 +17,7 @@ import {
 export const geminiChatParameters: ChatParameterTable = {
   ...refusedByEveryTranslator,
   ...ignoredByEveryTranslator,
-  model: translated,
-  messages: translated,
-  max_tokens: translated,
-  max_completion_tokens: translated,
-  temperature: translated,
-  top_p: translated,
-  top_k: translated,
-  stop: translated,
-  stream: translated,
-  stream_options: translated,
-  tools: translated,
-  tool_choice: translated,
-  response_format: translated,
+  ...translatedByEveryTranslator,
   n: translated,
   presence_penalty: translated,
   frequency_penalty: translated,

@@ -1,7 +1,5 @@
-import type { AdapterChannel } from "../provider-adapter";
+import type { AdapterChannel, GeminiMethod } from "../provider-adapter";
 import { channelExtraHeaders } from "../shared/channel-headers";
-
-export type GeminiMethod = "generateContent" | "streamGenerateContent" | "batchEmbedContents";
 
 /** `gemini-2.5-flash` or `models/gemini-2.5-flash` -> `gemini-2.5-flash` (a mapping may be written either way). */
 export function bareModelName(upstreamModel: string): string {

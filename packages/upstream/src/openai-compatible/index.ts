@@ -1,4 +1,4 @@
-import type { ProviderAdapter } from "../provider-adapter";
+import { defineAdapter } from "../define-adapter";
 import { buildChatRequest, buildCompletionsRequest, buildEmbeddingsRequest } from "./build-request";
 import { listModels } from "./list-models";
 import { mapError } from "./map-error";
@@ -13,12 +13,12 @@ import { translateChatResponse } from "./translate-response";
  * byte for byte; a body is re-serialised only when the model is renamed, a stream must ask for its usage
  * chunk in a way that cannot be prepended, or a vendor's quirk drops a field.
  */
-export const openAICompatibleAdapter: ProviderAdapter = {
+export const openAICompatibleAdapter = defineAdapter({
   type: "openai-compatible",
   description: {
     label: "OpenAI-compatible",
     defaultBaseUrl: "https://api.openai.com/v1",
-    settings: { preset: true, apiVersion: false, structuredOutput: false },
+    settings: { preset: true },
     responsesApiDefault: "by preset or base URL",
   },
   relaysOpenAIFormat: true,
@@ -34,4 +34,4 @@ export const openAICompatibleAdapter: ProviderAdapter = {
   buildResponsesRequest,
   media: openAICompatibleMedia,
   listModels,
-};
+});

@@ -37,6 +37,26 @@ export const refusedByEveryTranslator: ChatParameterTable = {
   function_call: refusedAlways,
 };
 
+/**
+ * The core of OpenAI's chat request, which every translating upstream carries in its own terms: the model,
+ * messages, length, sampling, stop sequences, streaming, tools and output format.
+ */
+export const translatedByEveryTranslator: ChatParameterTable = {
+  model: translated,
+  messages: translated,
+  max_tokens: translated,
+  max_completion_tokens: translated,
+  temperature: translated,
+  top_p: translated,
+  top_k: translated,
+  stop: translated,
+  stream: translated,
+  stream_options: translated,
+  tools: translated,
+  tool_choice: translated,
+  response_format: translated,
+};
+
 /** Bookkeeping fields of OpenAI's chat API with no effect on the answer: accepted, not sent on. */
 export const ignoredByEveryTranslator: ChatParameterTable = {
   store: ignored,

@@ -1,12 +1,6 @@
 import { toAnthropicRequestBody } from "../anthropic/build-request";
 import { buildChatRequest as buildGeminiChatRequest } from "../gemini/build-request";
-import {
-  type ChatTranslationInput,
-  type GeminiNativeInput,
-  type NativeMessagesInput,
-  TranslationError,
-  type UpstreamHttpRequest,
-} from "../provider-adapter";
+import type { ChatTranslationInput, GeminiNativeInput, NativeMessagesInput, UpstreamHttpRequest } from "../provider-adapter";
 import { publisherOf, vertexHeaders, vertexModelUrl } from "./vertex-endpoint";
 
 /** The Messages API version Claude on Vertex takes, in the body (https://docs.anthropic.com/en/api/claude-on-vertex-ai). */
@@ -53,13 +47,11 @@ const VERTEX_GEMINI_METHODS = new Set(["generateContent", "streamGenerateContent
 
 /**
  * A Gemini-API client's own request for a Gemini model on Vertex: the same method on Vertex's publisher
- * model, the body as it came. Claude models, and the embedding methods (Vertex embeds through `:predict`),
- * are refused as a capability gap, so that another channel may carry them.
+ * model, the body as it came. Null for Claude models and for the embedding methods (Vertex embeds through
+ * `:predict`): those are translated, as for a channel that does not speak the Gemini API.
  */
-export function buildVertexGeminiNativeRequest(input: GeminiNativeInput): UpstreamHttpRequest {
+export function buildVertexGeminiNativeRequest(input: GeminiNativeInput): UpstreamHttpRequest | null {
   const { channel, upstreamModel, method } = input;
-  if (publisherOf(upstreamModel) !== "google" || !VERTEX_GEMINI_METHODS.has(method)) {
-    throw new TranslationError(`A Vertex AI channel does not serve ${method} for ${upstreamModel} in the Gemini API's format.`, null, "unsupported_parameter");
-  }
+  if (publisherOf(upstreamModel) !== "google" || !VERTEX_GEMINI_METHODS.has(method)) return null;
   return { url: vertexModelUrl(channel, upstreamModel, method), headers: vertexHeaders(channel), body: input.text };
 }

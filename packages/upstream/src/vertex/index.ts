@@ -1,3 +1,4 @@
+import { defineAdapter } from "../define-adapter";
 import type { ProviderAdapter } from "../provider-adapter";
 import { type AccessTokenCacheOptions, createAccessTokenCache } from "./access-token";
 import { buildVertexChatRequest, buildVertexGeminiNativeRequest, buildVertexMessagesRequest } from "./build-request";
@@ -16,15 +17,14 @@ import { VERTEX_DEFAULT_BASE_URL } from "./vertex-endpoint";
  */
 export function createVertexAdapter(tokenOptions: AccessTokenCacheOptions = {}): ProviderAdapter {
   const tokens = createAccessTokenCache(tokenOptions);
-  return {
+  return defineAdapter({
     type: "vertex",
     description: {
       label: "Google Vertex AI",
       defaultBaseUrl: VERTEX_DEFAULT_BASE_URL,
-      settings: { preset: false, apiVersion: false, structuredOutput: true, project: true, location: true },
+      settings: { structuredOutput: true, project: true, location: true },
       cannotListModelsReason: "Vertex AI has no list of the models a project may call: enter them by hand (e.g. gemini-2.5-flash, claude-sonnet-4@20250514).",
     },
-    relaysOpenAIFormat: false,
     buildChatRequest: buildVertexChatRequest,
     translateChatResponse: translateVertexResponse,
     createChatStreamTransformer: createVertexStreamTransformer,
@@ -38,7 +38,7 @@ export function createVertexAdapter(tokenOptions: AccessTokenCacheOptions = {}):
       const accessToken = await tokens.tokenFor(channel.apiKey, context);
       return { ...request, headers: { ...request.headers, authorization: `Bearer ${accessToken}` } };
     },
-  };
+  });
 }
 
 export const vertexAdapter = createVertexAdapter();

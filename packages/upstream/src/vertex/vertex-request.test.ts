@@ -67,16 +67,16 @@ describe("Vertex AI request bodies", () => {
     expect(vertexAdapter.messages!({ ...input, upstreamModel: "claude-haiku-4-5@20251001" })?.url).toEndWith("/publishers/anthropic/models/claude-haiku-4-5@20251001:rawPredict");
   });
 
-  test("Gemini-API requests go as they came to Google's models, and are a capability gap for Claude's and for embeddings", () => {
+  test("Gemini-API requests go as they came to Google's models; null (translated) for Claude's and for embeddings", () => {
     const input = { channel: channel({ project: "p", location: "global" }), body: {}, text: '{"contents":[]}' };
     const request = vertexAdapter.geminiNative!({ ...input, upstreamModel: "gemini-2.5-pro", method: "streamGenerateContent" });
-    expect(request.url).toBe("https://aiplatform.googleapis.com/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
-    expect(request.body).toBe('{"contents":[]}');
-    for (const refused of [
+    expect(request?.url).toBe("https://aiplatform.googleapis.com/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
+    expect(request?.body).toBe('{"contents":[]}');
+    for (const translated of [
       { upstreamModel: "claude-sonnet-4@20250514", method: "generateContent" as const },
       { upstreamModel: "gemini-embedding-001", method: "embedContent" as const },
     ]) {
-      expect(() => vertexAdapter.geminiNative!({ ...input, ...refused })).toThrow(TranslationError);
+      expect(vertexAdapter.geminiNative!({ ...input, ...translated })).toBeNull();
     }
   });
 

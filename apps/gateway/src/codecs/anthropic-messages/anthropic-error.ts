@@ -1,28 +1,20 @@
 import type { AnthropicErrorBody } from "@tollgate/upstream";
 
 /** HTTP status -> Anthropic error type, per https://docs.anthropic.com/en/api/errors. */
+const anthropicErrorTypes: Readonly<Record<number, string>> = {
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  504: "timeout_error",
+  529: "overloaded_error",
+};
+
 export function anthropicErrorTypeFor(status: number): string {
-  switch (status) {
-    case 401:
-      return "authentication_error";
-    case 402:
-      return "billing_error";
-    case 403:
-      return "permission_error";
-    case 404:
-      return "not_found_error";
-    case 413:
-      return "request_too_large";
-    case 429:
-      return "rate_limit_error";
-    case 504:
-      return "timeout_error";
-    case 529:
-      return "overloaded_error";
-    default:
-      // Anthropic uses invalid_request_error for 4xx statuses it does not list.
-      return status >= 500 ? "api_error" : "invalid_request_error";
-  }
+  // Anthropic uses invalid_request_error for 4xx statuses it does not list.
+  return anthropicErrorTypes[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 }
 
 /** Anthropic's error body, `{"type":"error","error":{"type","message"}}`, for a status and message. */

@@ -1,7 +1,8 @@
-import { type ChatTranslationInput, extractUsage, TranslationError, upstreamModelFor } from "@tollgate/upstream";
+import { type ChatTranslationInput, extractUsage, upstreamModelFor } from "@tollgate/upstream";
 import { anthropicMessageToolCalls, requestedBuiltInTools } from "../../accounting/built-in-tools";
 import { countPromptTokens, countTextTokens } from "../../accounting/count-tokens";
-import { errors, type GatewayError } from "../../errors";
+import type { GatewayError } from "../../errors";
+import { chatBodyOrStandIn } from "../chat-stand-in";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { producedText } from "../openai-chat/produced-text";
@@ -50,18 +51,12 @@ export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation,
 
   async parse({ body: json, model }, services, request) {
     const body = json.value;
-    let openAIBody: Record<string, unknown>;
-    let chatError: GatewayError | null = null;
-    try {
-      openAIBody = anthropicRequestToOpenAI(body) as unknown as Record<string, unknown>;
-    } catch (error) {
-      if (!(error instanceof TranslationError)) throw error;
-      if (error.code !== "unsupported_parameter") throw errors.untranslatable(error);
-      // Valid, but only Anthropic speaks it (server tools, their blocks): Anthropic channels take it as it is.
-      chatError = errors.untranslatable(error);
-      const asText = JSON.stringify({ system: body.system, messages: body.messages, tools: body.tools });
-      openAIBody = { model, messages: [{ role: "user", content: asText }] };
-    }
+    // Valid, but only Anthropic speaks it (server tools, their blocks): Anthropic channels take it as it is.
+    const { openAIBody, chatError } = chatBodyOrStandIn(
+      model,
+      () => anthropicRequestToOpenAI(body) as unknown as Record<string, unknown>,
+      () => ({ system: body.system, messages: body.messages, tools: body.tools }),
+    );
     const stream = body.stream === true;
     return {
       request: {

@@ -2,6 +2,8 @@ import { TranslationError, upstreamModelFor } from "@tollgate/upstream";
 import { isRecord } from "@tollgate/shared";
 import { countPromptTokens, TokenCountUnavailable } from "../../accounting/count-tokens";
 import { errors } from "../../errors";
+import type { GatewayServices } from "../../gateway-services";
+import type { CallRecord } from "../../pipeline/call-record";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import { anthropicErrorResponse } from "./anthropic-error";
 import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
@@ -9,7 +11,8 @@ import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
 /** Set on an answer counted by the gateway's own tokenizer rather than by Anthropic: an estimate. */
 export const ESTIMATED_HEADER = "x-tollgate-estimated";
 
-interface CountTokensRequest {
+/** A count request as the count_tokens codecs hold it: sent as it came to a channel that counts, else counted here. */
+export interface LocalCountRequest {
   model: string;
   /** The client's body and its text, sent as they are to a channel that counts. */
   body: Record<string, unknown>;
@@ -17,11 +20,15 @@ interface CountTokensRequest {
   bytes: number;
   /** The same request as an OpenAI chat body, for the local count. */
   openAIBody: Record<string, unknown>;
+}
+
+interface CountTokensRequest extends LocalCountRequest {
   version: string | null;
   beta: string | null;
 }
 
-const NO_TOKENS = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+/** A count answer bills nothing: no tokens (the endpoint is notBilled). */
+export const NO_TOKENS = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
 
 /**
  * The client's body as an OpenAI chat request, for the local count; count_tokens takes no max_tokens. What
@@ -35,6 +42,20 @@ function openAIBodyOf(body: Record<string, unknown>): Record<string, unknown> {
     if (error.code !== "unsupported_parameter") throw errors.untranslatable(error);
     return { messages: [{ role: "user", content: JSON.stringify({ system: body.system, messages: body.messages, tools: body.tools }) }] };
   }
+}
+
+/**
+ * A count endpoint's local answer: the prompt counted on the counting worker, or, when it cannot count in
+ * time, the linear rule's figure (a quarter of the body's bytes); the call's record finished, at no cost.
+ */
+export async function countPromptLocally(openAIBody: Record<string, unknown>, bytes: number, record: CallRecord, services: Pick<GatewayServices, "log">): Promise<number> {
+  const tokens = await countPromptTokens(openAIBody).catch((error: unknown) => {
+    if (!(error instanceof TokenCountUnavailable)) throw error;
+    services.log("warn", "a token count could not be made in time; answering the linear estimate", { requestId: record.requestId, endpoint: record.endpoint });
+    return Math.ceil(bytes / 4);
+  });
+  record.finish({ status: 200, usage: null });
+  return tokens;
 }
 
 /** Anthropic's count_tokens answer, `{"input_tokens": N}`, read back (null when it is not one). */
@@ -95,12 +116,7 @@ export const countTokensCodec: Codec<CountTokensRequest, null> = {
   },
 
   async answerLocally(count, record, services) {
-    const inputTokens = await countPromptTokens(count.openAIBody).catch((error: unknown) => {
-      if (!(error instanceof TokenCountUnavailable)) throw error;
-      services.log("warn", "count_tokens could not count in time; answering the linear estimate", { requestId: record.requestId });
-      return Math.ceil(count.bytes / 4);
-    });
-    record.finish({ status: 200, usage: null });
+    const inputTokens = await countPromptLocally(count.openAIBody, count.bytes, record, services);
     return Response.json({ input_tokens: inputTokens }, { headers: { ...record.answerHeaders(), [ESTIMATED_HEADER]: "true" } });
   },
 

@@ -5,7 +5,8 @@ import { runTransform } from "@tollgate/upstream/stream-test-support";
 import { createOpenAIToAnthropicStream, type AnthropicStreamOptions } from "./openai-stream-to-anthropic";
 
 async function translate(chunks: Record<string, unknown>[], options: AnthropicStreamOptions = { model: "claude-sonnet-4-5" }) {
-  const events = await runTransform(chunks, createOpenAIToAnthropicStream(options));
+  const parts = chunks.map((chunk) => ({ type: "chunk" as const, chunk }));
+  const events = await runTransform(parts, createOpenAIToAnthropicStream(options));
   for (const event of events) expect(JSON.parse(event.data).type).toBe(event.event);
   return events.map((event) => ({ event: event.event, data: JSON.parse(event.data) }));
 }

@@ -1,9 +1,10 @@
 import { isRecord } from "@tollgate/shared";
 import type { TokenUsage } from "@tollgate/shared";
-import { extractUsage } from "@tollgate/upstream";
+import { type ChatStreamPart, extractUsage } from "@tollgate/upstream";
 import { mapOpenAIFinishReason } from "./map-openai-finish-reason";
 import { anthropicUsageOf } from "./map-openai-usage";
 import { anthropicMessageIdOf } from "./openai-response-to-anthropic";
+import { toolCallDeltas } from "../openai-chat/tool-call-delta";
 
 /** One SSE event as Anthropic frames it: `event: <event>` then `data: <data>`. */
 export interface AnthropicSseEvent {
@@ -32,7 +33,7 @@ type OpenBlock = { kind: "text" | "thinking" | "tool"; index: number };
  * message_delta (stop_reason, usage) and message_stop. The last two wait for flush() because OpenAI's usage
  * chunk comes after the finish_reason chunk.
  */
-export function createOpenAIToAnthropicStream(options: AnthropicStreamOptions): TransformStream<Record<string, unknown>, AnthropicSseEvent> {
+export function createOpenAIToAnthropicStream(options: AnthropicStreamOptions): TransformStream<ChatStreamPart, AnthropicSseEvent> {
   let started = false;
   let failed = false;
   let nextBlockIndex = 0;
@@ -81,29 +82,26 @@ export function createOpenAIToAnthropicStream(options: AnthropicStreamOptions): 
   };
 
   const appendToolCalls = (controller: Controller, toolCalls: unknown[]) => {
-    for (const call of toolCalls) {
-      if (!isRecord(call)) continue;
-      const toolIndex = typeof call.index === "number" ? call.index : 0;
-      const fn = isRecord(call.function) ? call.function : {};
-      let known = toolBlocks.get(toolIndex);
-      // Some OpenAI-compatible upstreams send every call with index 0: a new id means a new call.
-      if (!known || (typeof call.id === "string" && call.id !== "" && call.id !== known.id)) {
-        const id = typeof call.id === "string" && call.id !== "" ? call.id : `toolu_${crypto.randomUUID().replaceAll("-", "")}`;
-        const blockIndex = beginBlock(controller, "tool", { type: "tool_use", id, name: typeof fn.name === "string" ? fn.name : "", input: {} });
+    for (const [delta, open] of toolCallDeltas(toolCalls, toolBlocks, (block) => block.id)) {
+      let known = open;
+      if (!known) {
+        const id = delta.id ?? `toolu_${crypto.randomUUID().replaceAll("-", "")}`;
+        const blockIndex = beginBlock(controller, "tool", { type: "tool_use", id, name: delta.name ?? "", input: {} });
         known = { blockIndex, id };
-        toolBlocks.set(toolIndex, known);
+        toolBlocks.set(delta.index, known);
       }
-      const blockIndex = known.blockIndex;
       // A delta for an earlier call (rare, interleaved) still names its own block; the SDK applies it by index.
-      if (typeof fn.arguments === "string" && fn.arguments !== "") {
-        emit(controller, "content_block_delta", { index: blockIndex, delta: { type: "input_json_delta", partial_json: fn.arguments } });
+      if (delta.arguments !== null) {
+        emit(controller, "content_block_delta", { index: known.blockIndex, delta: { type: "input_json_delta", partial_json: delta.arguments } });
       }
     }
   };
 
-  return new TransformStream<Record<string, unknown>, AnthropicSseEvent>({
-    transform(chunk, controller) {
-      if (failed) return;
+  return new TransformStream<ChatStreamPart, AnthropicSseEvent>({
+    transform(part, controller) {
+      // The usage part is the gateway's (billing); the client's usage comes from the usage chunk, as OpenAI sends it.
+      if (failed || part.type === "usage") return;
+      const chunk = part.chunk;
       if (isRecord(chunk.error)) {
         // Some OpenAI-compatible upstreams report a failure as a chunk; Anthropic clients expect an error event.
         failed = true;

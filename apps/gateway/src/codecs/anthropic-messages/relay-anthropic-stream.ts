@@ -1,12 +1,11 @@
-import type { TokenUsage } from "@tollgate/shared";
-import type { ChatStreamPart, ChatTranslationInput } from "@tollgate/upstream";
+import type { ChatTranslationInput } from "@tollgate/upstream";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { parseEventStream } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
 import { streamFailure } from "../../streaming/stream-failure";
-import { producedText } from "../openai-chat/produced-text";
+import { ChatStreamTally, tallyAdapterChatParts } from "../openai-chat/adapter-chat-parts";
 import { anthropicServerToolFamily, anthropicUsageToolCalls, type BuiltInToolCalls, mergeToolCalls } from "../../accounting/built-in-tools";
 import { anthropicErrorEvent } from "./anthropic-error";
 import { createAnthropicUsageTap } from "./extract-anthropic-usage";
@@ -72,30 +71,13 @@ export function relayTranslatedStream(
   model: string,
   sink: StreamSink,
 ): ReadableStream<Uint8Array> {
-  let usage: TokenUsage | null = null;
-  const produced: string[] = [];
-  const chunks = parseEventStream(forwarded.response.body!, sink.maxEventBytes)
-    .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
-    .pipeThrough(
-      new TransformStream<ChatStreamPart, Record<string, unknown>>({
-        transform(part, controller) {
-          if (part.type === "usage") {
-            usage = part.usage;
-            return;
-          }
-          for (const choice of (part.chunk.choices as Array<{ delta?: Record<string, unknown> }> | undefined) ?? []) {
-            const text = producedText(choice.delta);
-            if (text) produced.push(text);
-          }
-          controller.enqueue(part.chunk);
-        },
-      }),
-    );
-  return relayStream<AnthropicSseEvent>(chunks.pipeThrough(createOpenAIToAnthropicStream({ model })), {
+  const tally = new ChatStreamTally();
+  const parts = tallyAdapterChatParts(forwarded, sink.maxEventBytes, tally);
+  return relayStream<AnthropicSseEvent>(parts.pipeThrough(createOpenAIToAnthropicStream({ model })), {
     frame: (event) => sseFrame(event.event, event.data),
     errorFrame,
     onFirstItem: () => sink.firstByte(),
-    onFinish: (outcome) => sink.end(outcome, usage, () => produced.join("")),
+    onFinish: (outcome) => sink.end(outcome, tally.usage, tally.text),
     abortUpstream: forwarded.abort,
     idleTimeoutMs: sink.idleTimeoutMs,
   });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { anthropicFixtureJson, anthropicFixtureText } from "../../../../../test/fixtures/anthropic";
 import { anthropicAdapter } from "@tollgate/upstream";
 import type { AnthropicMessage } from "@tollgate/upstream";
-import { parseSseText, runTransform, splitParts } from "@tollgate/upstream/stream-test-support";
+import { parseSseText, runTransform } from "@tollgate/upstream/stream-test-support";
 import { anthropicRequestToOpenAI } from "./anthropic-request-to-openai";
 import { openAIResponseToAnthropic } from "./openai-response-to-anthropic";
 import { createOpenAIToAnthropicStream } from "./openai-stream-to-anthropic";
@@ -145,8 +145,8 @@ describe("Anthropic -> OpenAI -> Anthropic responses", () => {
 
   test("a streamed tool_use message accumulates to the same message through both stream transformers", async () => {
     const upstreamEvents = await parseSseText(anthropicFixtureText("stream-tool-use.sse"));
-    const openAIChunks = splitParts(await runTransform(upstreamEvents, anthropicAdapter.createChatStreamTransformer(translationInput))).chunks;
-    const clientEvents = await runTransform(openAIChunks, createOpenAIToAnthropicStream({ model: "claude-sonnet-4-5-20250929" }));
+    const openAIParts = await runTransform(upstreamEvents, anthropicAdapter.createChatStreamTransformer(translationInput));
+    const clientEvents = await runTransform(openAIParts, createOpenAIToAnthropicStream({ model: "claude-sonnet-4-5-20250929" }));
     const original = accumulate(upstreamEvents.map((event) => JSON.parse(event.data)));
     const translated = accumulate(clientEvents.map((event) => JSON.parse(event.data)));
     expect(translated.content).toEqual(original.content);

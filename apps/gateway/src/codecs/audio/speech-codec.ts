@@ -4,7 +4,7 @@ import { countTextTokens } from "../../accounting/count-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
 import { relayStream } from "../../streaming/relay-stream";
-import { type MediaRequest, mediaRequest, prepareMediaAttempt, servesOperation } from "../relay-media/media-request";
+import { type MediaRequest, mediaRequest, prepareMediaAttempt, requiredParameter, servesOperation } from "../relay-media/media-request";
 
 interface SpeechRequest extends MediaRequest {
   input: string;
@@ -23,8 +23,7 @@ export const speechCodec: Codec<SpeechRequest, null> = {
   serves: servesOperation("audio/speech"),
 
   parse(admission): ParsedCall<SpeechRequest> {
-    const input = admission.body.value.input;
-    if (input === undefined || input === null || input === "") throw errors.missingParameter("input");
+    const input = requiredParameter(admission.body.value, "input");
     if (typeof input !== "string") throw errors.invalidParameter("input", "'input' must be a string.");
     const characters = [...input].length;
     const units: MeteredUnits = { unit: "character", count: characters };

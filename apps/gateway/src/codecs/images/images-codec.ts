@@ -2,7 +2,7 @@ import type { MeteredUnits, TokenUsage } from "@tollgate/shared";
 import { countTextTokens } from "../../accounting/count-tokens";
 import { errorResponse, errors } from "../../errors";
 import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
-import { type MediaRequest, mediaRequest, parseJsonAnswer, prepareMediaAttempt, servesOperation } from "../relay-media/media-request";
+import { type MediaRequest, mediaRequest, parseJsonAnswer, prepareMediaAttempt, requiredParameter, servesOperation } from "../relay-media/media-request";
 
 interface ImagesRequest extends MediaRequest {
   /** The size and quality asked for (OpenAI's defaults when absent), the keys of a per-image price. */
@@ -53,8 +53,7 @@ function imagesCodec(endpoint: string, operation: "images/generations" | "images
 
     async parse(admission, services): Promise<ParsedCall<ImagesRequest>> {
       const body = admission.body.value;
-      const prompt = body.prompt;
-      if (prompt === undefined || prompt === null || prompt === "") throw errors.missingParameter("prompt");
+      const prompt = requiredParameter(body, "prompt");
       if (typeof prompt !== "string") throw errors.invalidParameter("prompt", "'prompt' must be a string.");
       if (multipart && !admission.form?.has("image") && !admission.form?.has("image[]")) throw errors.missingParameter("image");
       if (body.stream === true || body.stream === "true") {

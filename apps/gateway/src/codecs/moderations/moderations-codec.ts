@@ -1,7 +1,7 @@
 import { countTextTokens, textOfContent } from "../../accounting/count-tokens";
 import { errorResponse, errors } from "../../errors";
-import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
-import { type MediaRequest, mediaRequest, parseJsonAnswer, prepareMediaAttempt, servesOperation } from "../relay-media/media-request";
+import type { Codec, ParsedCall } from "../../pipeline/codec";
+import { type MediaRequest, perRequestCall, prepareMediaAttempt, readResultsAnswer, requiredParameter, servesOperation } from "../relay-media/media-request";
 
 /** The text of a moderation input: a string, strings, or omni-moderation's `{type: "text"|"image_url"}` parts. */
 function inputText(input: unknown): string {
@@ -22,21 +22,17 @@ export const moderationsCodec: Codec<MediaRequest, null> = {
   serves: servesOperation("moderations"),
 
   parse(admission): ParsedCall<MediaRequest> {
-    const input = admission.body.value.input;
-    if (input === undefined || input === null || input === "") throw errors.missingParameter("input");
+    const input = requiredParameter(admission.body.value, "input");
     if (typeof input !== "string" && !Array.isArray(input)) {
       throw errors.invalidParameter("input", "'input' must be a string, an array of strings, or an array of text and image_url parts.");
     }
-    return { request: mediaRequest("moderations", admission), maxOutputTokens: 0, stream: false, worstCaseUnits: { unit: "request" } };
+    return perRequestCall("moderations", admission);
   },
 
   prepare: prepareMediaAttempt,
 
-  readWhole(text): WholeAnswer | null {
-    const json = parseJsonAnswer(text);
-    if (!json || !Array.isArray(json.results)) return null;
-    return { usage: null, units: { unit: "request" }, body: text };
-  },
+  // OpenAI reports no usage for a moderation.
+  readWhole: (text) => readResultsAnswer(text, () => null),
 
   producedText: () => "",
 

@@ -4,9 +4,9 @@ import type { StreamSink } from "../../pipeline/codec";
 import type { ForwardedResponse } from "../../routing/forward-with-failover";
 import { eventData } from "../../streaming/event-data";
 import { createPassthroughFramer, renderEvent } from "../../streaming/openai-event-passthrough";
-import { parseEventStream } from "../../streaming/parse-event-stream";
 import { relayStream } from "../../streaming/relay-stream";
 import { streamFailure } from "../../streaming/stream-failure";
+import { adapterChatParts } from "./adapter-chat-parts";
 import { collectChunkText } from "./produced-text";
 
 const encoder = new TextEncoder();
@@ -120,7 +120,7 @@ export function relayOpenAIStream(
       errorFrame: (kind, error) => openAIErrorFrame(kind, error, false),
     });
   }
-  const parts = parseEventStream(body, sink.maxEventBytes).pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation));
+  const parts = adapterChatParts(forwarded, sink.maxEventBytes);
   // The usage chunk a client asked for is held until the adapter's usage part (the figure billed) follows
   // it, so that the chunk's cost is the one billed.
   let heldUsageChunk: Record<string, unknown> | null = null;

@@ -6,7 +6,10 @@ import {
   servesMediaOperation,
   upstreamModelFor,
 } from "@tollgate/upstream";
+import type { TokenUsage } from "@tollgate/shared";
+import { errors } from "../../errors";
 import type { Admission } from "../../pipeline/admit";
+import type { ParsedCall, WholeAnswer } from "../../pipeline/codec";
 import type { RoutableChannel } from "../../routing/channel-catalog";
 import type { UpstreamAttempt } from "../../routing/forward-with-failover";
 
@@ -56,6 +59,28 @@ export function prepareMediaAttempt(channel: RoutableChannel, adapter: ProviderA
 /** Channels whose type serves the operation (see servesMediaOperation); the others are skipped in routing. */
 export function servesOperation(operation: MediaOperation): (channel: RoutableChannel) => boolean {
   return (channel) => servesMediaOperation(channel.adapter.type, operation);
+}
+
+/** `body[name]`; absent, null or "" is OpenAI's missing_required_parameter (400) naming it. */
+export function requiredParameter(body: Record<string, unknown>, name: string): unknown {
+  const value = body[name];
+  if (value === undefined || value === null || value === "") throw errors.missingParameter(name);
+  return value;
+}
+
+/** A call billed one request (moderations, rerank): relayed whole, with no output tokens to reserve. */
+export function perRequestCall(operation: MediaOperation, admission: Admission): ParsedCall<MediaRequest> {
+  return { request: mediaRequest(operation, admission), maxOutputTokens: 0, stream: false, worstCaseUnits: { unit: "request" } };
+}
+
+/**
+ * A per-request call's whole answer, which lists its `results` (moderations, rerank), with the usage
+ * `usageOf` reads from it (null: counted locally); null when the answer is not such a list.
+ */
+export function readResultsAnswer(text: string, usageOf: (json: Record<string, unknown>) => TokenUsage | null): WholeAnswer | null {
+  const json = parseJsonAnswer(text);
+  if (!json || !Array.isArray(json.results)) return null;
+  return { usage: usageOf(json), units: { unit: "request" }, body: text };
 }
 
 /** A whole answer's JSON, or null when it is not JSON. */

@@ -1,8 +1,8 @@
 import type { TokenUsage } from "@tollgate/shared";
 import { countTextTokens } from "../../accounting/count-tokens";
 import { errorResponse, errors } from "../../errors";
-import type { Codec, ParsedCall, WholeAnswer } from "../../pipeline/codec";
-import { type MediaRequest, mediaRequest, parseJsonAnswer, prepareMediaAttempt, servesOperation } from "../relay-media/media-request";
+import type { Codec, ParsedCall } from "../../pipeline/codec";
+import { type MediaRequest, perRequestCall, prepareMediaAttempt, readResultsAnswer, requiredParameter, servesOperation } from "../relay-media/media-request";
 
 /** A document as Cohere (v1: string or `{text}`) and Jina (string or `{text}`) accept it. */
 function documentText(document: unknown): string | null {
@@ -35,8 +35,7 @@ export const rerankCodec: Codec<MediaRequest, null> = {
 
   parse(admission): ParsedCall<MediaRequest> {
     const body = admission.body.value;
-    if (body.query === undefined || body.query === null || body.query === "") throw errors.missingParameter("query");
-    if (typeof body.query !== "string") throw errors.invalidParameter("query", "'query' must be a string.");
+    if (typeof requiredParameter(body, "query") !== "string") throw errors.invalidParameter("query", "'query' must be a string.");
     if (body.documents === undefined || body.documents === null) throw errors.missingParameter("documents");
     if (!Array.isArray(body.documents) || body.documents.length === 0) {
       throw errors.invalidParameter("documents", "'documents' must be a non-empty array of strings or {text} objects.");
@@ -50,16 +49,12 @@ export const rerankCodec: Codec<MediaRequest, null> = {
     if (topN !== undefined && topN !== null && (typeof topN !== "number" || !Number.isInteger(topN) || topN < 1)) {
       throw errors.invalidParameter("top_n", "'top_n' must be a positive integer.");
     }
-    return { request: mediaRequest("rerank", admission), maxOutputTokens: 0, stream: false, worstCaseUnits: { unit: "request" } };
+    return perRequestCall("rerank", admission);
   },
 
   prepare: prepareMediaAttempt,
 
-  readWhole(text): WholeAnswer | null {
-    const json = parseJsonAnswer(text);
-    if (!json || !Array.isArray(json.results)) return null;
-    return { usage: rerankTokenUsage(json), units: { unit: "request" }, body: text };
-  },
+  readWhole: (text) => readResultsAnswer(text, rerankTokenUsage),
 
   producedText: () => "",
 

@@ -2,14 +2,12 @@ import { isRecord, type TokenUsage } from "@tollgate/shared";
 import {
   chatReasoningText,
   chatReasoningTokens,
+  finalResponse,
   functionCallItem,
   messageItem,
   outputId,
   reasoningItem,
   type ResponseFrame,
-  responseObject,
-  responsesUsage,
-  statusOfFinish,
 } from "./response-object";
 
 /**
@@ -43,6 +41,5 @@ export function chatCompletionToResponse(completion: Record<string, unknown>, fr
       ),
     );
   }
-  const { status, incompleteDetails } = statusOfFinish(choice.finish_reason);
-  return responseObject(frame, { status, output, incompleteDetails, usage: responsesUsage(usage, chatReasoningTokens(completion.usage)) });
+  return finalResponse(frame, output, choice.finish_reason, usage, chatReasoningTokens(completion.usage));
 }

@@ -1,8 +1,10 @@
 import { isRecord, type TokenUsage } from "@tollgate/shared";
 import type { ChatStreamPart } from "@tollgate/upstream";
+import { toolCallDeltas } from "../openai-chat/tool-call-delta";
 import {
   chatReasoningText,
   chatReasoningTokens,
+  finalResponse,
   functionCallItem,
   messageItem,
   outputId,
@@ -10,8 +12,6 @@ import {
   reasoningItem,
   type ResponseFrame,
   responseObject,
-  responsesUsage,
-  statusOfFinish,
 } from "./response-object";
 
 /** One Responses stream event before its sequence_number (the relay numbers every frame it sends). */
@@ -138,33 +138,22 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
   };
 
   const appendToolCalls = (controller: Controller, toolCalls: unknown[]) => {
-    for (const raw of toolCalls) {
-      if (!isRecord(raw)) continue;
-      const index = typeof raw.index === "number" ? raw.index : 0;
-      const fn = isRecord(raw.function) ? raw.function : {};
-      let call = calls.get(index);
-      // Some OpenAI-compatible upstreams send every call with index 0: a new id means a new call.
-      if (!call || (typeof raw.id === "string" && raw.id !== "" && raw.id !== call.callId)) {
+    for (const [delta, open] of toolCallDeltas(toolCalls, calls, (call) => call.callId)) {
+      let call = open;
+      if (!call) {
         closeReasoning(controller);
         closeMessage(controller);
-        call = {
-          itemId: outputId("fc"),
-          outputIndex: output.length,
-          callId: typeof raw.id === "string" && raw.id !== "" ? raw.id : outputId("call"),
-          name: typeof fn.name === "string" ? fn.name : "",
-          arguments: "",
-          done: false,
-        };
-        calls.set(index, call);
+        call = { itemId: outputId("fc"), outputIndex: output.length, callId: delta.id ?? outputId("call"), name: delta.name ?? "", arguments: "", done: false };
+        calls.set(delta.index, call);
         callOrder.push(call);
         const item = functionCallItem(call.itemId, call, "in_progress");
         output.push(item);
         controller.enqueue({ type: "response.output_item.added", output_index: call.outputIndex, item });
       }
-      if (typeof fn.arguments === "string" && fn.arguments !== "") {
-        call.arguments += fn.arguments;
-        produced.push(fn.arguments);
-        controller.enqueue({ type: "response.function_call_arguments.delta", item_id: call.itemId, output_index: call.outputIndex, delta: fn.arguments });
+      if (delta.arguments !== null) {
+        call.arguments += delta.arguments;
+        produced.push(delta.arguments);
+        controller.enqueue({ type: "response.function_call_arguments.delta", item_id: call.itemId, output_index: call.outputIndex, delta: delta.arguments });
       }
     }
   };
@@ -201,9 +190,8 @@ export function createChatToResponseEvents(options: ChatToResponseEventsOptions)
       closeMessage(controller);
       for (const call of callOrder) closeCall(controller, call);
       const billed = usage ?? (await options.estimate(produced.join("")));
-      const { status, incompleteDetails } = statusOfFinish(finishReason);
-      const response = responseObject(frame, { status, output, incompleteDetails, usage: responsesUsage(billed, reasoningTokens) });
-      controller.enqueue({ type: status === "incomplete" ? "response.incomplete" : "response.completed", response });
+      const response = finalResponse(frame, output, finishReason, billed, reasoningTokens);
+      controller.enqueue({ type: response.status === "incomplete" ? "response.incomplete" : "response.completed", response });
       options.onFinal(response);
     },
   });

@@ -8,6 +8,7 @@ import { relayStream } from "../../streaming/relay-stream";
 import { streamFailure } from "../../streaming/stream-failure";
 import { type ChatToResponseEventsOptions, createChatToResponseEvents, type ResponsesEvent } from "./chat-stream-to-response-events";
 import { type BuiltInToolCalls, mergeToolCalls, responsesItemFamily, responsesToolCalls } from "../../accounting/built-in-tools";
+import { ChatStreamTally, tallyAdapterChatParts } from "../openai-chat/adapter-chat-parts";
 import { extractResponsesUsage } from "./extract-responses-usage";
 
 const encoder = new TextEncoder();
@@ -116,25 +117,9 @@ export function relayTranslatedResponsesStream(
   sink: StreamSink,
   options: ChatToResponseEventsOptions,
 ): ReadableStream<Uint8Array> {
-  let usage: TokenUsage | null = null;
-  const produced: string[] = [];
+  const tally = new ChatStreamTally();
   let sequenceNumber = 0;
-  const events = parseEventStream(forwarded.response.body!, sink.maxEventBytes)
-    .pipeThrough(forwarded.adapter.createChatStreamTransformer(forwarded.attempt.translation))
-    .pipeThrough(
-      new TransformStream({
-        transform(part, controller) {
-          if (part.type === "usage") usage = part.usage;
-          else {
-            for (const choice of (part.chunk.choices as Array<{ delta?: { content?: unknown } }> | undefined) ?? []) {
-              if (typeof choice.delta?.content === "string") produced.push(choice.delta.content);
-            }
-          }
-          controller.enqueue(part);
-        },
-      }),
-    )
-    .pipeThrough(createChatToResponseEvents(options));
+  const events = tallyAdapterChatParts(forwarded, sink.maxEventBytes, tally).pipeThrough(createChatToResponseEvents(options));
   // An upstream error chunk ends the stream cleanly with response.failed: the call is still a failure.
   let failed = false;
   return relayStream<ResponsesEvent>(events, {
@@ -144,7 +129,7 @@ export function relayTranslatedResponsesStream(
     },
     errorFrame: (kind, cause) => errorEvent(kind, cause, sequenceNumber++),
     onFirstItem: () => sink.firstByte(),
-    onFinish: (outcome) => sink.end(outcome === "completed" && failed ? "failed" : outcome, usage, () => produced.join("")),
+    onFinish: (outcome) => sink.end(outcome === "completed" && failed ? "failed" : outcome, tally.usage, tally.text),
     abortUpstream: forwarded.abort,
     idleTimeoutMs: sink.idleTimeoutMs,
   });

@@ -85,6 +85,15 @@ export function responseObject(
   };
 }
 
+/**
+ * The Response once its chat has finished: completed, or incomplete for a `length` or `content_filter`
+ * finish_reason; `usage` is the billed usage, with the reasoning tokens the upstream reported.
+ */
+export function finalResponse(frame: ResponseFrame, output: unknown[], finishReason: unknown, usage: TokenUsage, reasoningTokens: number): Record<string, unknown> {
+  const { status, incompleteDetails } = statusOfFinish(finishReason);
+  return responseObject(frame, { status, output, incompleteDetails, usage: responsesUsage(usage, reasoningTokens) });
+}
+
 export function messageItem(id: string, text: string, status: "in_progress" | "completed"): Record<string, unknown> {
   return {
     id,
