@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import { channels, requestLogs } from "@tollgate/db";
 import { createChannelProber } from "@tollgate/upstream";
 import { asc, eq } from "drizzle-orm";
@@ -27,6 +28,7 @@ let gateway: GatewayUnderTest;
 let seed: ReturnType<typeof seeder>;
 let openai: OpenAI;
 let anthropic: Anthropic;
+let genai: GoogleGenAI;
 let tokenId: number;
 let clientEmail: string;
 let keyText: string;
@@ -81,6 +83,7 @@ beforeAll(async () => {
   tokenId = token.row.id;
   openai = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: token.secret, baseURL: baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
+  genai = new GoogleGenAI({ apiKey: token.secret, httpOptions: { baseUrl: baseURL.replace(/\/v1$/, ""), apiVersion: "v1beta" } });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -215,6 +218,44 @@ describe("Claude on Vertex AI", () => {
     const error = await openai.chat.completions.create({ model: "claude-sonnet", messages: [{ role: "user", content: "x" }] }).catch((caught) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.message).toContain("roles must alternate");
+  });
+});
+
+describe("@google/genai against a Vertex channel", () => {
+  test("generateContent for a Gemini model goes to Vertex's generateContent with the client's body as it came", async () => {
+    vertex.enqueueGemini({ kind: "text", text: "Native on Vertex", promptTokens: 11, candidatesTokens: 4 });
+    const response = await genai.models.generateContent({ model: "gemini-flash", contents: "Hello Vertex" });
+    expect(response.text).toBe("Native on Vertex");
+    const sent = vertex.requests.requests.at(-1)!;
+    expect(sent.path).toBe(modelPath("google", "gemini-2.5-flash", "generateContent"));
+    expect(sent.body.contents).toEqual([{ role: "user", parts: [{ text: "Hello Vertex" }] }]);
+    expect(await lastLog()).toMatchObject({ promptTokens: 11, completionTokens: 4 });
+  });
+
+  test("generateContentStream goes to streamGenerateContent?alt=sse", async () => {
+    vertex.enqueueGemini({ kind: "text", text: "one two three" });
+    const pieces: string[] = [];
+    for await (const chunk of await genai.models.generateContentStream({ model: "gemini-flash", contents: "Count" })) pieces.push(chunk.text ?? "");
+    expect(pieces.join("")).toBe("one two three");
+    expect(vertex.requests.requests.at(-1)!.search).toBe("?alt=sse");
+  });
+
+  test("generateContent for a Claude model is translated to rawPredict", async () => {
+    vertex.enqueueClaude({ kind: "text", text: "Claude through the Gemini API", inputTokens: 9, outputTokens: 5 });
+    const response = await genai.models.generateContent({ model: "claude-sonnet", contents: "Hi Claude" });
+    expect(response.text).toBe("Claude through the Gemini API");
+    const sent = vertex.requests.requests.at(-1)!;
+    expect(sent.path).toBe(modelPath("anthropic", "claude-sonnet-4@20250514", "rawPredict"));
+    expect(sent.body.anthropic_version).toBe("vertex-2023-10-16");
+  });
+
+  test("embedContent is translated to Vertex's :predict, and countTokens answered by Vertex", async () => {
+    const embedded = await genai.models.embedContent({ model: "text-embedding", contents: ["alpha", "beta"] });
+    expect(embedded.embeddings).toHaveLength(2);
+    expect(vertex.requests.requests.at(-1)!.path).toBe(modelPath("google", "text-embedding-005", "predict"));
+    const counted = await genai.models.countTokens({ model: "gemini-flash", contents: "three little words" });
+    expect(counted.totalTokens).toBeGreaterThan(0);
+    expect(vertex.requests.requests.at(-1)!.path).toBe(modelPath("google", "gemini-2.5-flash", "countTokens"));
   });
 });
 
