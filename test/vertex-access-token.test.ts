@@ -80,6 +80,20 @@ describe("the Vertex access token", () => {
     expect(exchanges()).toHaveLength(1);
   });
 
+  test("a refresh the token endpoint fails (503) inside the margin keeps the request going with the token that still lives", async () => {
+    const { send, exchanges } = await setup();
+    expect((await send()).status).toBe(200);
+    const firstToken = vertex.requests.requests.at(-1)!.headers.authorization;
+    clock += 3599_000 - MARGIN_MS + 1000;
+    tokens.failNext(503);
+    expect((await send()).status).toBe(200);
+    expect(vertex.requests.requests.at(-1)!.headers.authorization).toBe(firstToken);
+    // Nothing was cached from the failure: the next request tries the refresh again, and gets a new token.
+    expect((await send()).status).toBe(200);
+    expect(exchanges()).toHaveLength(2);
+    expect(vertex.requests.requests.at(-1)!.headers.authorization).not.toBe(firstToken);
+  });
+
   test("a token that Vertex no longer takes after its expiry is never sent: the next request exchanges again", async () => {
     const { send, exchanges } = await setup();
     expect((await send()).status).toBe(200);
