@@ -7,7 +7,7 @@ import { type MappedUpstreamError, upstreamAuthFailure } from "./shared/upstream
 /** A request an adapter built: JSON text, or a media upload (relayed as it came, for types without `authorize`). */
 export type SendableRequest = OutgoingRequest | (Omit<OutgoingRequest, "body"> & { body: MediaHttpRequest["body"] });
 
-/** How long a token exchange may take when the caller gave no deadline. */
+/** The most a token exchange may take, whatever signal it is given. */
 const EXCHANGE_TIMEOUT_MS = 20_000;
 /** The most a token endpoint's answer may weigh. */
 const TOKEN_ANSWER_MAX_BYTES = 64 * 1024;
@@ -28,7 +28,7 @@ function authorizeContext(signal: AbortSignal | undefined): AuthorizeContext {
       const method = init.method === "GET" ? "GET" : "POST";
       const response = await fetchUpstream(url, { method, headers: init.headers, body: init.body, signal: combined });
       const bytes = await readUpstreamBytes(response, TOKEN_ANSWER_MAX_BYTES);
-      return new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), { status: response.status, headers: response.headers });
+      return new Response(bytes as Uint8Array<ArrayBuffer>, { status: response.status, headers: response.headers });
     },
   };
 }
