@@ -73,12 +73,12 @@ describe("a provider added as one adapter folder and one registry line", () => {
   test("is offered by the console with its descriptor, and the admin schema takes it with the settings it declares only", async () => {
     const admin = await consoleUnderTest.signedInUser({ role: "admin" });
     const offered = await admin.caller.channels.types();
-    expect(offered.map((descriptor) => descriptor.type)).toEqual(["openai-compatible", "anthropic", "gemini", "azure-openai", "bedrock", "toy-chat"]);
+    expect(offered.map((descriptor) => descriptor.type)).toEqual(["openai-compatible", "anthropic", "gemini", "azure-openai", "bedrock", "vertex", "toy-chat"]);
     expect(offered.at(-1)).toEqual({
       type: "toy-chat",
       label: "Toy Chat",
       defaultBaseUrl: "https://toy.example",
-      settings: { preset: false, apiVersion: false, responsesApi: false, structuredOutput: false, builtInTools: true, region: false, autoCacheBreakpoints: false },
+      settings: { preset: false, apiVersion: false, responsesApi: false, structuredOutput: false, builtInTools: true, region: false, autoCacheBreakpoints: false, project: false, location: false },
       responsesApiDefault: null,
       canListModels: true,
       cannotListModelsReason: null,
@@ -89,7 +89,7 @@ describe("a provider added as one adapter folder and one registry line", () => {
       "Applies to types openai-compatible and azure-openai only",
     ]);
     expect((await rejection(admin.caller.channels.create({ ...fields, type: "toy-chat-2" }))).fieldErrors?.type).toEqual([
-      "Must be one of: openai-compatible, anthropic, gemini, azure-openai, bedrock, toy-chat",
+      "Must be one of: openai-compatible, anthropic, gemini, azure-openai, bedrock, vertex, toy-chat",
     ]);
     const created = await admin.caller.channels.create(fields);
     expect(created).toMatchObject({ type: "toy-chat", models: ["toy-small"] });

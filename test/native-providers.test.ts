@@ -5,6 +5,7 @@ import OpenAI from "openai";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { readChatStream } from "./helpers/read-chat-stream";
 import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -81,12 +82,7 @@ describe("the openai client against an Anthropic channel", () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = "";
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta?.content ?? "";
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     expect(text).toBe("one two three four");
     expect(usage?.completion_tokens).toBe(12);
   });
@@ -127,17 +123,7 @@ describe("the openai client against an Anthropic channel", () => {
       tools: [weatherTool],
       stream: true,
     });
-    let argumentsText = "";
-    let name = "";
-    let finish: string | null = null;
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta;
-      for (const toolCall of delta?.tool_calls ?? []) {
-        argumentsText += toolCall.function?.arguments ?? "";
-        name ||= toolCall.function?.name ?? "";
-      }
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
+    const { toolName: name, toolArguments: argumentsText, finish } = await readChatStream(stream);
     expect(name).toBe("get_weather");
     expect(JSON.parse(argumentsText)).toEqual({ city: "Oslo" });
     expect(finish).toBe("tool_calls");
@@ -175,12 +161,7 @@ describe("the openai client against a Gemini channel", () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = "";
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta?.content ?? "";
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     expect(text).toBe("alpha beta gamma");
     expect(usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 3 });
     expect(gemini.requests.at(-1)!.search).toContain("alt=sse");

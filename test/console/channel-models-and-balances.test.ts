@@ -146,8 +146,42 @@ describe("per-channel switches: Responses API and structured output", () => {
     expect((await rejection(admin.caller.channels.update({ id: claude.id, responsesApi: true }))).fieldErrors?.responsesApi).toEqual([
       "Applies to types openai-compatible and azure-openai only",
     ]);
-    expect((await rejection(admin.caller.channels.update({ id: vendor.id, structuredOutput: "tool" }))).fieldErrors?.structuredOutput).toEqual(["Applies to type anthropic only"]);
+    expect((await rejection(admin.caller.channels.update({ id: vendor.id, structuredOutput: "tool" }))).fieldErrors?.structuredOutput).toEqual(["Applies to types anthropic and vertex only"]);
     expect((await rejection(admin.caller.channels.update({ id: claude.id, structuredOutput: "schema" as never }))).fieldErrors?.structuredOutput).toEqual(['Must be "tool" or "native"']);
+  });
+});
+
+describe("a Vertex AI channel's project, location and service-account key", () => {
+  const serviceAccountKey = JSON.stringify({
+    type: "service_account",
+    project_id: "acme-ai",
+    private_key: "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n",
+    client_email: "gateway@acme-ai.iam.gserviceaccount.com",
+  });
+
+  test("an admin sets them on create and clears them on edit; a key that is not a service-account key is refused, on create and on edit, without being echoed", async () => {
+    const vertex = await admin.caller.channels.create({
+      name: "vertex",
+      type: "vertex",
+      baseUrl: "https://aiplatform.googleapis.com",
+      apiKey: serviceAccountKey,
+      models: ["gemini-2.5-flash"],
+      project: "acme-ai",
+      location: "europe-west4",
+    });
+    expect(vertex).toMatchObject({ project: "acme-ai", location: "europe-west4" });
+    expect(JSON.stringify(vertex)).not.toContain("PRIVATE KEY");
+    expect((await admin.caller.channels.update({ id: vertex.id, location: null })).location).toBeNull();
+    const [stored] = await harness.database.handle.db.select({ config: channels.config }).from(channels).where(eq(channels.id, vertex.id));
+    expect(stored!.config).toEqual({ project: "acme-ai" });
+    const refusedCreate = await rejection(
+      admin.caller.channels.create({ name: "v2", type: "vertex", baseUrl: "https://aiplatform.googleapis.com", apiKey: '{"client_email":"a@b.c","private_key":"hunter2"}', models: ["m"] }),
+    );
+    expect(refusedCreate.fieldErrors?.apiKey).toEqual(['The Vertex AI channel\'s key must be a Google service-account JSON key: "private_key" is missing or is not a PEM private key.']);
+    const refusedEdit = await rejection(admin.caller.channels.update({ id: vertex.id, apiKey: "AIzaSy-an-api-key" }));
+    expect(refusedEdit.fieldErrors?.apiKey?.[0]).toContain("it is not JSON");
+    expect(JSON.stringify(refusedEdit)).not.toContain("AIzaSy-an-api-key");
+    expect((await rejection(admin.caller.channels.update({ id: vertex.id, project: "Not A Project" }))).fieldErrors?.project?.[0]).toStartWith("Must be a Google Cloud project id");
   });
 });
 

@@ -72,7 +72,7 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox, gateways:
       models: string[];
       apiKey?: string;
       name?: string;
-      type?: "openai-compatible" | "anthropic" | "gemini" | "azure-openai" | "bedrock";
+      type?: "openai-compatible" | "anthropic" | "gemini" | "azure-openai" | "bedrock" | "vertex";
       config?: Record<string, unknown>;
       modelMapping?: Record<string, string>;
       groups?: string[];

@@ -84,7 +84,7 @@ describe("channel add", () => {
       await harness.expectRejected([...base, "--base-url", `https://user:${UPSTREAM_KEY}@example.com`], "must not contain credentials"),
       await harness.expectRejected([...base, "--base-url", "https://example.com?key=1"], "must not have a query"),
       await harness.expectRejected([...base], "--base-url is required"),
-      await harness.expectRejected([...base, "--base-url", "https://x.example", "--type", "cohere"], "--type must be one of: openai-compatible, anthropic, gemini, azure-openai"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--type", "cohere"], "--type must be one of: openai-compatible, anthropic, gemini, azure-openai, vertex"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--priority", "1.5"], "--priority must be an integer"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--weight", "0"], "--weight must be a positive integer"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--map", "other=up"], '--map maps "other"'),
@@ -181,7 +181,40 @@ describe("channel add: types, presets and per-channel settings", () => {
     expect(refused.stderr).toContain('"tool" or "native"');
     const misplaced = await harness.run("channel", "add", "--name", "x", "--preset", "openai", "--key", "k-12345678", "--models", "m", "--structured-output", "tool");
     expect(misplaced.exitCode).toBe(2);
-    expect(misplaced.stderr).toContain("anthropic only");
+    expect(misplaced.stderr).toContain("anthropic and vertex only");
+  });
+
+  test("a vertex channel takes a service-account JSON key, --project and --location; a key that is not one is refused without being echoed", async () => {
+    const serviceAccountKey = JSON.stringify(
+      {
+        type: "service_account",
+        project_id: "acme-ai",
+        private_key_id: "0123abcd",
+        private_key: "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n",
+        client_email: "gateway@acme-ai.iam.gserviceaccount.com",
+        token_uri: "https://oauth2.googleapis.com/token",
+      },
+      null,
+      2,
+    );
+    const vertex = ["channel", "add", "--name", "vx", "--type", "vertex", "--base-url", "https://aiplatform.googleapis.com", "--models", "gemini-2.5-flash"];
+    const created = await harness.runJson(...vertex, "--key", serviceAccountKey, "--project", "acme-ai", "--location", "europe-west4");
+    const row = await channelRow(created.id as number);
+    expect(row.config).toEqual({ project: "acme-ai", location: "europe-west4" });
+    expect(created).toMatchObject({ project: "acme-ai", location: "europe-west4" });
+    expect(JSON.stringify(created)).not.toContain("PRIVATE KEY");
+    const refused = await harness.run(...vertex, "--key", "AIzaSyNotAServiceAccountKey");
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("must be a Google service-account JSON key: it is not JSON");
+    expect(refused.stderr).not.toContain("AIzaSyNotAServiceAccountKey");
+    const badLocation = await harness.run(...vertex, "--key", serviceAccountKey, "--location", "Europe West");
+    expect(badLocation.stderr).toContain("--location must be a Google Cloud location");
+    const misplaced = await harness.run("channel", "add", "--name", "x", "--preset", "openai", "--key", "k-12345678", "--models", "m", "--project", "acme-ai");
+    expect(misplaced.exitCode).toBe(2);
+    expect(misplaced.stderr).toContain("vertex only");
+    // Other types keep refusing whitespace inside a key.
+    const spaced = await harness.run("channel", "add", "--name", "x", "--preset", "openai", "--key", "sk-abc def-12345678", "--models", "m");
+    expect(spaced.stderr).toContain("--key must not contain whitespace");
   });
 
   test("a bedrock channel takes --region (required), calls the region's endpoint without --base-url, and its key must be an access key JSON or an API key", async () => {

@@ -31,6 +31,8 @@ const channelFlags = {
   autoCacheBreakpoints: "--auto-cache-breakpoints",
   builtInTools: "--builtin-tool",
   region: "--region",
+  project: "--project",
+  location: "--location",
 };
 
 /** `--responses-api yes|no`. */
@@ -63,6 +65,8 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       "auto-cache-breakpoints": "string",
       "builtin-tool": "string",
       region: "string",
+      project: "string",
+      location: "string",
       json: "boolean",
     },
   });
@@ -90,6 +94,8 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
       // of one call in USD (the names and amounts are the schema's to check).
       builtInTools: pairsFromText(flags["builtin-tool"], "builtin-tool", "tool=USD per call (e.g. web_search=0.01)"),
       region: flags.region,
+      project: flags.project,
+      location: flags.location,
     },
     channelFlags,
   );

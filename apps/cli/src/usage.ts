@@ -37,7 +37,7 @@ const sections = {
       [--map public=upstream[,public2=upstream2]] [--priority N] [--weight N] [--group G[,G2]]
       [--api-version V] [--first-byte-timeout-ms N] [--idle-timeout-ms N] [--responses-api yes|no]
       [--structured-output tool|native] [--auto-cache-breakpoints yes|no] [--builtin-tool TOOL=USD[,TOOL2=USD]]
-      [--region REGION]
+      [--region REGION] [--project PROJECT] [--location LOCATION]
       --preset (openai-compatible: openai, deepseek, qwen, zhipu, moonshot, mistral, groq, xai,
       openrouter, vllm, ollama; anthropic, Anthropic-compatible endpoints for Claude Code:
       zhipu-anthropic, moonshot-anthropic, deepseek-anthropic, qwen-anthropic) fills --base-url and
@@ -56,6 +56,10 @@ const sections = {
       for; without --base-url the channel calls https://bedrock-runtime.REGION.amazonaws.com. A bedrock
       key is an access key as JSON, {"accessKeyId":"AKIA...","secretAccessKey":"...","sessionToken":"..."}
       (sessionToken optional; best given with --key-env), or a Bedrock API key (sent as a bearer token).
+      A vertex channel's key is a Google service-account JSON key (e.g.
+      --key-env GOOGLE_KEY after GOOGLE_KEY="$(cat key.json)"), exchanged for access tokens; --project
+      (default: the key's project_id) and --location (default us-central1; global) say where its
+      models run, and its base URL is https://aiplatform.googleapis.com.
       Higher --priority is tried first (default 0); --weight shares traffic in a tier (default 1);
       groups default to "default". The key is stored encrypted and never printed in full;
       --key-env VAR reads it from that environment variable, so it is not on the command line.

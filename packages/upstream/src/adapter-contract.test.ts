@@ -5,7 +5,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import { toyAdapter } from "../../../test/fixtures/toy-provider";
 import { eventFrame, joinFrames } from "../../../test/helpers/bedrock-event-stream";
 import { adapterFor, channelTypeIds, describeAdapter, registerProviderAdapter } from "./adapters";
-import type { AdapterChannel, ChatStreamPart, ChatTranslationInput } from "./provider-adapter";
+import { type AdapterChannel, ChannelCredentialError, type ChatStreamPart, type ChatTranslationInput } from "./provider-adapter";
 
 /**
  * The contract every registered adapter passes, run against each type the registry lists (the "add a
@@ -29,6 +29,8 @@ const sampleAnswers: Record<string, () => Promise<unknown>> = {
   gemini: () => Bun.file(join(fixtures, "gemini/generate-content-text.json")).json(),
   "azure-openai": () => Bun.file(join(fixtures, "azure-openai/chat-completion.json")).json(),
   bedrock: () => Bun.file(join(fixtures, "bedrock/converse-text.json")).json(),
+  // The contract's model is not a Claude model: Vertex answers it with Gemini's generateContent.
+  vertex: () => Bun.file(join(fixtures, "vertex/generate-content-text.json")).json(),
   "toy-chat": async () => ({ text: "Hello", used: { in: 5, out: 1 } }),
 };
 
@@ -48,10 +50,12 @@ const sampleStreams: Record<string, () => Promise<string | Uint8Array>> = {
     const events = (await Bun.file(join(fixtures, "bedrock/converse-stream-text.json")).json()) as [string, Record<string, unknown>][];
     return joinFrames(events.map(([type, payload]) => eventFrame(type, payload)));
   },
+  vertex: () => Bun.file(join(fixtures, "vertex/stream-generate-content-text.sse")).text(),
   "toy-chat": async () => 'data: {"piece":"Hel"}\n\ndata: {"piece":"lo"}\n\ndata: {"used":{"in":5,"out":1}}\n\n',
 };
 
-const channel: AdapterChannel = { baseUrl: "https://upstream.example/base", apiKey: SECRET, config: { apiVersion: "2024-10-21" } };
+/** The settings a type may need to build a request at all (Azure's API version, Vertex's project). */
+const channel: AdapterChannel = { baseUrl: "https://upstream.example/base", apiKey: SECRET, config: { apiVersion: "2024-10-21", project: "contract-project" } };
 
 function chatInput(stream: boolean): ChatTranslationInput {
   return {
@@ -81,6 +85,7 @@ const OPTIONAL_FUNCTIONS = [
   "authorize",
   "createStreamDecoder",
   "credentialProblem",
+  "geminiNative",
 ] as const;
 
 describe("the provider adapter contract", () => {
@@ -109,13 +114,24 @@ describe("the provider adapter contract", () => {
         for (const stream of [false, true]) {
           const built = adapter.buildChatRequest(chatInput(stream));
           const context = { fetch: () => Promise.reject(new Error("no token exchange in the contract")) };
-          const request = adapter.authorize ? await adapter.authorize({ method: "POST", ...built }, channel, context) : built;
+          // A type whose authorization needs a token exchange (Vertex) cannot authorize here: its request is
+          // checked as built, and must then not carry the key (the upstream gets a credential derived from it).
+          let request: { url: string; headers: Record<string, string>; body?: string } = built;
+          let authorized = adapter.authorize === undefined;
+          if (adapter.authorize) {
+            try {
+              request = await adapter.authorize({ method: "POST", ...built }, channel, context);
+              authorized = true;
+            } catch (error) {
+              if (!(error instanceof ChannelCredentialError)) throw error;
+            }
+          }
           expect(request.url.startsWith(`${channel.baseUrl}/`)).toBe(true);
           expect(new URL(request.url).protocol).toBe("https:");
           expect(request.url).not.toContain(SECRET);
           expect(request.body).not.toContain(SECRET);
           expect(JSON.parse(request.body ?? "")).toBeObject();
-          expect(Object.values(request.headers).some((value) => value.includes(SECRET))).toBe(true);
+          expect(Object.values(request.headers).some((value) => value.includes(SECRET))).toBe(authorized);
           const contentType = Object.entries(request.headers).find(([name]) => name.toLowerCase() === "content-type")?.[1];
           expect(contentType).toContain("application/json");
         }

@@ -5,10 +5,11 @@ import type { ChannelTypeDescriptor } from "./channel-type-descriptor";
 import { geminiAdapter } from "./gemini";
 import { openAICompatibleAdapter } from "./openai-compatible";
 import type { ProviderAdapter } from "./provider-adapter";
+import { vertexAdapter } from "./vertex";
 
 /** Every channel type's adapter, in the order the console offers them: adding a provider adds its line here. */
 const adapters = new Map<string, ProviderAdapter>(
-  [openAICompatibleAdapter, anthropicAdapter, geminiAdapter, azureOpenAIAdapter, bedrockAdapter].map((adapter) => [adapter.type, adapter]),
+  [openAICompatibleAdapter, anthropicAdapter, geminiAdapter, azureOpenAIAdapter, bedrockAdapter, vertexAdapter].map((adapter) => [adapter.type, adapter]),
 );
 
 /** The type of a channel created without one, and the protocol of a type that has no adapter of its own. */
@@ -52,7 +53,7 @@ export function describeAdapter(adapter: ProviderAdapter): ChannelTypeDescriptor
     type: adapter.type,
     label: description.label,
     defaultBaseUrl: description.defaultBaseUrl,
-    settings: { region: false, autoCacheBreakpoints: false, ...description.settings, responsesApi: speaksResponses, builtInTools: true },
+    settings: { region: false, autoCacheBreakpoints: false, project: false, location: false, ...description.settings, responsesApi: speaksResponses, builtInTools: true },
     responsesApiDefault: speaksResponses ? (description.responsesApiDefault ?? "by the upstream") : null,
     canListModels,
     cannotListModelsReason: canListModels ? null : (description.cannotListModelsReason ?? `A ${description.label} channel has no model list call; enter its models by hand.`),

@@ -41,6 +41,10 @@ export interface ChannelTypeSettings {
    * requests translated from OpenAI's format, for clients that cannot send `cache_control` themselves.
    */
   readonly autoCacheBreakpoints: boolean;
+  /** `project`: the cloud project the channel's requests go to (Vertex AI). */
+  readonly project: boolean;
+  /** `location`: the cloud location (region) of the channel's endpoint (Vertex AI). */
+  readonly location: boolean;
 }
 
 /**
@@ -50,7 +54,8 @@ export interface ChannelTypeSettings {
 export interface AdapterDescription {
   readonly label: string;
   readonly defaultBaseUrl: string | null;
-  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput"> & Partial<Pick<ChannelTypeSettings, "region" | "autoCacheBreakpoints">>;
+  /** The settings only some types take (region, autoCacheBreakpoints, project, location) are stated only by the types that take them. */
+  readonly settings: Pick<ChannelTypeSettings, "preset" | "apiVersion" | "structuredOutput"> & Partial<Pick<ChannelTypeSettings, "region" | "autoCacheBreakpoints" | "project" | "location">>;
   /** See ChannelTypeDescriptor.responsesApiDefault; needed when the adapter speaks the Responses API. */
   readonly responsesApiDefault?: string;
   /** See ChannelTypeDescriptor.cannotListModelsReason; needed when the adapter has no `listModels`. */

@@ -13,6 +13,8 @@ export type * from "./channel-type-descriptor";
 export type { ModelListPages } from "./shared/model-list-page";
 export { ListingFailure } from "./shared/model-list-page";
 export { anthropicAdapter } from "./anthropic";
+export { createVertexAdapter } from "./vertex";
+export { parseServiceAccountKey, ServiceAccountKeyError } from "./vertex/service-account";
 export type * from "./anthropic/anthropic-wire-types";
 export { buildNativeCountTokensRequest, buildNativeMessagesRequest } from "./anthropic/build-native-request";
 export { createAnthropicUsageAccumulator, tokenUsageFromAnthropic } from "./anthropic/extract-usage";

@@ -93,6 +93,20 @@ export interface NativeMessagesInput {
   beta: string | null;
 }
 
+/** A request as it will be sent upstream. */
+export interface OutgoingRequest {
+  method: "GET" | "POST";
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface AuthorizeContext {
+  /** For a token exchange: fetchUpstream's rules (no redirects, bounded body, timeout). */
+  fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response>;
+  signal?: AbortSignal;
+}
+
 /** The Gemini API methods a Gemini-API client calls on a model (`/models/{model}:{method}`). */
 export type GeminiMethod = "generateContent" | "streamGenerateContent" | "countTokens" | "embedContent" | "batchEmbedContents";
 
@@ -177,7 +191,7 @@ export interface ProviderAdapter {
   /**
    * Optional: the upstream speaks Anthropic's Messages API itself: a client's /v1/messages request goes as
    * it came (answers and events relayed in Anthropic's format). Absent, or null for a model the channel
-   * serves through another API (Bedrock's Llama or Mistral): it is translated through chat.
+   * serves through another API (Bedrock's Llama or Mistral, Vertex's Gemini models): it is translated through chat.
    */
   messages?(input: NativeMessagesInput): UpstreamHttpRequest | null;
 
@@ -187,8 +201,12 @@ export interface ProviderAdapter {
    */
   countTokens?(input: NativeMessagesInput): UpstreamHttpRequest;
 
-  /** Optional: the upstream speaks Google's Gemini API itself: a Gemini-API client's request goes as it came (stream as SSE, alt=sse). */
-  geminiNative?(input: GeminiNativeInput): UpstreamHttpRequest;
+  /**
+   * Optional: the upstream speaks Google's Gemini API itself: a Gemini-API client's request goes as it came
+   * (stream as SSE, alt=sse). Null for a model or method the upstream serves only through another protocol
+   * (Vertex's Claude models, its embeddings): the request is translated as for a type without it.
+   */
+  geminiNative?(input: GeminiNativeInput): UpstreamHttpRequest | null;
 
   /** Optional: who /v1/models says owns a model served by this type's channels (`owned_by`); the channel type when absent. */
   readonly ownedBy?: string;

@@ -157,7 +157,7 @@ export async function forwardWithFailover<Translation>(
       if (clientSignal?.aborted) break;
       if (error instanceof ChannelCredentialError) {
         // The stored credential cannot sign or authorize a request: the operator's problem, as a refused key is.
-        lastError = gatewayErrorOf(credentialFailure(error));
+        lastError = gatewayErrorOf(credentialFailure(error, channel));
         services.metrics?.upstreamError(channel.id, "credentials");
         services.disableChannel(channel, lastError.message.slice(0, 500));
         services.log("warn", "channel credentials unusable", { requestId: call.requestId, channel: channel.id });

@@ -93,6 +93,9 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
   });
   const [builtInTools, setBuiltInTools] = useState(toolPricesText(editing?.builtInTools));
   const [region, setRegion] = useState(editing?.region ?? "");
+  // A cloud channel's project and location (Vertex AI); "" is the default, sent as null when editing to clear it.
+  const [project, setProject] = useState(editing?.project ?? "");
+  const [location, setLocation] = useState(editing?.location ?? "");
   const presets = useQuery({ ...trpc.channels.presets.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
   const chosenPreset = presets.data?.find((item) => item.id === preset);
   /** A preset fills the base URL (and an empty name); the server also stores the vendor's quirks with it. */
@@ -151,6 +154,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(takes?.structuredOutput ? { structuredOutput: structuredChoice } : {}),
         ...regionField,
         ...(takes?.autoCacheBreakpoints ? { autoCacheBreakpoints: choices.autoCacheBreakpoints === "yes" } : {}),
+        ...(takes?.project ? { project: project.trim() || null } : {}),
+        ...(takes?.location ? { location: location.trim() || null } : {}),
         builtInTools: toolPrices,
       });
     } else {
@@ -161,6 +166,8 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         ...(takes?.responsesApi && responsesChoice !== null ? { responsesApi: responsesChoice } : {}),
         ...(takes?.structuredOutput && structuredChoice ? { structuredOutput: structuredChoice } : {}),
         ...(takes?.autoCacheBreakpoints && choices.autoCacheBreakpoints === "yes" ? { autoCacheBreakpoints: true } : {}),
+        ...(takes?.project && project.trim() ? { project: project.trim() } : {}),
+        ...(takes?.location && location.trim() ? { location: location.trim() } : {}),
         ...(Object.keys(toolPrices).length > 0 ? { builtInTools: toolPrices } : {}),
         ...regionField,
       });
@@ -225,12 +232,14 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
               ? `Stored key: ${editing.keyMasked ?? "cannot be decrypted"}. Leave empty to keep it.`
               : settings?.settings.region
                 ? 'An access key as JSON {"accessKeyId","secretAccessKey","sessionToken"} (session token optional), or a Bedrock API key. Stored encrypted.'
-                : "Stored encrypted; shown masked from now on."
+                : settings?.settings.project
+                  ? "The service account's JSON key, the whole file pasted; stored encrypted and exchanged for access tokens."
+                  : "Stored encrypted; shown masked from now on."
         }
         required={!editing || keyRequired}
         aria-required={!editing || keyRequired}
         value={apiKey}
-        placeholder={editing && !keyRequired ? "unchanged" : "sk-..."}
+        placeholder={editing && !keyRequired ? "unchanged" : settings?.settings.project ? '{"type": "service_account", ...}' : "sk-..."}
         onChange={setApiKey}
       />
       <div className="space-y-2" data-testid="fetch-models">
@@ -296,6 +305,16 @@ export function ChannelForm(props: { channel?: ChannelView; onCancel: () => void
         <NumberField label="Priority" name="priority" errors={errors} hint="Higher is tried first." value={priority} onChange={setPriority} />
         <NumberField label="Weight" name="weight" errors={errors} hint="Share within a priority." value={weight} onChange={setWeight} />
       </div>
+      {settings?.settings.project || settings?.settings.location ? (
+        <div className="grid gap-4 sm:grid-cols-2">
+          {settings.settings.project ? (
+            <TextField label="Project" name="project" errors={errors} hint="The Google Cloud project id; empty: the service account's own." value={project} placeholder="my-project-123" onChange={setProject} />
+          ) : null}
+          {settings.settings.location ? (
+            <TextField label="Location" name="location" errors={errors} hint="Where the models run, e.g. us-east5 or global; empty: us-central1." value={location} placeholder="us-central1" onChange={setLocation} />
+          ) : null}
+        </div>
+      ) : null}
       {CHOICE_SETTINGS.filter((choice) => settings?.settings[choice.name]).map((choice) => (
         <SelectField
           key={choice.name}

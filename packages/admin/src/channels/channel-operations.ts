@@ -1,7 +1,7 @@
 import { channels, type Database, resultRows, usageHourly } from "@tollgate/db";
 import { channelKeyBinding, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
-import { type ChannelPresetEntry, type ChannelProbeResult, type ChannelToProbe, channelCredentialProblem, channelPresets } from "@tollgate/upstream";
-import { appliesOnlyMessage, settingApplies } from "./channel-types";
+import { type ChannelPresetEntry, type ChannelProbeResult, type ChannelToProbe, channelPresets } from "@tollgate/upstream";
+import { appliesOnlyMessage, channelKeyProblem, settingApplies } from "./channel-types";
 import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { maskKey } from "../mask-key";
@@ -46,6 +46,9 @@ export type ChannelView = Omit<ChannelRow, "apiKeyEncrypted" | "config"> & {
   builtInTools: Record<string, number>;
   /** config.region (bedrock): the AWS region requests are signed for; null for the types without one. */
   region: string | null;
+  /** config.project and config.location (Vertex AI), or null for the default. */
+  project: string | null;
+  location: string | null;
 };
 
 /**
@@ -74,7 +77,9 @@ async function toView(secretBox: SecretBox, row: ChannelRow): Promise<ChannelVie
   }
   const builtInTools = Object.fromEntries(Object.entries(config.builtInTools ?? {}).map(([family, tool]) => [family, tool?.pricePerCall ?? 0]));
   const region = typeof config.region === "string" ? config.region : null;
-  return { ...view, keyMasked, preset, responsesApi, structuredOutput, autoCacheBreakpoints: config.autoCacheBreakpoints === true, builtInTools, region };
+  const project = typeof config.project === "string" ? config.project : null;
+  const location = typeof config.location === "string" ? config.location : null;
+  return { ...view, keyMasked, preset, responsesApi, structuredOutput, autoCacheBreakpoints: config.autoCacheBreakpoints === true, builtInTools, region, project, location };
 }
 
 async function loadChannel(db: Database, id: number): Promise<ChannelRow> {
@@ -134,7 +139,7 @@ export async function updateChannel(
   input: UpdateChannelInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
 ): Promise<ChannelView> {
-  const { id, apiKey, preset, responsesApi, structuredOutput, autoCacheBreakpoints, builtInTools, region, ...fields } = input;
+  const { id, apiKey, preset, responsesApi, structuredOutput, autoCacheBreakpoints, builtInTools, region, project, location, ...fields } = input;
   const current = await loadChannel(db, id);
   const type = fields.type ?? current.type;
   if (fields.baseUrl !== undefined) checkBaseUrlAllowed(fields.baseUrl, policy);
@@ -143,6 +148,8 @@ export async function updateChannel(
   if (apiKey === undefined && (originChanges || type !== current.type)) {
     throw new AdminError("invalid_input", KEY_REQUIRED_MESSAGE, { field: "apiKey" });
   }
+  const keyProblem = apiKey === undefined ? null : channelKeyProblem(type, apiKey);
+  if (keyProblem !== null) throw new AdminError("invalid_input", keyProblem, { field: "apiKey" });
   // A setting that is set (null clears it, whatever the type) must be one the type's descriptor takes.
   for (const [setting, given] of [
     ["preset", Boolean(preset)],
@@ -151,6 +158,8 @@ export async function updateChannel(
     ["autoCacheBreakpoints", autoCacheBreakpoints === true],
     ["builtInTools", Boolean(builtInTools && Object.keys(builtInTools).length > 0)],
     ["region", region !== undefined],
+    ["project", Boolean(project)],
+    ["location", Boolean(location)],
   ] as const) {
     if (given && !settingApplies(type, setting)) throw new AdminError("invalid_input", appliesOnlyMessage(setting), { field: setting });
   }
@@ -170,14 +179,13 @@ export async function updateChannel(
     ["autoCacheBreakpoints", autoCacheBreakpoints === false ? null : autoCacheBreakpoints],
     ["builtInTools", builtInTools && Object.keys(builtInTools).length === 0 ? null : builtInTools],
     ["region", region],
+    ["project", project],
+    ["location", location],
   ] as const) {
     if (value === undefined) continue;
     const { [key]: _previous, ...rest } = config;
     config = value === null ? rest : { ...rest, [key]: value };
   }
-  // A key given is checked as the type's credential (a Bedrock access key's JSON), as on creation.
-  const keyProblem = apiKey === undefined ? null : channelCredentialProblem(type, apiKey);
-  if (keyProblem) throw new AdminError("invalid_input", keyProblem, { field: "apiKey" });
   if (settingApplies(type, "region") && typeof config.region !== "string") throw new AdminError("invalid_input", "Is required", { field: "region" });
   // A channel moved to a type that takes no preset keeps none: its quirks would not apply.
   if (fields.type !== undefined && !settingApplies(fields.type, "preset") && "preset" in config) {

@@ -1,7 +1,7 @@
 import { builtInToolFamilies } from "@tollgate/db";
-import { channelCredentialProblem, channelPreset, channelPresets, channelTypeDescriptor, DEFAULT_CHANNEL_TYPE, isChannelType } from "@tollgate/upstream";
+import { channelPreset, channelPresets, channelTypeDescriptor, DEFAULT_CHANNEL_TYPE, isChannelType } from "@tollgate/upstream";
 import { z } from "zod";
-import { appliesOnlyMessage, channelTypesMessage, settingApplies } from "./channel-types";
+import { appliesOnlyMessage, channelKeyProblem, channelTypesMessage, settingApplies } from "./channel-types";
 import {
   apiKeySchema,
   baseUrlSchema,
@@ -68,17 +68,25 @@ const regionSchema = z
   .trim()
   .regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/, "Must be an AWS region like us-east-1");
 
-/** The type's default base URL, with its `{region}` filled (Bedrock's regional endpoint); undefined when it has none. */
 /** A new channel's type: as given, else its preset's (an Anthropic-compatible vendor's preset makes an anthropic channel), else the default. */
 function typeOf(type: string | undefined, preset: string | undefined): string {
   return type ?? (preset === undefined ? undefined : channelPreset(preset)?.type) ?? DEFAULT_CHANNEL_TYPE;
 }
 
+/** The type's default base URL, with its `{region}` filled (Bedrock's regional endpoint); undefined when it has none. */
 function defaultBaseUrlFor(type: string, region: string | undefined): string | undefined {
   const template = channelTypeDescriptor(type)?.defaultBaseUrl ?? undefined;
   if (template === undefined || !template.includes("{region}")) return undefined;
   return region === undefined ? undefined : template.replace("{region}", region);
 }
+
+const PROJECT = "Must be a Google Cloud project id (e.g. my-project-123)";
+const LOCATION = "Must be a Google Cloud location (e.g. us-central1, europe-west4 or global)";
+
+/** A Vertex AI channel's project: its id as the console shows it (lowercase letters, digits, hyphens; an org's domain prefix allowed). */
+const projectSchema = z.string({ error: PROJECT }).trim().regex(/^[a-z][-a-z0-9.:]{1,62}$/, PROJECT);
+/** A Vertex AI channel's location (region), or "global". */
+const locationSchema = z.string({ error: LOCATION }).trim().regex(/^[a-z][-a-z0-9]{1,40}$/, LOCATION);
 
 const TOOLS = `Must name built-in tools among: ${builtInToolFamilies.join(", ")}`;
 
@@ -127,6 +135,9 @@ export const createChannelSchema = channelFields
     builtInTools: builtInToolsSchema.optional(),
     /** The cloud region (bedrock; required there): what requests are signed for, and the default endpoint's. */
     region: regionSchema.optional(),
+    /** Vertex AI: the project (default: the service account's) and the location (default us-central1). */
+    project: projectSchema.optional(),
+    location: locationSchema.optional(),
   })
   .superRefine((value, context) => {
     checkMapping(value, context);
@@ -136,19 +147,19 @@ export const createChannelSchema = channelFields
     const presetRefusal = value.preset === undefined || !settingApplies(type, "preset") ? null : presetTypeRefusal(value.preset, type);
     if (presetRefusal !== null) context.addIssue({ code: "custom", path: ["preset"], message: presetRefusal });
     // Each per-type setting is refused for the types whose descriptor does not take it.
-    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "autoCacheBreakpoints", "builtInTools", "region"] as const) {
+    for (const setting of ["preset", "apiVersion", "responsesApi", "structuredOutput", "autoCacheBreakpoints", "builtInTools", "region", "project", "location"] as const) {
       if (value[setting] !== undefined && !settingApplies(type, setting)) {
         context.addIssue({ code: "custom", path: [setting], message: appliesOnlyMessage(setting) });
       }
     }
     if (settingApplies(type, "region") && value.region === undefined) context.addIssue({ code: "custom", path: ["region"], message: "Is required" });
-    const keyProblem = typeof value.apiKey === "string" ? channelCredentialProblem(type, value.apiKey) : null;
-    if (keyProblem) context.addIssue({ code: "custom", path: ["apiKey"], message: keyProblem });
+    const keyProblem = typeof value.apiKey === "string" && value.apiKey !== "" ? channelKeyProblem(type, value.apiKey) : null;
+    if (keyProblem !== null) context.addIssue({ code: "custom", path: ["apiKey"], message: keyProblem });
     if (value.baseUrl === undefined && value.preset === undefined && defaultBaseUrlFor(type, value.region) === undefined) {
       context.addIssue({ code: "custom", path: ["baseUrl"], message: "Is required" });
     }
   })
-  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, autoCacheBreakpoints, builtInTools, region, baseUrl, type, ...fields }) => ({
+  .transform(({ preset, apiVersion, firstByteTimeoutMs, idleTimeoutMs, responsesApi, structuredOutput, autoCacheBreakpoints, builtInTools, region, project, location, baseUrl, type, ...fields }) => ({
     ...fields,
     type: typeOf(type, preset),
     baseUrl: baseUrl ?? defaultBaseUrlFor(typeOf(type, preset), region) ?? channelPreset(preset as string)!.baseUrl,
@@ -162,6 +173,8 @@ export const createChannelSchema = channelFields
       ...(structuredOutput === undefined ? {} : { structuredOutput }),
       ...(autoCacheBreakpoints === undefined ? {} : { autoCacheBreakpoints }),
       ...(builtInTools === undefined || Object.keys(builtInTools).length === 0 ? {} : { builtInTools }),
+      ...(project === undefined ? {} : { project }),
+      ...(location === undefined ? {} : { location }),
     },
   }));
 
@@ -189,6 +202,9 @@ export const updateChannelSchema = channelFields
     builtInTools: builtInToolsSchema.nullable().optional(),
     /** The cloud region of a type that takes one (bedrock); omitted keeps it. */
     region: regionSchema.optional(),
+    /** A Vertex AI channel's project or location; null clears it (the default); omitted keeps it. */
+    project: projectSchema.nullable().optional(),
+    location: locationSchema.nullable().optional(),
   })
   .superRefine(checkMapping);
 

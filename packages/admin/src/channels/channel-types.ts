@@ -1,4 +1,4 @@
-import { channelTypeDescriptor, channelTypeDescriptors, type ChannelTypeDescriptor, type ChannelTypeSettings, channelTypeIds } from "@tollgate/upstream";
+import { adapterFor, channelCredentialProblem, channelTypeDescriptor, channelTypeDescriptors, type ChannelTypeDescriptor, type ChannelTypeSettings, channelTypeIds } from "@tollgate/upstream";
 
 /**
  * The channel types and the settings each takes, read from the adapters' descriptors (packages/upstream's
@@ -26,4 +26,14 @@ export function appliesOnlyMessage(setting: keyof ChannelTypeSettings): string {
     .map((descriptor) => descriptor.type);
   const named = types.length > 1 ? `${types.slice(0, -1).join(", ")} and ${types.at(-1)}` : (types[0] ?? "none");
   return `Applies to type${types.length > 1 ? "s" : ""} ${named} only`;
+}
+
+/**
+ * What is wrong with a key given for a channel of `type`, or null: the type's own check for a structured
+ * credential (a Vertex service-account JSON key), else one token, since whitespace inside a key would only
+ * ever be a copy-and-paste mistake. The message never quotes the key.
+ */
+export function channelKeyProblem(type: string, apiKey: string): string | null {
+  if (adapterFor(type).credentialProblem) return channelCredentialProblem(type, apiKey);
+  return /\s/.test(apiKey) ? "Must not contain whitespace" : null;
 }

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { AdminError } from "../admin-error";
 import { KEY_REQUIRED_MESSAGE } from "./channel-operations";
 import { presetsMessage } from "./channel-schemas";
-import { channelTypesMessage, settingApplies } from "./channel-types";
+import { channelKeyProblem, channelTypesMessage, settingApplies } from "./channel-types";
 import { baseUrlSchema, optionalApiKeySchema, recordIdSchema } from "../values/value-schemas";
 
 
@@ -76,6 +76,8 @@ export async function fetchChannelModels(
   }
   const preset = input.preset ?? (typeof saved?.config.preset === "string" ? saved.config.preset : undefined);
   const type = input.type ?? saved?.type ?? (preset ? channelPreset(preset)?.type : undefined) ?? DEFAULT_CHANNEL_TYPE;
+  const keyProblem = input.apiKey === undefined ? null : channelKeyProblem(type, input.apiKey);
+  if (keyProblem !== null) throw new AdminError("invalid_input", keyProblem, { field: "apiKey" });
   const baseUrl = input.baseUrl ?? saved?.baseUrl ?? (preset ? channelPreset(preset)?.baseUrl : undefined);
   if (baseUrl === undefined) throw new AdminError("invalid_input", "Is required", { field: "baseUrl" });
   const literalRefusal = upstreamAddressRefusal(baseUrl, policy);

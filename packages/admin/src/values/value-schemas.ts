@@ -138,13 +138,13 @@ export const baseUrlSchema = z.string({ error: requiredOr("Must be an http:// or
   return url.toString().replace(/\/+$/, "");
 });
 
+/** A key's text; what it must look like is its channel type's (see channelKeyProblem). */
 const apiKeyTextSchema = z
   .string({ error: requiredOr("Must be text") })
   .trim()
-  .max(4096, "Must be at most 4096 characters")
-  .refine((value) => !/\s/.test(value), "Must not contain whitespace");
+  .max(8192, "Must be at most 8192 characters");
 
-/** An upstream API key; whitespace inside would only ever be a copy-and-paste mistake. */
+/** An upstream API key (or a structured credential's JSON text, for the types that take one). */
 export const apiKeySchema = apiKeyTextSchema.refine((value) => value !== "", "Must not be empty");
 
 /** A replacement key on an update: omitted or empty keeps the stored one. */

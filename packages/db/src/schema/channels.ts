@@ -35,6 +35,10 @@ export interface ChannelConfig {
    * added to the call's cost per call the upstream reports). A family not listed is refused with 400.
    */
   builtInTools?: Partial<Record<BuiltInToolFamily, { pricePerCall: number }>>;
+  /** vertex: the Google Cloud project (unset: the service account's own). */
+  project?: string;
+  /** vertex: the Google Cloud location, e.g. us-central1 or global (unset: us-central1). */
+  location?: string;
 }
 
 /** An upstream: one base URL and key serving a set of models. */

@@ -2,11 +2,20 @@ import type { TokenUsage } from "@tollgate/shared";
 import { type AdapterChannel, TranslationError, type UpstreamHttpRequest } from "../provider-adapter";
 import { bareModelName, geminiHeaders, geminiUrl } from "./upstream-endpoint";
 
-function embeddingInputs(input: unknown): string[] {
+/** OpenAI embeddings `input` as texts (Gemini and Vertex embed text only). */
+export function embeddingInputs(input: unknown): string[] {
   if (typeof input === "string") return [input];
   if (Array.isArray(input) && input.length > 0 && input.every((entry) => typeof entry === "string")) return input;
   if (Array.isArray(input) && input.length === 0) throw new TranslationError("'input' must not be empty.", "input");
   throw new TranslationError("Gemini embeds text only: 'input' must be a string or an array of strings, not tokens.", "input");
+}
+
+/** OpenAI's `dimensions` (Google's `outputDimensionality`), when given. */
+export function embeddingDimensions(body: Record<string, unknown>): number | undefined {
+  const dimensions = body.dimensions;
+  if (dimensions === undefined || dimensions === null) return undefined;
+  if (typeof dimensions !== "number" || !Number.isInteger(dimensions)) throw new TranslationError("'dimensions' must be an integer.", "dimensions");
+  return dimensions;
 }
 
 /**
@@ -19,10 +28,7 @@ export function buildEmbeddingsRequest(input: {
   body: Record<string, unknown>;
 }): UpstreamHttpRequest {
   const model = `models/${bareModelName(input.upstreamModel)}`;
-  const dimensions = input.body.dimensions;
-  if (dimensions !== undefined && dimensions !== null && (typeof dimensions !== "number" || !Number.isInteger(dimensions))) {
-    throw new TranslationError("'dimensions' must be an integer.", "dimensions");
-  }
+  const dimensions = embeddingDimensions(input.body);
   const requests = embeddingInputs(input.body.input).map((text) => ({
     model,
     content: { parts: [{ text }] },

@@ -1,6 +1,6 @@
 import { isRecord } from "@tollgate/shared";
 import { upstreamModelFor } from "@tollgate/upstream";
-import { errors } from "../../errors";
+import { errors, GatewayError } from "../../errors";
 import type { Codec, WholeAnswer } from "../../pipeline/codec";
 import { countPromptLocally, ESTIMATED_HEADER, type LocalCountRequest, NO_TOKENS } from "../anthropic-messages/count-tokens-codec";
 import { geminiCodecBasics } from "./gemini-error";
@@ -40,8 +40,11 @@ export const geminiCountTokensCodec: Codec<LocalCountRequest, null> = {
   prepare(channel, adapter, count) {
     const upstreamModel = upstreamModelFor(channel, count.model);
     const { body, text } = count;
-    // Only channels whose adapter speaks the Gemini API are routed to (serves).
-    return { request: adapter.geminiNative!({ channel, upstreamModel, method: "countTokens", body, text }), upstreamModel, translation: null };
+    // Only channels whose adapter speaks the Gemini API are routed to (serves); one that does not for this
+    // model (Vertex's Claude models) is passed over as a capability gap.
+    const native = adapter.geminiNative!({ channel, upstreamModel, method: "countTokens", body, text });
+    if (!native) throw new GatewayError(`The model '${count.model}' is not counted by this channel.`, { status: 400, code: "unsupported_endpoint", param: "model" });
+    return { request: native, upstreamModel, translation: null };
   },
 
   readWhole(text): WholeAnswer | null {

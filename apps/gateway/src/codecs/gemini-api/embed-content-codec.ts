@@ -101,9 +101,8 @@ function embedContentCodec(method: Extract<GeminiMethod, "embedContent" | "batch
 
     prepare(channel, adapter, embed) {
       const upstreamModel = upstreamModelFor(channel, embed.model);
-      if (adapter.geminiNative) {
-        return { request: adapter.geminiNative({ channel, upstreamModel, method, body: embed.body, text: embed.text }), upstreamModel, translation: null };
-      }
+      const native = adapter.geminiNative?.({ channel, upstreamModel, method, body: embed.body, text: embed.text }) ?? null;
+      if (native) return { request: native, upstreamModel, translation: null };
       if (!adapter.buildEmbeddingsRequest) {
         throw new GatewayError(`The model '${embed.model}' does not support embeddings.`, { status: 400, code: "unsupported_endpoint", param: "model" });
       }

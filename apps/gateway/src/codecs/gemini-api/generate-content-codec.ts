@@ -61,13 +61,12 @@ function generateContentCodec(method: Extract<GeminiMethod, "generateContent" | 
     },
 
     prepare(channel, adapter, generate) {
-      if (!adapter.geminiNative) {
-        if (generate.chatError) throw generate.chatError;
-        return prepareChatAttempt(channel, adapter, generate.chat);
-      }
       const upstreamModel = upstreamModelFor(channel, generate.model);
       const { body, text } = generate;
-      return { request: adapter.geminiNative({ channel, upstreamModel, method, body, text }), upstreamModel, translation: null };
+      const native = adapter.geminiNative?.({ channel, upstreamModel, method, body, text }) ?? null;
+      if (native) return { request: native, upstreamModel, translation: null };
+      if (generate.chatError) throw generate.chatError;
+      return prepareChatAttempt(channel, adapter, generate.chat);
     },
 
     readWhole(text, forwarded) {
