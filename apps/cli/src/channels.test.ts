@@ -84,7 +84,7 @@ describe("channel add", () => {
       await harness.expectRejected([...base, "--base-url", `https://user:${UPSTREAM_KEY}@example.com`], "must not contain credentials"),
       await harness.expectRejected([...base, "--base-url", "https://example.com?key=1"], "must not have a query"),
       await harness.expectRejected([...base], "--base-url is required"),
-      await harness.expectRejected([...base, "--base-url", "https://x.example", "--type", "cohere"], "--type must be one of: openai-compatible, anthropic, gemini, azure-openai, vertex"),
+      await harness.expectRejected([...base, "--base-url", "https://x.example", "--type", "cohere"], "--type must be one of: openai-compatible, anthropic, gemini, azure-openai, bedrock, vertex"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--priority", "1.5"], "--priority must be an integer"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--weight", "0"], "--weight must be a positive integer"),
       await harness.expectRejected([...base, "--base-url", "https://x.example", "--map", "other=up"], '--map maps "other"'),
