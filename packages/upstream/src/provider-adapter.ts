@@ -93,20 +93,6 @@ export interface NativeMessagesInput {
   beta: string | null;
 }
 
-/** A request as it will be sent upstream. */
-export interface OutgoingRequest {
-  method: "GET" | "POST";
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-export interface AuthorizeContext {
-  /** For a token exchange: fetchUpstream's rules (no redirects, bounded body, timeout). */
-  fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response>;
-  signal?: AbortSignal;
-}
-
 /** The Gemini API methods a Gemini-API client calls on a model (`/models/{model}:{method}`). */
 export type GeminiMethod = "generateContent" | "streamGenerateContent" | "countTokens" | "embedContent" | "batchEmbedContents";
 

@@ -5,7 +5,7 @@ import {
   refusedAlways,
   refusedByEveryTranslator,
   refusedUnless,
-  translated,
+  translatedByEveryTranslator,
 } from "../shared/chat-parameters";
 
 /**
@@ -17,19 +17,9 @@ import {
 export const bedrockChatParameters: ChatParameterTable = {
   ...refusedByEveryTranslator,
   ...ignoredByEveryTranslator,
-  model: translated,
-  messages: translated,
-  max_tokens: translated,
-  max_completion_tokens: translated,
-  temperature: translated,
-  top_p: translated,
-  stop: translated,
-  stream: translated,
-  // Every ConverseStream ends with a metadata event that carries the usage.
-  stream_options: translated,
-  tools: translated,
-  tool_choice: translated,
-  response_format: translated,
+  // The core every translator carries (Every ConverseStream ends with a metadata event that carries the
+  // usage, so stream_options is honoured too), less top_k, which Converse has no field for (below).
+  ...translatedByEveryTranslator,
   n: refusedUnless("1", (value) => value === 1),
   parallel_tool_calls: refusedUnless("true", (value) => value === true),
   top_k: refusedAlways,
