@@ -126,7 +126,7 @@ describe("preset on an existing channel", () => {
     expect((await admin.caller.channels.update({ id: channel.id, preset: null })).preset).toBeNull();
     expect((await rejection(admin.caller.channels.update({ id: channel.id, preset: "nope" }))).fieldErrors?.preset?.[0]).toStartWith("Must be one of");
     const anthropicChannel = await admin.caller.channels.create({ name: "claude", type: "anthropic", baseUrl: anthropic.url, apiKey: ANTHROPIC_KEY, models: ["c"] });
-    expect((await rejection(admin.caller.channels.update({ id: anthropicChannel.id, preset: "openai" }))).fieldErrors?.preset).toEqual(["Applies to type openai-compatible only"]);
+    expect((await rejection(admin.caller.channels.update({ id: anthropicChannel.id, preset: "openai" }))).fieldErrors?.preset).toEqual(["Is a preset for openai-compatible channels, not anthropic"]);
   });
 });
 

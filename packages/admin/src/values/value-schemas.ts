@@ -138,11 +138,17 @@ export const baseUrlSchema = z.string({ error: requiredOr("Must be an http:// or
   return url.toString().replace(/\/+$/, "");
 });
 
-/** A key's text; what it must look like is its channel type's (see channelKeyProblem). */
+/**
+ * A key's text; what it must look like is its channel type's (see channelKeyProblem). Whitespace inside a
+ * key is only ever a copy-and-paste mistake, so it is refused here, with the field's other errors, unless the
+ * text is a structured credential's JSON (a Bedrock access key, a Vertex service-account key), which the
+ * type then checks.
+ */
 const apiKeyTextSchema = z
   .string({ error: requiredOr("Must be text") })
   .trim()
-  .max(8192, "Must be at most 8192 characters");
+  .max(8192, "Must be at most 8192 characters")
+  .refine((value) => value.startsWith("{") || !/\s/.test(value), "Must not contain whitespace");
 
 /** An upstream API key (or a structured credential's JSON text, for the types that take one). */
 export const apiKeySchema = apiKeyTextSchema.refine((value) => value !== "", "Must not be empty");
