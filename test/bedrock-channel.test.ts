@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { channels, requestLogs } from "@tollgate/db";
-import { asc, eq } from "drizzle-orm";
+import { channels } from "@tollgate/db";
+import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { type FakeBedrockUpstream, startFakeBedrockUpstream } from "./helpers/fake-bedrock-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { seeder, type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
+import { readChatStream } from "./helpers/read-chat-stream";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const REGION = "eu-west-3";
@@ -14,32 +14,26 @@ const API_KEY = "ABSKZmFrZS1iZWRyb2NrLWFwaS1rZXk=";
 const CLAUDE_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0";
 const LLAMA_ID = "meta.llama3-3-70b-instruct-v1:0";
 
-let database: FreshDatabase;
+let stack: StackWith<{ bedrock: FakeBedrockUpstream }>;
 let bedrock: FakeBedrockUpstream;
-let gateway: GatewayUnderTest;
 let openai: OpenAI;
 let anthropic: Anthropic;
 let tokenId: number;
 let seed: ReturnType<typeof seeder>;
+let userId: number;
 
 const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
   type: "function",
   function: { name: "get_weather", description: "Current weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
 };
 
-async function lastLog() {
-  await gateway.services.usage.flush();
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-  return logs.at(-1)!;
-}
+const lastLog = () => stack.lastLog(tokenId);
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  bedrock = await startFakeBedrockUpstream({ region: REGION, credentials: ACCESS_KEY, apiKey: API_KEY });
-  gateway = await startGateway(database.handle);
-  const baseURL = await gateway.listen();
-  seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  const userId = (await seed.user()).id;
+  stack = await startStackWith(async (keep) => ({ bedrock: await keep(startFakeBedrockUpstream({ region: REGION, credentials: ACCESS_KEY, apiKey: API_KEY })) }));
+  ({ bedrock } = stack.fakes);
+  ({ seed, userId } = stack);
+  const baseURL = await stack.gateway.listen();
   await seed.channel({
     name: "bedrock",
     type: "bedrock",
@@ -57,11 +51,7 @@ beforeAll(async () => {
   anthropic = new Anthropic({ apiKey: token.secret, baseURL: baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await bedrock?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("the openai client against a Bedrock channel (Converse, SigV4)", () => {
   test("text: the request is signed for the channel's region, sent to Converse with system and inference settings, and answered", async () => {
@@ -94,14 +84,7 @@ describe("the openai client against a Bedrock channel (Converse, SigV4)", () => 
   test("stream: ConverseStream's event-stream frames arrive as chunks, with the usage", async () => {
     bedrock.enqueue({ kind: "text", text: "alpha beta gamma", inputTokens: 9, outputTokens: 3 });
     const stream = await openai.chat.completions.create({ model: "llama-on-bedrock", messages: [{ role: "user", content: "Greek letters" }], stream: true, stream_options: { include_usage: true } });
-    let text = "";
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    const finishReasons: string[] = [];
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta?.content ?? "";
-      if (chunk.choices[0]?.finish_reason) finishReasons.push(chunk.choices[0].finish_reason);
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, finishReasons, usage } = await readChatStream(stream);
     expect(text).toBe("alpha beta gamma");
     expect(finishReasons).toEqual(["stop"]);
     expect(usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 3 });
@@ -297,7 +280,7 @@ describe("Bedrock's errors and credentials", () => {
     expect(completion.choices[0]!.message.content).toBe("served by the good channel");
     for (const [id, secret] of [[broken.id, "wrong-secret-value-0000"], [unreadable.id, "{not json"]] as const) {
       const [row] = await waitFor(async () => {
-        const rows = await database.handle.db.select().from(channels).where(eq(channels.id, id));
+        const rows = await stack.database.handle.db.select().from(channels).where(eq(channels.id, id));
         return rows[0]?.status === "auto_disabled" ? rows : null;
       }, "the channel to be disabled");
       expect(row!.statusReason).not.toContain(secret);

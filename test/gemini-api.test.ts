@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ApiError, GoogleGenAI, Type } from "@google/genai";
-import { requestLogs } from "@tollgate/db";
 import { countTextTokens } from "../apps/gateway/src/accounting/count-tokens";
-import { asc, eq } from "drizzle-orm";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { seeder, type StackWith, startStackWith } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let database: FreshDatabase;
+let stack: StackWith<{ geminiUpstream: FakeGeminiUpstream; anthropicUpstream: FakeAnthropicUpstream; openaiUpstream: FakeOpenAIUpstream }>;
 let geminiUpstream: FakeGeminiUpstream;
 let anthropicUpstream: FakeAnthropicUpstream;
 let openaiUpstream: FakeOpenAIUpstream;
-let gateway: GatewayUnderTest;
 let gatewayUrl: string;
 let seed: ReturnType<typeof seeder>;
 let userId: number;
@@ -26,14 +22,8 @@ function client(apiVersion?: "v1" | "v1beta", key = secret): GoogleGenAI {
   return new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gatewayUrl, ...(apiVersion ? { apiVersion } : {}) } });
 }
 
-async function logsOf(id: number) {
-  await gateway.services.usage.flush();
-  return database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, id)).orderBy(asc(requestLogs.id));
-}
-
-async function lastLog() {
-  return (await logsOf(tokenId)).at(-1)!;
-}
+const logsOf = (id: number) => stack.logsOf(id);
+const lastLog = () => stack.lastLog(tokenId);
 
 async function apiErrorOf(call: Promise<unknown>): Promise<{ status: number; body: any }> {
   const error = await call.then(
@@ -45,14 +35,14 @@ async function apiErrorOf(call: Promise<unknown>): Promise<{ status: number; bod
 }
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  geminiUpstream = await startFakeGeminiUpstream({ requireApiKey: "gemini-upstream-key" });
-  anthropicUpstream = await startFakeAnthropicUpstream({ requireApiKey: "sk-ant-upstream" });
-  openaiUpstream = await startFakeOpenAIUpstream();
-  gateway = await startGateway(database.handle);
-  gatewayUrl = (await gateway.listen()).replace(/\/v1$/, "");
-  seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  userId = (await seed.user()).id;
+  stack = await startStackWith(async (keep) => ({
+    geminiUpstream: await keep(startFakeGeminiUpstream({ requireApiKey: "gemini-upstream-key" })),
+    anthropicUpstream: await keep(startFakeAnthropicUpstream({ requireApiKey: "sk-ant-upstream" })),
+    openaiUpstream: await keep(startFakeOpenAIUpstream()),
+  }));
+  ({ geminiUpstream, anthropicUpstream, openaiUpstream } = stack.fakes);
+  ({ seed, userId } = stack);
+  gatewayUrl = (await stack.gateway.listen()).replace(/\/v1$/, "");
   await seed.channel({
     name: "gemini",
     type: "gemini",
@@ -70,13 +60,7 @@ beforeAll(async () => {
   await countTextTokens("warm up");
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await geminiUpstream?.close();
-  await anthropicUpstream?.close();
-  await openaiUpstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("@google/genai against a Gemini channel (native)", () => {
   test("generateContent on v1 (the client's default) is relayed with the upstream model and key, and billed from usageMetadata", async () => {

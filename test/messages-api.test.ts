@@ -1,36 +1,28 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { requestLogs } from "@tollgate/db";
-import { asc, eq } from "drizzle-orm";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { type StackWith, startStackWith } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let database: FreshDatabase;
+let stack: StackWith<{ anthropicUpstream: FakeAnthropicUpstream; openaiUpstream: FakeOpenAIUpstream }>;
 let anthropicUpstream: FakeAnthropicUpstream;
 let openaiUpstream: FakeOpenAIUpstream;
-let gateway: GatewayUnderTest;
 let gatewayUrl: string;
 let client: Anthropic;
 let tokenId: number;
 let restrictedKey: string;
 
-async function lastLog() {
-  await gateway.services.usage.flush();
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-  return logs.at(-1)!;
-}
+const lastLog = () => stack.lastLog(tokenId);
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  anthropicUpstream = await startFakeAnthropicUpstream({ requireApiKey: "sk-ant-upstream" });
-  openaiUpstream = await startFakeOpenAIUpstream();
-  gateway = await startGateway(database.handle);
-  gatewayUrl = (await gateway.listen()).replace(/\/v1$/, "");
-  const seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  const userId = (await seed.user()).id;
+  stack = await startStackWith(async (keep) => ({
+    anthropicUpstream: await keep(startFakeAnthropicUpstream({ requireApiKey: "sk-ant-upstream" })),
+    openaiUpstream: await keep(startFakeOpenAIUpstream()),
+  }));
+  ({ anthropicUpstream, openaiUpstream } = stack.fakes);
+  const { seed, userId } = stack;
+  gatewayUrl = (await stack.gateway.listen()).replace(/\/v1$/, "");
   await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropicUpstream.url, apiKey: "sk-ant-upstream", models: ["claude-sonnet-4-5"] });
   await seed.channel({ name: "openai", baseUrl: openaiUpstream.url, models: ["gpt-4o-mini"] });
   const token = await seed.token({ userId });
@@ -40,12 +32,7 @@ beforeAll(async () => {
   client = new Anthropic({ apiKey: token.secret, baseURL: gatewayUrl, maxRetries: 0 });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await anthropicUpstream?.close();
-  await openaiUpstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("@anthropic-ai/sdk against /v1/messages on an Anthropic channel (native)", () => {
   test("a message is passed through and accounted, with the channel's key swapped in", async () => {

@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { requestLogs } from "@tollgate/db";
-import { asc, eq } from "drizzle-orm";
+import { channels } from "@tollgate/db";
+import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { readChatStream } from "./helpers/read-chat-stream";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let database: FreshDatabase;
+let stack: StackWith<{ anthropic: FakeAnthropicUpstream; gemini: FakeGeminiUpstream }>;
 let anthropic: FakeAnthropicUpstream;
 let gemini: FakeGeminiUpstream;
-let gateway: GatewayUnderTest;
 let client: OpenAI;
 let tokenId: number;
 
@@ -25,20 +23,16 @@ const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
   },
 };
 
-async function lastLog() {
-  await gateway.services.usage.flush();
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-  return logs.at(-1)!;
-}
+const lastLog = () => stack.lastLog(tokenId);
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  anthropic = await startFakeAnthropicUpstream({ requireApiKey: "sk-ant-test" });
-  gemini = await startFakeGeminiUpstream({ requireApiKey: "gemini-test-key" });
-  gateway = await startGateway(database.handle);
-  const baseURL = await gateway.listen();
-  const seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  const userId = (await seed.user()).id;
+  stack = await startStackWith(async (keep) => ({
+    anthropic: await keep(startFakeAnthropicUpstream({ requireApiKey: "sk-ant-test" })),
+    gemini: await keep(startFakeGeminiUpstream({ requireApiKey: "gemini-test-key" })),
+  }));
+  ({ anthropic, gemini } = stack.fakes);
+  const { seed, userId } = stack;
+  const baseURL = await stack.gateway.listen();
   await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["claude-sonnet"], modelMapping: { "claude-sonnet": "claude-sonnet-4-5" } });
   await seed.channel({ name: "gemini", type: "gemini", baseUrl: gemini.url, apiKey: "gemini-test-key", models: ["gemini-flash", "gemini-embedding"], modelMapping: { "gemini-flash": "gemini-2.5-flash", "gemini-embedding": "gemini-embedding-001" } });
   await seed.price("claude-sonnet", 3, 15, 0.3);
@@ -47,12 +41,7 @@ beforeAll(async () => {
   client = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await anthropic?.close();
-  await gemini?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("the openai client against an Anthropic channel", () => {
   test("text, with usage including cache reads, billed at the cached price", async () => {
@@ -190,16 +179,14 @@ describe("the openai client against a Gemini channel", () => {
 
 describe("a Gemini channel whose key is rejected", () => {
   test("is disabled and the request fails over, although Gemini answers 400 rather than 401", async () => {
-    const { channels } = await import("@tollgate/db");
-    const { eq } = await import("drizzle-orm");
-    const seed = seeder(database.handle, gateway.secretBox, [gateway]);
+    const { seed } = stack;
     const broken = await seed.channel({ name: "gemini bad key", type: "gemini", baseUrl: gemini.url, apiKey: "wrong-gemini-key", models: ["gemini-failover"], priority: 10 });
     await seed.channel({ name: "claude backup", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["gemini-failover"], priority: 0 });
     anthropic.enqueue({ kind: "text", text: "served by the backup" });
     const completion = await client.chat.completions.create({ model: "gemini-failover", messages: [{ role: "user", content: "hi" }] });
     expect(completion.choices[0]!.message.content).toBe("served by the backup");
     const [row] = await waitFor(async () => {
-      const rows = await database.handle.db.select().from(channels).where(eq(channels.id, broken.id));
+      const rows = await stack.database.handle.db.select().from(channels).where(eq(channels.id, broken.id));
       return rows[0]?.status === "auto_disabled" ? rows : null;
     }, "the channel to be disabled");
     expect(row!.statusReason).toContain("400");

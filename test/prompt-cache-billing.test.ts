@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { requestLogs, usageHourly } from "@tollgate/db";
-import { asc, eq } from "drizzle-orm";
+import { usageHourly } from "@tollgate/db";
+import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
 import { type FakeOpenAIResponsesUpstream, startFakeOpenAIResponsesUpstream } from "./helpers/fake-openai-responses-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { type StackWith, startStackWith } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 /**
@@ -17,32 +16,27 @@ import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
  * Claude Sonnet $3 in, $15 out, $0.30 cache read, $3.75 5-minute write, $6 1-hour write; GPT-4o $2.50 in,
  * $10 out, $1.25 cache read; Gemini 2.5 Flash $0.30 in, $2.50 out, $0.075 cache read.
  */
-let database: FreshDatabase;
+let stack: StackWith<{ anthropic: FakeAnthropicUpstream; openai: FakeOpenAIUpstream; responses: FakeOpenAIResponsesUpstream; gemini: FakeGeminiUpstream }>;
 let anthropic: FakeAnthropicUpstream;
 let openai: FakeOpenAIUpstream;
 let responses: FakeOpenAIResponsesUpstream;
 let gemini: FakeGeminiUpstream;
-let gateway: GatewayUnderTest;
 let chat: OpenAI;
 let messages: Anthropic;
 let tokenId: number;
 
-async function lastLog() {
-  await gateway.services.usage.flush();
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-  return logs.at(-1)!;
-}
+const lastLog = () => stack.lastLog(tokenId);
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  anthropic = await startFakeAnthropicUpstream({ requireApiKey: "sk-ant-test" });
-  openai = await startFakeOpenAIUpstream();
-  responses = await startFakeOpenAIResponsesUpstream({ requireApiKey: "sk-native" });
-  gemini = await startFakeGeminiUpstream({ requireApiKey: "gemini-key" });
-  gateway = await startGateway(database.handle);
-  const baseURL = await gateway.listen();
-  const seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  const userId = (await seed.user()).id;
+  stack = await startStackWith(async (keep) => ({
+    anthropic: await keep(startFakeAnthropicUpstream({ requireApiKey: "sk-ant-test" })),
+    openai: await keep(startFakeOpenAIUpstream()),
+    responses: await keep(startFakeOpenAIResponsesUpstream({ requireApiKey: "sk-native" })),
+    gemini: await keep(startFakeGeminiUpstream({ requireApiKey: "gemini-key" })),
+  }));
+  ({ anthropic, openai, responses, gemini } = stack.fakes);
+  const { seed, userId } = stack;
+  const baseURL = await stack.gateway.listen();
   await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["claude-sonnet"] });
   await seed.channel({ name: "claude-auto", type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-test", models: ["claude-auto"], config: { autoCacheBreakpoints: true } });
   await seed.channel({ name: "openai", baseUrl: openai.url, models: ["gpt-4o"] });
@@ -58,11 +52,7 @@ beforeAll(async () => {
   messages = new Anthropic({ apiKey: token.secret, baseURL: baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await Promise.all([anthropic?.close(), openai?.close(), responses?.close(), gemini?.close()]);
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 /** 100 uncached, 1,000 read, 400 written for 5 minutes, 200 for an hour, 20 out. */
 const claudeUsage = { inputTokens: 100, cacheReadTokens: 1000, cacheCreationTokens: 400, cacheWrite1hTokens: 200, outputTokens: 20 } as const;
@@ -182,8 +172,8 @@ describe("a Gemini channel bills cachedContentTokenCount as cache reads", () => 
 
 describe("the hourly rollup", () => {
   test("sums every cache class and the savings of the calls above", async () => {
-    await gateway.services.usage.flush();
-    const rows = await database.handle.db.select().from(usageHourly).where(eq(usageHourly.tokenId, tokenId));
+    await stack.gateway.services.usage.flush();
+    const rows = await stack.database.handle.db.select().from(usageHourly).where(eq(usageHourly.tokenId, tokenId));
     const claude = rows.filter((row) => row.model === "claude-sonnet");
     const sum = (key: "cachedTokens" | "cacheWriteTokens" | "cacheWrite1hTokens" | "cacheSavings" | "cost") => claude.reduce((total, row) => total + row[key], 0);
     // Four calls of claudeUsage and one of 1,000 5-minute writes.

@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { requestLogs } from "@tollgate/db";
-import { asc, eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
 import { type FakeOpenAIResponsesUpstream, startFakeOpenAIResponsesUpstream } from "./helpers/fake-openai-responses-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { type StackWith, startStackWith } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let database: FreshDatabase;
+let stack: StackWith<{ chatOnly: FakeOpenAIUpstream; responsesUpstream: FakeOpenAIResponsesUpstream; anthropicUpstream: FakeAnthropicUpstream; geminiUpstream: FakeGeminiUpstream }>;
 let chatOnly: FakeOpenAIUpstream;
 let responsesUpstream: FakeOpenAIResponsesUpstream;
 let anthropicUpstream: FakeAnthropicUpstream;
 let geminiUpstream: FakeGeminiUpstream;
-let gateway: GatewayUnderTest;
 let baseURL: string;
 let tokenId: number;
 let client: OpenAI;
@@ -28,22 +24,18 @@ const CLAUDE = "claude-sonnet-4-5";
 const GEMINI = "gemini-flash";
 const AZURE = "gpt-4.1-azure";
 
-async function lastLog() {
-  await gateway.services.usage.flush();
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-  return logs.at(-1)!;
-}
+const lastLog = () => stack.lastLog(tokenId);
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  chatOnly = await startFakeOpenAIUpstream();
-  responsesUpstream = await startFakeOpenAIResponsesUpstream({ requireApiKey: "sk-native" });
-  anthropicUpstream = await startFakeAnthropicUpstream({ requireApiKey: "sk-ant-upstream" });
-  geminiUpstream = await startFakeGeminiUpstream({ requireApiKey: "gemini-key" });
-  gateway = await startGateway(database.handle);
-  baseURL = await gateway.listen();
-  const seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  const userId = (await seed.user()).id;
+  stack = await startStackWith(async (keep) => ({
+    chatOnly: await keep(startFakeOpenAIUpstream()),
+    responsesUpstream: await keep(startFakeOpenAIResponsesUpstream({ requireApiKey: "sk-native" })),
+    anthropicUpstream: await keep(startFakeAnthropicUpstream({ requireApiKey: "sk-ant-upstream" })),
+    geminiUpstream: await keep(startFakeGeminiUpstream({ requireApiKey: "gemini-key" })),
+  }));
+  ({ chatOnly, responsesUpstream, anthropicUpstream, geminiUpstream } = stack.fakes);
+  const { seed, userId } = stack;
+  baseURL = await stack.gateway.listen();
   await seed.channel({ name: "deepseek", baseUrl: chatOnly.url, models: [CHAT_ONLY], config: { preset: "deepseek" } });
   await seed.channel({ name: "local", baseUrl: responsesUpstream.url, apiKey: "sk-native", models: [CHAT_TOOLS] });
   await seed.channel({
@@ -77,14 +69,7 @@ beforeAll(async () => {
   client = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await chatOnly?.close();
-  await responsesUpstream?.close();
-  await anthropicUpstream?.close();
-  await geminiUpstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 /** Every event of a streamed response, in order, through the official client. */
 async function streamEvents(params: Record<string, unknown>) {

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
-import { channels, requestLogs } from "@tollgate/db";
+import { channels } from "@tollgate/db";
 import { createChannelProber } from "@tollgate/upstream";
-import { asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { type FakeGoogleTokenEndpoint, startFakeGoogleTokenEndpoint } from "./helpers/fake-google-token-endpoint";
 import { type FakeVertexUpstream, startFakeVertexUpstream } from "./helpers/fake-vertex-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { readChatStream } from "./helpers/read-chat-stream";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { seeder, type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 /**
@@ -21,10 +20,9 @@ import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 const PROJECT = "acme-ai";
 const LOCATION = "us-east5";
 
-let database: FreshDatabase;
+let stack: StackWith<{ tokens: FakeGoogleTokenEndpoint; vertex: FakeVertexUpstream }>;
 let tokens: FakeGoogleTokenEndpoint;
 let vertex: FakeVertexUpstream;
-let gateway: GatewayUnderTest;
 let seed: ReturnType<typeof seeder>;
 let openai: OpenAI;
 let anthropic: Anthropic;
@@ -41,11 +39,7 @@ const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
 const modelPath = (publisher: string, model: string, method: string) =>
   `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/${publisher}/models/${model}:${method}`;
 
-async function lastLog() {
-  await gateway.services.usage.flush();
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-  return logs.at(-1)!;
-}
+const lastLog = () => stack.lastLog(tokenId);
 
 /** A Vertex channel of its own service account, serving `models` (public name -> Vertex model id). */
 async function vertexChannel(name: string, mapping: Record<string, string>, key?: string) {
@@ -64,13 +58,14 @@ async function vertexChannel(name: string, mapping: Record<string, string>, key?
 const exchangesBy = (email: string) => tokens.exchanges.requests.filter((exchange) => exchange.claims.iss === email);
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  tokens = await startFakeGoogleTokenEndpoint();
-  vertex = await startFakeVertexUpstream({ tokens, project: PROJECT, location: LOCATION });
-  gateway = await startGateway(database.handle);
-  const baseURL = await gateway.listen();
-  seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  const userId = (await seed.user()).id;
+  stack = await startStackWith(async (keep) => {
+    const endpoint = await keep(startFakeGoogleTokenEndpoint());
+    return { tokens: endpoint, vertex: await keep(startFakeVertexUpstream({ tokens: endpoint, project: PROJECT, location: LOCATION })) };
+  });
+  ({ tokens, vertex } = stack.fakes);
+  seed = stack.seed;
+  const { userId } = stack;
+  const baseURL = await stack.gateway.listen();
   ({ keyText, clientEmail } = await tokens.serviceAccount(PROJECT));
   await vertexChannel(
     "vertex",
@@ -86,12 +81,7 @@ beforeAll(async () => {
   genai = new GoogleGenAI({ apiKey: token.secret, httpOptions: { baseUrl: baseURL.replace(/\/v1$/, ""), apiVersion: "v1beta" } });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await vertex?.close();
-  await tokens?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("the openai client against Gemini on Vertex AI", () => {
   test("text goes to the project's generateContent with the exchanged access token, and cached prompt tokens are billed at the cached price", async () => {
@@ -309,7 +299,7 @@ describe("the access token", () => {
     const keyBody = privateKey.split("\n")[1]!;
     expect(error.message).not.toContain(keyBody);
     const [row] = await waitFor(async () => {
-      const rows = await database.handle.db.select().from(channels).where(eq(channels.id, channel.id));
+      const rows = await stack.database.handle.db.select().from(channels).where(eq(channels.id, channel.id));
       return rows[0]?.status === "auto_disabled" ? rows : null;
     }, "the channel to be disabled");
     expect(row!.statusReason).toContain("Invalid JWT Signature");

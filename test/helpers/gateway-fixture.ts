@@ -2,9 +2,9 @@ import { createApp } from "@tollgate/gateway/app";
 import { type GatewayOptions, type GatewayServices } from "@tollgate/gateway/gateway-services";
 import { createGatewayServices } from "../../apps/server/src/compose-gateway-services";
 import { silentLogger } from "@tollgate/gateway/logger";
-import { channels, type DatabaseHandle, modelPrices, tokens, users } from "@tollgate/db";
+import { channels, type DatabaseHandle, modelPrices, requestLogs, tokens, users } from "@tollgate/db";
 import { channelKeyBinding, createSecretBox, displayPrefix, generateTokenSecret, hashTokenSecret, type SecretBox } from "@tollgate/shared";
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, type FakeOpenAIUpstreamOptions, startFakeOpenAIUpstream } from "./fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./fresh-database";
 import { nextChannelId } from "./next-channel-id";
@@ -215,43 +215,84 @@ export async function waitFor<T>(condition: () => Promise<T | undefined | null |
   }
 }
 
-/** What most integration files start in beforeAll: a fresh database, a fake OpenAI upstream, a gateway on
- * them, a seeder and one user whose tokens the tests create. */
-export interface GatewayStack {
+type RequestLogRow = typeof requestLogs.$inferSelect;
+
+/** A token's request-log rows, oldest first, once the gateway's write-behind has written what it holds. */
+export async function requestLogsOf(database: DatabaseHandle, gateway: GatewayUnderTest, tokenId: number): Promise<RequestLogRow[]> {
+  await gateway.services.usage.flush();
+  return database.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
+}
+
+/** A fake a stack starts and closes: an upstream, a token endpoint. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/** What integration files start in beforeAll: a fresh database, the fakes of `Fakes`, a gateway on them, a
+ * seeder and one user whose tokens the tests create. */
+export interface StackWith<Fakes> {
   database: FreshDatabase;
-  upstream: FakeOpenAIUpstream;
+  fakes: Fakes;
   gateway: GatewayUnderTest;
   seed: ReturnType<typeof seeder>;
   userId: number;
-  /** Stops the gateway and the upstream and drops the database. */
+  /** A token's request-log rows, oldest first (requestLogsOf). */
+  logsOf(tokenId: number): Promise<RequestLogRow[]>;
+  /** A token's last request-log row. */
+  lastLog(tokenId: number): Promise<RequestLogRow>;
+  /** Stops the gateway, closes the fakes (last started first) and drops the database. */
   stop(): Promise<void>;
 }
 
-export async function startGatewayStack(
-  options: {
-    upstream?: FakeOpenAIUpstreamOptions;
-    gateway?: Parameters<typeof startGateway>[1];
-    user?: Parameters<ReturnType<typeof seeder>["user"]>[0];
-  } = {},
-): Promise<GatewayStack> {
+export interface StackOptions {
+  gateway?: Parameters<typeof startGateway>[1];
+  user?: Parameters<ReturnType<typeof seeder>["user"]>[0];
+}
+
+/**
+ * Starts a stack whose fakes `startFakes` starts, passing each one through `keep` so that the stack closes it
+ * (and so that a set-up failing halfway closes those already started).
+ */
+export async function startStackWith<Fakes>(
+  startFakes: (keep: <Fake extends Closable>(fake: Promise<Fake>) => Promise<Fake>) => Promise<Fakes>,
+  options: StackOptions = {},
+): Promise<StackWith<Fakes>> {
   let database: FreshDatabase | undefined;
-  let upstream: FakeOpenAIUpstream | undefined;
+  const started: Closable[] = [];
   let gateway: GatewayUnderTest | undefined;
   const stop = async () => {
     await gateway?.stop();
-    await upstream?.close();
+    for (const fake of [...started].reverse()) await fake.close();
     await database?.drop();
   };
   try {
     database = await freshDatabase();
-    upstream = await startFakeOpenAIUpstream(options.upstream);
+    const fakes = await startFakes(async (fake) => {
+      const running = await fake;
+      started.push(running);
+      return running;
+    });
     gateway = await startGateway(database.handle, options.gateway);
     const seed = seeder(database.handle, gateway.secretBox, [gateway]);
     const userId = (await seed.user(options.user)).id;
-    return { database, upstream, gateway, seed, userId, stop };
+    const { handle } = database;
+    const running = gateway;
+    const logsOf = (tokenId: number) => requestLogsOf(handle, running, tokenId);
+    const lastLog = async (tokenId: number) => (await logsOf(tokenId)).at(-1)!;
+    return { database, fakes, gateway, seed, userId, logsOf, lastLog, stop };
   } catch (error) {
     // A set-up that fails halfway leaves nothing running (afterAll has no stack to stop).
     await stop().catch(() => {});
     throw error;
   }
+}
+
+/** The stack most integration files start: one fake OpenAI upstream. */
+export interface GatewayStack extends StackWith<{ upstream: FakeOpenAIUpstream }> {
+  upstream: FakeOpenAIUpstream;
+}
+
+export async function startGatewayStack(options: StackOptions & { upstream?: FakeOpenAIUpstreamOptions } = {}): Promise<GatewayStack> {
+  const stack = await startStackWith(async (keep) => ({ upstream: await keep(startFakeOpenAIUpstream(options.upstream)) }), options);
+  return { ...stack, upstream: stack.fakes.upstream };
 }

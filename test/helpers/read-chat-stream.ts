@@ -2,13 +2,14 @@ import type OpenAI from "openai";
 
 /**
  * What an OpenAI chat stream carried, joined as a client joins it: the text, the first tool call's name and
- * arguments, the last finish reason, and the usage chunk's usage.
+ * arguments, the last finish reason (and every one, in order), and the usage chunk's usage.
  */
 export async function readChatStream(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
   let text = "";
   let toolName = "";
   let toolArguments = "";
   let finish: string | null = null;
+  const finishReasons: string[] = [];
   let usage: OpenAI.CompletionUsage | undefined;
   for await (const chunk of stream) {
     const choice = chunk.choices[0];
@@ -17,8 +18,9 @@ export async function readChatStream(stream: AsyncIterable<OpenAI.Chat.Completio
       toolArguments += toolCall.function?.arguments ?? "";
       toolName ||= toolCall.function?.name ?? "";
     }
+    if (choice?.finish_reason) finishReasons.push(choice.finish_reason);
     finish = choice?.finish_reason ?? finish;
     if (chunk.usage) usage = chunk.usage;
   }
-  return { text, toolName, toolArguments, finish, usage };
+  return { text, toolName, toolArguments, finish, finishReasons, usage };
 }
