@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { requestLogs } from "@tollgate/db";
-import { asc, eq } from "drizzle-orm";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FakeOpenAIResponsesUpstream, startFakeOpenAIResponsesUpstream } from "./helpers/fake-openai-responses-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { type GatewayUnderTest, seeder, type StackWith, startStackWith } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let database: FreshDatabase;
+let stack: StackWith<{ responsesUpstream: FakeOpenAIResponsesUpstream; anthropicUpstream: FakeAnthropicUpstream; chatUpstream: FakeOpenAIUpstream }>;
 let responsesUpstream: FakeOpenAIResponsesUpstream;
 let anthropicUpstream: FakeAnthropicUpstream;
 let chatUpstream: FakeOpenAIUpstream;
@@ -40,23 +37,19 @@ function post(path: string, body: Record<string, unknown>, key = secret): Promis
   return gateway.handle(new Request(`http://gateway.test${path}`, { method: "POST", headers, body: JSON.stringify(body) }));
 }
 
-async function lastLog() {
-  await gateway.services.usage.flush();
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-  return logs.at(-1)!;
-}
+const lastLog = () => stack.lastLog(tokenId);
 
 /** At 1 USD per million tokens each way, a call's token cost is its token count in micro-USD. */
 const tokenCost = (input: number, output: number) => input + output;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  responsesUpstream = await startFakeOpenAIResponsesUpstream();
-  anthropicUpstream = await startFakeAnthropicUpstream();
-  chatUpstream = await startFakeOpenAIUpstream();
-  gateway = await startGateway(database.handle);
-  seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  userId = (await seed.user()).id;
+  stack = await startStackWith(async (keep) => ({
+    responsesUpstream: await keep(startFakeOpenAIResponsesUpstream()),
+    anthropicUpstream: await keep(startFakeAnthropicUpstream()),
+    chatUpstream: await keep(startFakeOpenAIUpstream()),
+  }));
+  ({ responsesUpstream, anthropicUpstream, chatUpstream } = stack.fakes);
+  ({ gateway, seed, userId } = stack);
   const openai = { preset: "openai" };
   const searching = { builtInTools: { web_search: { pricePerCall: SEARCH_PRICE } } };
   plainChannelId = (await seed.channel({ name: "plain", baseUrl: responsesUpstream.url, models: [GPT, GPT_PLAIN], config: openai, priority: 10 })).id;
@@ -71,13 +64,7 @@ beforeAll(async () => {
   tokenId = token.row.id;
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await responsesUpstream?.close();
-  await anthropicUpstream?.close();
-  await chatUpstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("built-in tools on the Responses API relay", () => {
   test("a built-in tool no channel of the model allows is refused with 400 builtin_tool_not_allowed, naming the tool, and never reaches the upstream", async () => {

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { channels, requestLogs } from "@tollgate/db";
-import { asc, eq } from "drizzle-orm";
+import { channels } from "@tollgate/db";
+import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
+import { type GatewayUnderTest, seeder, type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let database: FreshDatabase;
+let stack: StackWith<{ primary: FakeOpenAIUpstream; backup: FakeOpenAIUpstream }>;
 let primary: FakeOpenAIUpstream;
 let backup: FakeOpenAIUpstream;
 let gateway: GatewayUnderTest;
@@ -28,33 +27,23 @@ function chat(body: Record<string, unknown> = {}, key = secret) {
   );
 }
 
-async function lastLog(tokenId: number) {
-  await gateway.services.usage.flush();
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-  return logs.at(-1)!;
-}
+const lastLog = (tokenId: number) => stack.lastLog(tokenId);
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  primary = await startFakeOpenAIUpstream();
-  backup = await startFakeOpenAIUpstream();
-  gateway = await startGateway(database.handle, {
-    channelHealth: { failureThreshold: 3, windowMs: 60_000, cooldownMs: COOLDOWN_MS, maxCooldownMs: COOLDOWN_MS },
-    streamIdleTimeoutMs: 300,
+  stack = await startStackWith(async (keep) => ({ primary: await keep(startFakeOpenAIUpstream()), backup: await keep(startFakeOpenAIUpstream()) }), {
+    gateway: {
+      channelHealth: { failureThreshold: 3, windowMs: 60_000, cooldownMs: COOLDOWN_MS, maxCooldownMs: COOLDOWN_MS },
+      streamIdleTimeoutMs: 300,
+    },
   });
-  seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  userId = (await seed.user()).id;
+  ({ primary, backup } = stack.fakes);
+  ({ gateway, seed, userId } = stack);
   primaryChannel = (await seed.channel({ name: "primary", baseUrl: primary.url, models: ["gpt-4o-mini"], priority: 10 })).id;
   backupChannel = (await seed.channel({ name: "backup", baseUrl: backup.url, models: ["gpt-4o-mini"], priority: 0 })).id;
   secret = (await seed.token({ userId })).secret;
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await gateway?.stop();
-  await primary?.close();
-  await backup?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 describe("routing and failover", () => {
   test("the higher priority channel serves while it is healthy", async () => {
@@ -108,7 +97,7 @@ describe("routing and failover", () => {
       const response = await chat({ model: "keyed-model" });
       expect(response.status).toBe(200);
       const [row] = await waitFor(async () => {
-        const rows = await database.handle.db.select().from(channels).where(eq(channels.id, channel.id));
+        const rows = await stack.database.handle.db.select().from(channels).where(eq(channels.id, channel.id));
         return rows[0]?.status === "auto_disabled" ? rows : null;
       }, "the channel to be disabled");
       expect(row!.statusReason).toContain("401");

@@ -1,11 +1,10 @@
-import { requestLogs } from "@tollgate/db";
-import { asc, eq } from "drizzle-orm";
+import type { requestLogs } from "@tollgate/db";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./fake-anthropic-upstream";
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./fake-gemini-upstream";
 import { type FakeOpenAIResponsesUpstream, startFakeOpenAIResponsesUpstream } from "./fake-openai-responses-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./fake-openai-upstream";
-import { type FreshDatabase, freshDatabase } from "./fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./gateway-fixture";
+import type { FreshDatabase } from "./fresh-database";
+import { type GatewayUnderTest, type seeder, startStackWith } from "./gateway-fixture";
 
 /** The models of a ResponsesStack: a chat-only vendor, a native Responses channel, Claude, Gemini. */
 export const stackModels = { chatOnly: "deepseek-chat", native: "gpt-4o", claude: "claude-sonnet-4-5", gemini: "gemini-2.5-flash" } as const;
@@ -28,43 +27,30 @@ export interface ResponsesStack {
 }
 
 export async function startResponsesStack(): Promise<ResponsesStack> {
-  const database = await freshDatabase();
-  const chatOnly = await startFakeOpenAIUpstream();
-  const native = await startFakeOpenAIResponsesUpstream();
-  const anthropic = await startFakeAnthropicUpstream();
-  const gemini = await startFakeGeminiUpstream();
-  const gateway = await startGateway(database.handle);
+  const stack = await startStackWith(async (keep) => ({
+    chatOnly: await keep(startFakeOpenAIUpstream()),
+    native: await keep(startFakeOpenAIResponsesUpstream()),
+    anthropic: await keep(startFakeAnthropicUpstream()),
+    gemini: await keep(startFakeGeminiUpstream()),
+  }));
+  const { database, gateway, seed, userId, fakes } = stack;
   const baseURL = await gateway.listen();
-  const seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  const userId = (await seed.user()).id;
-  await seed.channel({ name: "deepseek", baseUrl: chatOnly.url, models: [stackModels.chatOnly], config: { preset: "deepseek" } });
-  await seed.channel({ name: "openai", baseUrl: native.url, models: [stackModels.native], config: { preset: "openai" } });
-  await seed.channel({ name: "claude", type: "anthropic", baseUrl: anthropic.url, models: [stackModels.claude] });
-  await seed.channel({ name: "gemini", type: "gemini", baseUrl: gemini.url, models: [stackModels.gemini] });
+  await seed.channel({ name: "deepseek", baseUrl: fakes.chatOnly.url, models: [stackModels.chatOnly], config: { preset: "deepseek" } });
+  await seed.channel({ name: "openai", baseUrl: fakes.native.url, models: [stackModels.native], config: { preset: "openai" } });
+  await seed.channel({ name: "claude", type: "anthropic", baseUrl: fakes.anthropic.url, models: [stackModels.claude] });
+  await seed.channel({ name: "gemini", type: "gemini", baseUrl: fakes.gemini.url, models: [stackModels.gemini] });
   return {
     database,
     gateway,
     baseURL,
-    chatOnly,
-    native,
-    anthropic,
-    gemini,
+    ...fakes,
     seed,
     userId,
     async lastLog(tokenId) {
       // A call is accounted after its last byte (a local count runs on the counting worker): wait for it.
       await gateway.services.calls.idle(10_000);
-      await gateway.services.usage.flush();
-      const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId)).orderBy(asc(requestLogs.id));
-      return logs.at(-1)!;
+      return stack.lastLog(tokenId);
     },
-    async stop() {
-      await gateway.stop();
-      await chatOnly.close();
-      await native.close();
-      await anthropic.close();
-      await gemini.close();
-      await database.drop();
-    },
+    stop: stack.stop,
   };
 }
