@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { INVALIDATION_CHANNEL, migrationsFolder, parseInvalidation, tokens, usageHourly, users } from "@tollgate/db";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { INVALIDATION_CHANNEL, parseInvalidation, tokens, usageHourly, users } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
-import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
+import { freshDatabaseForBlock, migrationStatement } from "./helpers/migration-test";
 import { waitFor } from "./helpers/gateway-fixture";
 
 // A fresh PGlite takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
@@ -12,21 +10,14 @@ setDefaultTimeout(60_000);
 
 /** The statement of migration 0010 that gives the users that existed before it their lifetime spend. */
 function backfillStatement(): string {
-  const text = readFileSync(join(migrationsFolder, "0010_budget_periods_spend_alerts.sql"), "utf8");
-  const statement = text.split("--> statement-breakpoint").find((part) => part.includes('UPDATE "users"'));
-  if (!statement) throw new Error("migration 0010 has no UPDATE of users");
-  return statement;
+  return migrationStatement("0010_budget_periods_spend_alerts.sql", 'UPDATE "users"');
 }
 
 describe("migration 0010", () => {
-  let database: FreshDatabase;
-  beforeAll(async () => {
-    database = await freshDatabase();
-  });
-  afterAll(() => database.drop());
+  const database = freshDatabaseForBlock();
 
   test("users that existed before it start with their lifetime spend from the hourly rollup, and tokens keep theirs as a lifetime quota", async () => {
-    const db = database.handle.db;
+    const db = database.current.handle.db;
     const [spender, idle] = await db.insert(users).values([{ name: "spender" }, { name: "idle" }]).returning({ id: users.id });
     const secret = generateTokenSecret();
     const [token] = await db
@@ -38,7 +29,7 @@ describe("migration 0010", () => {
       { ...hour("2026-10-01T10:00:00Z"), cost: 1_500 },
       { ...hour("2026-11-20T10:00:00Z"), cost: 2_500 },
     ]);
-    await database.handle.execute(backfillStatement());
+    await database.current.handle.execute(backfillStatement());
     const totals = await db.select({ id: users.id, usedTotal: users.usedTotal }).from(users).orderBy(asc(users.id));
     expect(totals).toEqual([
       { id: spender!.id, usedTotal: 4_000 },
@@ -49,9 +40,9 @@ describe("migration 0010", () => {
   });
 
   test("the write-behind's period spend is announced as usage (refresh), a change of period as a change (evict)", async () => {
-    const db = database.handle.db;
+    const db = database.current.handle.db;
     const heard: { table: string; kind: string; id?: number }[] = [];
-    const unlisten = await database.handle.listen(INVALIDATION_CHANNEL, {
+    const unlisten = await database.current.handle.listen(INVALIDATION_CHANNEL, {
       onNotify(payload) {
         const message = parseInvalidation(payload);
         if (message) heard.push({ table: message.table, kind: message.kind, id: message.id });

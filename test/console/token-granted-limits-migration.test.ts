@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { migrationsFolder, tokens, users } from "@tollgate/db";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { tokens, users } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { asc } from "drizzle-orm";
-import { type FreshDatabase, freshDatabase } from "../helpers/fresh-database";
+import { freshDatabaseForBlock, migrationStatement } from "../helpers/migration-test";
 
 // For tests and hooks of this file (the preload's setDefaultTimeout does not reach them): a fresh PGlite
 // takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
@@ -12,21 +10,14 @@ setDefaultTimeout(60_000);
 
 /** The statement of migration 0006 that gives the tokens that existed before it their ceilings. */
 function backfillStatement(): string {
-  const text = readFileSync(join(migrationsFolder, "0006_token_granted_limits.sql"), "utf8");
-  const statement = text.split("--> statement-breakpoint").find((part) => part.includes("UPDATE"));
-  if (!statement) throw new Error("migration 0006 has no UPDATE");
-  return statement;
+  return migrationStatement("0006_token_granted_limits.sql", "UPDATE");
 }
 
 describe("migration 0006: tokens that existed before it", () => {
-  let database: FreshDatabase;
-  beforeAll(async () => {
-    database = await freshDatabase();
-  });
-  afterAll(() => database.drop());
+  const database = freshDatabaseForBlock();
 
   test("get their current limits as ceilings, since who set them is unknown; an unlimited token gets none", async () => {
-    const db = database.handle.db;
+    const db = database.current.handle.db;
     const [owner] = await db.insert(users).values({ name: "owner" }).returning({ id: users.id });
     const row = (name: string) => {
       const secret = generateTokenSecret();
@@ -45,7 +36,7 @@ describe("migration 0006: tokens that existed before it", () => {
       { ...row("disabled"), status: "disabled", rpmLimit: 5 },
       { ...row("open") },
     ]);
-    await database.handle.execute(backfillStatement());
+    await database.current.handle.execute(backfillStatement());
     const granted = await db.select({ name: tokens.name, grantedLimits: tokens.grantedLimits }).from(tokens).orderBy(asc(tokens.id));
     expect(granted).toEqual([
       {
