@@ -4,7 +4,7 @@ import { channels } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { type FakeBedrockUpstream, startFakeBedrockUpstream } from "./helpers/fake-bedrock-upstream";
-import { seeder, type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
+import { sdkClients, seeder, type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
 import { readChatStream } from "./helpers/read-chat-stream";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -47,8 +47,7 @@ beforeAll(async () => {
   await seed.price("claude-on-bedrock", 3, 15, 0.3);
   const token = await seed.token({ userId });
   tokenId = token.row.id;
-  openai = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
-  anthropic = new Anthropic({ apiKey: token.secret, baseURL: baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
+  ({ openai, anthropic } = sdkClients(baseURL, token.secret));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);

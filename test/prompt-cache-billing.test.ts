@@ -7,7 +7,7 @@ import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helper
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "./helpers/fake-gemini-upstream";
 import { type FakeOpenAIResponsesUpstream, startFakeOpenAIResponsesUpstream } from "./helpers/fake-openai-responses-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type StackWith, startStackWith } from "./helpers/gateway-fixture";
+import { sdkClients, type StackWith, startStackWith } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 /**
@@ -48,8 +48,7 @@ beforeAll(async () => {
   await seed.price("gemini-flash", 0.3, 2.5, 0.075);
   const token = await seed.token({ userId });
   tokenId = token.row.id;
-  chat = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
-  messages = new Anthropic({ apiKey: token.secret, baseURL: baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
+  ({ openai: chat, anthropic: messages } = sdkClients(baseURL, token.secret));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);

@@ -8,7 +8,7 @@ import OpenAI from "openai";
 import { type FakeGoogleTokenEndpoint, startFakeGoogleTokenEndpoint } from "./helpers/fake-google-token-endpoint";
 import { type FakeVertexUpstream, startFakeVertexUpstream } from "./helpers/fake-vertex-upstream";
 import { readChatStream } from "./helpers/read-chat-stream";
-import { seeder, type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
+import { sdkClients, seeder, type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 /**
@@ -76,8 +76,7 @@ beforeAll(async () => {
   await seed.price("claude-sonnet", 3, 15, 0.3);
   const token = await seed.token({ userId });
   tokenId = token.row.id;
-  openai = new OpenAI({ apiKey: token.secret, baseURL, maxRetries: 0 });
-  anthropic = new Anthropic({ apiKey: token.secret, baseURL: baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
+  ({ openai, anthropic } = sdkClients(baseURL, token.secret));
   genai = new GoogleGenAI({ apiKey: token.secret, httpOptions: { baseUrl: baseURL.replace(/\/v1$/, ""), apiVersion: "v1beta" } });
 }, SETUP_TIMEOUT_MS);
 

@@ -1,3 +1,4 @@
+import Anthropic from "@anthropic-ai/sdk";
 import { createApp } from "@tollgate/gateway/app";
 import { type GatewayOptions, type GatewayServices } from "@tollgate/gateway/gateway-services";
 import { createGatewayServices } from "../../apps/server/src/compose-gateway-services";
@@ -5,6 +6,7 @@ import { silentLogger } from "@tollgate/gateway/logger";
 import { channels, type DatabaseHandle, modelPrices, requestLogs, tokens, users } from "@tollgate/db";
 import { channelKeyBinding, createSecretBox, displayPrefix, generateTokenSecret, hashTokenSecret, type SecretBox } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
+import OpenAI from "openai";
 import { type FakeOpenAIUpstream, type FakeOpenAIUpstreamOptions, startFakeOpenAIUpstream } from "./fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./fresh-database";
 import { nextChannelId } from "./next-channel-id";
@@ -201,6 +203,17 @@ export async function startGateway(
       if (listening) await app.stop(true);
       await services.stop();
     },
+  };
+}
+
+/**
+ * The official OpenAI and Anthropic clients on one key, pointed at a listening gateway: `baseURL` is what
+ * listen() returned (with /v1), which Anthropic's client appends itself. No retries: a test sees each answer.
+ */
+export function sdkClients(baseURL: string, apiKey: string): { openai: OpenAI; anthropic: Anthropic } {
+  return {
+    openai: new OpenAI({ apiKey, baseURL, maxRetries: 0 }),
+    anthropic: new Anthropic({ apiKey, baseURL: baseURL.replace(/\/v1$/, ""), maxRetries: 0 }),
   };
 }
 
