@@ -3,6 +3,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import type { ChatStreamPart, ChatTranslationInput } from "../provider-adapter";
 import { createAnthropicUsageAccumulator, openAIUsageOf } from "./extract-usage";
 import { scrubSecret } from "../shared/scrub-secret";
+import { oneChoiceChunks, parseEventData } from "../shared/stream-chunks";
 import { STRUCTURED_OUTPUT_TOOL, usesStructuredOutputTool } from "./structured-output";
 import { completionIdOf, finishReasonOf, publicModelOf } from "./translate-response";
 
@@ -28,9 +29,9 @@ export class AnthropicStreamError extends Error {
  * The structured-output tool's input (structured-output.ts) streams as content deltas, the JSON text asked for.
  */
 export function createAnthropicStreamTransformer(input: ChatTranslationInput): TransformStream<EventSourceMessage, ChatStreamPart> {
-  const model = publicModelOf(input);
-  const created = Math.floor(Date.now() / 1000);
   let id = completionIdOf(undefined);
+  const chunks = oneChoiceChunks({ id: () => id, model: publicModelOf(input) });
+  const chunk = chunks.delta;
   let usageReported = false;
   let finished = false;
   const usage = createAnthropicUsageAccumulator();
@@ -40,11 +41,6 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
   /** The block of the structured-output tool, whose input JSON streams as content deltas. */
   let structuredBlock: number | null = null;
 
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): ChatStreamPart => ({
-    type: "chunk",
-    chunk: { id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] },
-  });
-
   const reportUsage = (controller: TransformStreamDefaultController<ChatStreamPart>) => {
     if (usageReported || !usage.usage) return;
     usageReported = true;
@@ -53,12 +49,7 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
 
   return new TransformStream<EventSourceMessage, ChatStreamPart>({
     transform(message, controller) {
-      let event: Record<string, unknown>;
-      try {
-        event = JSON.parse(message.data);
-      } catch {
-        throw new Error(`The Anthropic upstream sent an event that is not JSON (${message.event ?? "message"}).`);
-      }
+      const event = parseEventData<Record<string, unknown>>(message.data, `The Anthropic upstream sent an event that is not JSON (${message.event ?? "message"}).`);
       const type = typeof event.type === "string" ? event.type : message.event;
       switch (type) {
         case "message_start": {
@@ -134,10 +125,7 @@ export function createAnthropicStreamTransformer(input: ChatTranslationInput): T
       const final = usage.usage;
       if (!final) return;
       reportUsage(controller);
-      controller.enqueue({
-        type: "chunk",
-        chunk: { id, object: "chat.completion.chunk", created, model, choices: [], usage: openAIUsageOf(final) },
-      });
+      controller.enqueue(chunks.usage(openAIUsageOf(final)));
     },
   });
 }

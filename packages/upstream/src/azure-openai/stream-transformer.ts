@@ -2,6 +2,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import type { ChatStreamPart, ChatTranslationInput } from "../provider-adapter";
 import { extractUsage } from "./extract-usage";
 import { scrubSecret } from "../shared/scrub-secret";
+import { parseEventData } from "../shared/stream-chunks";
 
 /** A choice worth forwarding: it carries a delta or a finish_reason (not only content filter annotations). */
 function isContentChoice(choice: unknown): boolean {
@@ -21,12 +22,7 @@ export function createChatStreamTransformer(input: ChatTranslationInput): Transf
   return new TransformStream<EventSourceMessage, ChatStreamPart>({
     transform(event, controller) {
       if (event.data === "" || event.data === "[DONE]") return;
-      let chunk: Record<string, unknown>;
-      try {
-        chunk = JSON.parse(event.data);
-      } catch {
-        throw new Error("Azure OpenAI sent a stream event that is not JSON.");
-      }
+      const chunk = parseEventData<Record<string, unknown>>(event.data, "Azure OpenAI sent a stream event that is not JSON.");
       if (chunk.error) {
         const message = String((chunk.error as { message?: unknown }).message ?? "unknown error");
         throw new Error(`Azure OpenAI ended the stream with an error: ${scrubSecret(message, input.channel.apiKey)}`);

@@ -3,6 +3,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import { STRUCTURED_OUTPUT_TOOL, usesStructuredOutputTool } from "../anthropic/structured-output";
 import type { ChatStreamPart, ChatTranslationInput } from "../provider-adapter";
 import { scrubSecret } from "../shared/scrub-secret";
+import { oneChoiceChunks, parseEventData } from "../shared/stream-chunks";
 import { finishReasonOf, openAIUsageOf, tokenUsageFromConverse } from "./extract-usage";
 import { bedrockCompletionId } from "./translate-response";
 
@@ -17,8 +18,8 @@ import { bedrockCompletionId } from "./translate-response";
  */
 export function createConverseStreamTransformer(input: ChatTranslationInput): TransformStream<EventSourceMessage, ChatStreamPart> {
   const id = bedrockCompletionId();
-  const created = Math.floor(Date.now() / 1000);
-  const model = input.body.model;
+  const chunks = oneChoiceChunks({ id: () => id, model: input.body.model });
+  const chunk = chunks.delta;
   const structured = usesStructuredOutputTool(input.body, {});
   /** Converse's contentBlockIndex -> the OpenAI tool call index, or "output" for the structured-output tool. */
   const toolBlocks = new Map<number, number | "output">();
@@ -26,10 +27,6 @@ export function createConverseStreamTransformer(input: ChatTranslationInput): Tr
   let started = false;
   let answeredByOutputTool = false;
 
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): ChatStreamPart => ({
-    type: "chunk",
-    chunk: { id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] },
-  });
   const start = (controller: TransformStreamDefaultController<ChatStreamPart>) => {
     if (started) return;
     started = true;
@@ -38,12 +35,7 @@ export function createConverseStreamTransformer(input: ChatTranslationInput): Tr
 
   return new TransformStream<EventSourceMessage, ChatStreamPart>({
     transform(event, controller) {
-      let data: Record<string, any>;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        throw new Error("Bedrock sent a stream event that is not JSON.");
-      }
+      const data = parseEventData(event.data, "Bedrock sent a stream event that is not JSON.");
       switch (event.event) {
         case "messageStart":
           start(controller);
@@ -97,7 +89,7 @@ export function createConverseStreamTransformer(input: ChatTranslationInput): Tr
     },
     flush(controller) {
       if (!usage) return;
-      controller.enqueue({ type: "chunk", chunk: { id, object: "chat.completion.chunk", created, model, choices: [], usage: openAIUsageOf(usage) } });
+      controller.enqueue(chunks.usage(openAIUsageOf(usage)));
       controller.enqueue({ type: "usage", usage });
     },
   });

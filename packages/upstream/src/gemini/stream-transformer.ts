@@ -3,6 +3,7 @@ import type { ChatStreamPart, ChatTranslationInput } from "../provider-adapter";
 import { extractUsage, openAIUsage } from "./extract-usage";
 import type { GeminiErrorBody, GeminiGenerateContentResponse, GeminiUsageMetadata } from "./gemini-types";
 import { scrubSecret } from "../shared/scrub-secret";
+import { parseEventData } from "../shared/stream-chunks";
 import { isPromptBlocked, mapFinishReason } from "./map-finish-reason";
 import { completionId, responseKey, toolCallId } from "./response-identifiers";
 import { toolCallFromPart } from "./tool-call-from-part";
@@ -53,12 +54,7 @@ export function createChatStreamTransformer(input: ChatTranslationInput): Transf
   return new TransformStream<EventSourceMessage, ChatStreamPart>({
     transform(event, controller) {
       if (event.data === "" || event.data === "[DONE]") return;
-      let response: GeminiGenerateContentResponse & GeminiErrorBody;
-      try {
-        response = JSON.parse(event.data);
-      } catch {
-        throw new Error("Gemini sent a stream event that is not JSON.");
-      }
+      const response = parseEventData<GeminiGenerateContentResponse & GeminiErrorBody>(event.data, "Gemini sent a stream event that is not JSON.");
       if (response.error) {
         const message = String(response.error.message ?? response.error.status ?? "unknown error");
         throw new Error(`Gemini ended the stream with an error: ${scrubSecret(message, input.channel.apiKey)}`);
