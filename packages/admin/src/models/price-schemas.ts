@@ -19,6 +19,15 @@ const imagePricesSchema = z
 
 const MAX_TOKENS_BOUND = 10_000_000;
 
+/** A whole number of tokens, from 1 to `bound`. */
+function tokenCountSchema(bound: number) {
+  return z
+    .number({ error: "Must be a positive integer" })
+    .int("Must be a positive integer")
+    .min(1, "Must be a positive integer")
+    .max(bound, `Must be at most ${bound}`);
+}
+
 /**
  * A model's whole price. `unit` says what it is billed by (packages/shared unit-price.ts): per 1M tokens
  * (`inputPrice`, `outputPrice`, `cachedInputPrice` for cache reads, `cacheWritePrice` for 5-minute cache
@@ -40,13 +49,7 @@ export const setPriceSchema = z
     cacheWrite1hPrice: usdSchema.nullable().default(null),
     unitPrice: usdSchema.nullable().default(null),
     imagePrices: imagePricesSchema.nullable().default(null),
-    defaultMaxTokens: z
-      .number({ error: "Must be a positive integer" })
-      .int("Must be a positive integer")
-      .min(1, "Must be a positive integer")
-      .max(MAX_TOKENS_BOUND, `Must be at most ${MAX_TOKENS_BOUND}`)
-      .nullable()
-      .default(null),
+    defaultMaxTokens: tokenCountSchema(MAX_TOKENS_BOUND).nullable().default(null),
   })
   .superRefine((price, context) => {
     const issue = (path: string, message: string) => context.addIssue({ code: "custom", path: [path], message });
@@ -84,13 +87,7 @@ export const updateModelRoutingSchema = z
       .max(MAX_FALLBACK_MODELS, `Must list at most ${MAX_FALLBACK_MODELS} models`)
       .nullable()
       .optional(),
-    contextWindow: z
-      .number({ error: "Must be a positive integer" })
-      .int("Must be a positive integer")
-      .min(1, "Must be a positive integer")
-      .max(MAX_CONTEXT_WINDOW, `Must be at most ${MAX_CONTEXT_WINDOW}`)
-      .nullable()
-      .optional(),
+    contextWindow: tokenCountSchema(MAX_CONTEXT_WINDOW).nullable().optional(),
   })
   .superRefine((input, context) => {
     const fallbacks = input.fallbacks ?? [];
