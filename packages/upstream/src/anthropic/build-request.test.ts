@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ChatTranslationInput } from "../provider-adapter";
-import { TranslationError } from "../provider-adapter";
 import { buildAnthropicRequest } from "./build-request";
+import { translationErrorOf } from "../shared/translation-test-support";
 
 const channel = { baseUrl: "https://api.anthropic.com", apiKey: "sk-ant-test-key", config: {} };
 
@@ -11,16 +11,6 @@ function input(body: Record<string, unknown>, overrides: Partial<ChatTranslation
 
 function upstreamBody(body: Record<string, unknown>, overrides: Partial<ChatTranslationInput> = {}): Record<string, unknown> {
   return JSON.parse(buildAnthropicRequest(input(body, overrides)).body);
-}
-
-function translationError(run: () => unknown): TranslationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof TranslationError) return error;
-    throw error;
-  }
-  throw new Error("expected a TranslationError");
 }
 
 describe("buildAnthropicRequest", () => {
@@ -365,6 +355,6 @@ describe("buildAnthropicRequest", () => {
       [{ messages: [{ role: "tool", content: "x" }] }, "messages[0].tool_call_id"],
       [{ messages: [{ role: "user", content: "Hi" }], tools: [{ type: "web_search_preview" }] }, "tools[0]"],
     ];
-    for (const [body, param] of cases) expect(translationError(() => buildAnthropicRequest(input(body))).param).toBe(param);
+    for (const [body, param] of cases) expect(translationErrorOf(() => buildAnthropicRequest(input(body))).param).toBe(param);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ChatTranslationInput } from "../provider-adapter";
-import { TranslationError } from "../provider-adapter";
 import { buildAnthropicRequest } from "./build-request";
+import { translationErrorOf } from "../shared/translation-test-support";
 
 const weather = { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: {} } } };
 const time = { type: "function", function: { name: "get_time", parameters: { type: "object", properties: {} } } };
@@ -14,16 +14,6 @@ function upstreamBody(body: Record<string, unknown>, config: Record<string, unkn
     stream: false,
   };
   return JSON.parse(buildAnthropicRequest(input).body);
-}
-
-function refusal(run: () => unknown): TranslationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof TranslationError) return error;
-    throw error;
-  }
-  throw new Error("expected a TranslationError");
 }
 
 const part = (text: string, cacheControl?: Record<string, unknown>) => ({ type: "text", text, ...(cacheControl ? { cache_control: cacheControl } : {}) });
@@ -48,9 +38,9 @@ describe("cache_control from OpenAI-format requests to Anthropic cache breakpoin
   test("keeps only what Anthropic reads of a cache_control, and refuses one it would not accept", () => {
     const body = upstreamBody({ messages: [{ role: "user", content: [part("Hi", { type: "ephemeral", ttl: "5m", extra: "dropped" })] }] });
     expect(body.messages[0].content[0].cache_control).toEqual({ type: "ephemeral", ttl: "5m" });
-    const badType = refusal(() => upstreamBody({ messages: [{ role: "user", content: [part("Hi", { type: "persistent" })] }] }));
+    const badType = translationErrorOf(() => upstreamBody({ messages: [{ role: "user", content: [part("Hi", { type: "persistent" })] }] }));
     expect(badType.param).toBe("messages[0].content[0].cache_control");
-    const badTtl = refusal(() => upstreamBody({ messages: [{ role: "user", content: "Hi" }], tools: [{ ...weather, cache_control: { type: "ephemeral", ttl: "2h" } }] }));
+    const badTtl = translationErrorOf(() => upstreamBody({ messages: [{ role: "user", content: "Hi" }], tools: [{ ...weather, cache_control: { type: "ephemeral", ttl: "2h" } }] }));
     expect(badTtl.param).toBe("tools[0].cache_control.ttl");
     expect(badTtl.message).toContain('"5m" or "1h"');
   });
@@ -58,7 +48,7 @@ describe("cache_control from OpenAI-format requests to Anthropic cache breakpoin
   test("four breakpoints pass; a fifth is refused with a clear message instead of being dropped", () => {
     const marked = (count: number) => Array.from({ length: count }, (_, index) => part(`part ${index}`, { type: "ephemeral" }));
     expect(upstreamBody({ messages: [{ role: "user", content: marked(4) }] }).messages[0].content).toHaveLength(4);
-    const error = refusal(() =>
+    const error = translationErrorOf(() =>
       upstreamBody({ messages: [{ role: "system", content: marked(2) }, { role: "user", content: marked(2) }], tools: [{ ...weather, cache_control: { type: "ephemeral" } }] }),
     );
     expect(error.message).toBe("The request marks 5 cache_control breakpoints; Anthropic models allow at most 4 per request.");

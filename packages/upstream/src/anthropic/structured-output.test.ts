@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ChatTranslationInput } from "../provider-adapter";
-import { TranslationError } from "../provider-adapter";
 import { runTransform, splitParts } from "../shared/stream-test-support";
 import { buildAnthropicRequest } from "./build-request";
 import { createAnthropicStreamTransformer } from "./stream-transformer";
 import { STRUCTURED_OUTPUT_TOOL } from "./structured-output";
 import { translateAnthropicResponse } from "./translate-response";
+import { translationErrorOf } from "../shared/translation-test-support";
 
 const schema = { type: "object", properties: { city: { type: "string" }, celsius: { type: "number" } }, required: ["city", "celsius"], additionalProperties: false };
 const jsonSchemaFormat = { type: "json_schema", json_schema: { name: "weather", strict: true, schema } };
@@ -22,16 +22,6 @@ function input(body: Record<string, unknown>, config: Record<string, unknown> = 
 
 function upstreamBody(body: Record<string, unknown>, config: Record<string, unknown> = {}): Record<string, any> {
   return JSON.parse(buildAnthropicRequest(input(body, config)).body);
-}
-
-function translationError(run: () => unknown): TranslationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof TranslationError) return error;
-    throw error;
-  }
-  throw new Error("expected a TranslationError");
 }
 
 function sse(type: string, data: Record<string, unknown>): EventSourceMessage {
@@ -76,11 +66,11 @@ describe("response_format on Anthropic", () => {
       [{ type: "json_schema", json_schema: { name: "list", schema: { type: "array" } } }, "response_format.json_schema.schema"],
     ];
     for (const [format, param] of cases) {
-      const error = translationError(() => buildAnthropicRequest(input({ response_format: format })));
+      const error = translationErrorOf(() => buildAnthropicRequest(input({ response_format: format })));
       expect([error.param, error.code]).toEqual([param, "invalid_value"]);
     }
     const clash = [{ type: "function", function: { name: STRUCTURED_OUTPUT_TOOL } }];
-    expect(translationError(() => buildAnthropicRequest(input({ response_format: jsonSchemaFormat, tools: clash }))).param).toBe("tools");
+    expect(translationErrorOf(() => buildAnthropicRequest(input({ response_format: jsonSchemaFormat, tools: clash }))).param).toBe("tools");
   });
 
   test("the forced tool's input comes back as the message content, finished with stop", () => {
