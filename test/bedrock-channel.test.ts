@@ -44,7 +44,7 @@ beforeAll(async () => {
     modelMapping: { "claude-on-bedrock": CLAUDE_ID, "llama-on-bedrock": LLAMA_ID },
   });
   await seed.channel({ name: "bedrock api key", type: "bedrock", baseUrl: bedrock.url, apiKey: API_KEY, config: { region: REGION }, models: ["bearer-llama"], modelMapping: { "bearer-llama": LLAMA_ID } });
-  await seed.price("claude-on-bedrock", 3, 15, 0.3);
+  await seed.price("claude-on-bedrock", 3, 15, 0.3, { cacheWrite: 3.75 });
   const token = await seed.token({ userId });
   tokenId = token.row.id;
   ({ openai, anthropic } = sdkClients(baseURL, token.secret));
@@ -179,15 +179,15 @@ describe("the openai client against a Bedrock channel (Converse, SigV4)", () => 
     expect(bedrock.requests.length).toBe(before);
   });
 
-  test("usage with cache classes: reads are billed at the cached price, writes counted in the prompt", async () => {
+  test("usage with cache classes: reads billed at the cached price, writes at the cache-write price, both counted in the prompt", async () => {
     bedrock.enqueue({ kind: "text", text: "cached", inputTokens: 100, outputTokens: 20, cacheReadTokens: 1000, cacheWriteTokens: 200 });
     const completion = await openai.chat.completions.create({ model: "claude-on-bedrock", messages: [{ role: "user", content: "hi" }] });
     expect(completion.usage).toMatchObject({ prompt_tokens: 1300, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 1000 } });
     const log = await lastLog();
-    expect(log).toMatchObject({ promptTokens: 1300, completionTokens: 20, cachedTokens: 1000 });
-    // (100 + 200) x $3/1M + 1000 x $0.30/1M + 20 x $15/1M = 900 + 300 + 300 micro-USD (cache writes at the
-    // input price until the cache-write price exists).
-    expect(log.cost).toBe(1500);
+    expect(log).toMatchObject({ promptTokens: 1300, completionTokens: 20, cachedTokens: 1000, cacheWriteTokens: 200, cacheWrite1hTokens: 0 });
+    // Each class at its price: 100 x $3/1M + 200 (5-minute writes) x $3.75/1M + 1000 x $0.30/1M + 20 x $15/1M
+    // = 300 + 750 + 300 + 300 micro-USD.
+    expect(log.cost).toBe(1650);
   });
 });
 

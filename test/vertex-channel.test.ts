@@ -73,7 +73,7 @@ beforeAll(async () => {
     keyText,
   );
   await seed.price("gemini-flash", 1, 4, 0.25);
-  await seed.price("claude-sonnet", 3, 15, 0.3);
+  await seed.price("claude-sonnet", 3, 15, 0.3, { cacheWrite: 3.75, cacheWrite1h: 6 });
   const token = await seed.token({ userId });
   tokenId = token.row.id;
   ({ openai, anthropic } = sdkClients(baseURL, token.secret));
@@ -156,9 +156,18 @@ describe("Claude on Vertex AI", () => {
     expect(sent.body.anthropic_version).toBe("vertex-2023-10-16");
     expect(sent.body.model).toBeUndefined();
     const log = await lastLog();
-    expect(log).toMatchObject({ promptTokens: 1300, completionTokens: 20, cachedTokens: 1000 });
-    // 100 x $3/1M + 1000 x $0.30/1M + 200 cache writes x $3/1M (no cache-write price: the input price) + 20 x $15/1M
-    expect(log.cost).toBe(300 + 300 + 600 + 300);
+    expect(log).toMatchObject({ promptTokens: 1300, completionTokens: 20, cachedTokens: 1000, cacheWriteTokens: 200, cacheWrite1hTokens: 0 });
+    // 100 x $3/1M + 1000 x $0.30/1M + 200 cache writes (5-minute, as Vertex reports a write without its lifetime split) x $3.75/1M + 20 x $15/1M
+    expect(log.cost).toBe(300 + 300 + 750 + 300);
+  });
+
+  test("Claude's 1-hour cache writes on Vertex are billed at the 1-hour write price, apart from the 5-minute ones", async () => {
+    vertex.enqueueClaude({ kind: "text", text: "cached for an hour", inputTokens: 100, outputTokens: 20, cacheReadTokens: 1000, cacheCreationTokens: 200, cacheWrite1hTokens: 300 });
+    await openai.chat.completions.create({ model: "claude-sonnet", messages: [{ role: "user", content: "hi" }] });
+    const log = await lastLog();
+    expect(log).toMatchObject({ promptTokens: 1600, cachedTokens: 1000, cacheWriteTokens: 200, cacheWrite1hTokens: 300 });
+    // 100 x $3/1M + 1000 x $0.30/1M + 200 x $3.75/1M + 300 x $6/1M + 20 x $15/1M
+    expect(log.cost).toBe(300 + 300 + 750 + 1800 + 300);
   });
 
   test("the openai client's stream goes to streamRawPredict, tool calls included", async () => {
