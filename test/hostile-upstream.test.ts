@@ -24,7 +24,11 @@ let secret: string;
 let channelCount = 0;
 
 /** A channel of its own on the hostile upstream, so that what one test does to its health is its own. */
-async function hostileChannel(type: "openai-compatible" | "anthropic", mode: HostileMode): Promise<{ id: number; model: string }> {
+async function hostileChannel(
+  type: "openai-compatible" | "anthropic",
+  mode: HostileMode,
+  config: Record<string, unknown> = {},
+): Promise<{ id: number; model: string }> {
   const model = `hostile-${++channelCount}`;
   const row = await seed.channel({
     name: model,
@@ -32,6 +36,7 @@ async function hostileChannel(type: "openai-compatible" | "anthropic", mode: Hos
     baseUrl: type === "anthropic" ? hostile.origin : hostile.url,
     apiKey: type === "anthropic" ? "sk-ant-hostile-channel-key" : "sk-hostile-channel-key",
     models: [model],
+    config,
   });
   await seed.price(model, 1, 2);
   hostile.setMode(mode);
@@ -217,7 +222,9 @@ describe("a hostile upstream", () => {
   });
 
   test("speech audio that never ends is relayed only up to the body cap, then the client's stream is errored", async () => {
-    const channel = await hostileChannel("openai-compatible", { kind: "endless-json" });
+    // What is measured is the body cap, not the time to the headers: this channel waits for them longer than
+    // the suite's 2 s (UPSTREAM_TIMEOUT_MS, the timeout test's), which a loaded CI worker has been seen to pass.
+    const channel = await hostileChannel("openai-compatible", { kind: "endless-json" }, { firstByteTimeoutMs: 15_000 });
     const cancelled = hostile.waitForCancel();
     const response = await gateway.handle(
       new Request("http://gateway.test/v1/audio/speech", {
