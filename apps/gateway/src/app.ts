@@ -86,6 +86,8 @@ function suffixedPathOf(path: string): { prefix: string; name: string; suffix: s
   return match ? { prefix: `${elysiaPathOf(match[1]!)}*`, name: match[2]!, suffix: match[3]! } : null;
 }
 
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   return errors.internal();
@@ -258,6 +260,12 @@ export function createApp(dependencies: AppDependencies) {
       const group = suffixed.get(key) ?? { method: row.method, prefix: custom.prefix, rows: [] };
       group.rows.push({ name: custom.name, suffix: custom.suffix, handle });
       suffixed.set(key, group);
+      continue;
+    }
+    if (isCodecRow(row) && !row.path.includes("{")) {
+      // A path without parameters (the hot /v1 endpoints): the handler leaves Elysia's params alone, so none
+      // are computed for it.
+      app.route(row.method, row.path, ({ request }) => handle(request, NO_PARAMS), { parse: "none" });
       continue;
     }
     const wildcard = wildcardNameOf(row.path);

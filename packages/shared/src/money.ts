@@ -86,7 +86,8 @@ export function computeCost(usage: TokenUsage, price: ModelPrice | undefined): n
  * at the input price (negative when cache writes cost more than the reads saved). Zero without a price.
  */
 export function cacheSavings(usage: TokenUsage, price: ModelPrice | undefined): number {
-  if (!price) return 0;
+  // Most calls touch no cache: nothing to compare, and nothing allocated to find that out.
+  if (!price || !(usage.cachedTokens || usage.cacheWriteTokens || usage.cacheWrite1hTokens)) return 0;
   const classes = promptClasses(usage);
   if (classes.cacheRead + classes.cacheWrite + classes.cacheWrite1h === 0) return 0;
   const atInputPrice = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cachedTokens: 0 };

@@ -75,7 +75,8 @@ export async function route(
   if (!holds) return candidates;
   // The worst case bills every prompt token at the dearest prompt price: a prompt may be written to the
   // cache in full (Anthropic's 1-hour write costs twice the input price).
-  const worstPrice = price && { ...price, inputPrice: highestPromptPrice(price) };
+  const highest = price === undefined ? 0 : highestPromptPrice(price);
+  const worstPrice = price === undefined || highest === price.inputPrice ? price : { ...price, inputPrice: highest };
   const costOf = (promptTokens: number) =>
     computeCost({ promptTokens, completionTokens: worstCaseCompletionTokens, cachedTokens: 0 }, worstPrice) + toolHold;
   const { value: body, bytes } = admission.body;
