@@ -276,7 +276,7 @@ export function createApp(dependencies: AppDependencies) {
       row.method,
       elysiaPathOf(row.path),
       ({ request, params }) => {
-        const named = params as Record<string, string>;
+        const named = (params ?? NO_PARAMS) as Record<string, string>;
         return handle(request, wildcard === null ? named : { ...named, [wildcard]: named["*"] ?? "" });
       },
       { parse: "none" },

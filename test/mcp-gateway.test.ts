@@ -1,0 +1,307 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
+import { mcpServers } from "@tollgate/db";
+import { eq } from "drizzle-orm";
+import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
+import { usePostgres } from "./helpers/fresh-database";
+import { type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+import { startTwoGateways } from "./helpers/two-gateways";
+
+type Fakes = { alpha: FakeMcpServer; beta: FakeMcpServer; priced: FakeMcpServer };
+let stack: StackWith<Fakes>;
+let base: string;
+
+beforeAll(async () => {
+  stack = await startStackWith(async (keep) => ({
+    alpha: await keep(startFakeMcpServer({ name: "alpha" })),
+    beta: await keep(startFakeMcpServer({ name: "beta" })),
+    priced: await keep(startFakeMcpServer({ name: "priced" })),
+  }));
+  base = (await stack.gateway.listen()).replace(/\/v1$/, "");
+  const { db } = stack.database.handle;
+  const register = (input: Record<string, unknown>) => createMcpServer(db, stack.gateway.secretBox, createMcpServerSchema.parse(input));
+  await register({ name: "alpha", url: stack.fakes.alpha.url, credential: "alpha-upstream-secret" });
+  await register({ name: "beta", url: stack.fakes.beta.url });
+  await register({ name: "priced", url: stack.fakes.priced.url, pricePerCall: "0.002", groups: ["vip"] });
+}, SETUP_TIMEOUT_MS);
+
+afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
+
+/** A token with MCP access as `setTokenMcpAccess` grants it; `rpmLimit` on the token row itself. */
+async function mcpToken(access: { mcpServers: string[]; mcpTools?: string[] }, options: { rpmLimit?: number; group?: string } = {}) {
+  const token = await stack.seed.token({ userId: stack.userId, rpmLimit: options.rpmLimit ?? null, group: options.group ?? null });
+  await setTokenMcpAccess(stack.database.handle.db, { id: token.row.id, mcpServers: access.mcpServers, mcpTools: access.mcpTools ?? [] });
+  // The token was never used: its cache holds nothing to evict, the first call loads the row with its access.
+  return token;
+}
+
+/** The SDK's own client, connected to the gateway with the key. */
+async function connect(secret: string, path = "/mcp", at = base): Promise<Client> {
+  const client = new Client({ name: "tollgate-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${at}${path}`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }));
+  return client;
+}
+
+async function directClient(server: FakeMcpServer): Promise<Client> {
+  const client = new Client({ name: "direct", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  return client;
+}
+
+const toolNames = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+
+describe("MCP gateway", () => {
+  test("a client initializes and lists the tools of every server its key may use, each named server__tool", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["*"] });
+    const client = await connect(secret);
+    try {
+      expect(client.getServerVersion()?.name).toBe("tollgate");
+      expect(await toolNames(client)).toEqual(["alpha__add", "alpha__drop_tables", "alpha__echo", "beta__add", "beta__drop_tables", "beta__echo"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a server open to other groups only stays out of the list, and is there for a key of its group", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["*"] }, { group: "vip" });
+    const client = await connect(secret);
+    try {
+      expect(await toolNames(client)).toContain("priced__echo");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a key's server and tool allow-lists narrow the list", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["alpha", "beta"], mcpTools: ["alpha__echo", "alpha__add", "beta__*"] });
+    const client = await connect(secret);
+    try {
+      expect(await toolNames(client)).toEqual(["alpha__add", "alpha__echo", "beta__add", "beta__drop_tables", "beta__echo"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a call through the gateway answers exactly what the server answers directly, sent with the server's credential", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["alpha"] });
+    const client = await connect(secret);
+    const direct = await directClient(stack.fakes.alpha);
+    try {
+      const through = await client.callTool({ name: "alpha__echo", arguments: { text: "hi there" } });
+      const straight = await direct.callTool({ name: "echo", arguments: { text: "hi there" } });
+      expect(through).toEqual(straight);
+      expect(through.content).toEqual([{ type: "text", text: "alpha: hi there" }]);
+      expect(stack.fakes.alpha.credentials).toContain("Bearer alpha-upstream-secret");
+    } finally {
+      await client.close();
+      await direct.close();
+    }
+  });
+
+  test("a tool the key may not call is refused with a JSON-RPC error and never reaches the server", async () => {
+    const { secret, row } = await mcpToken({ mcpServers: ["alpha"], mcpTools: ["alpha__echo"] });
+    const client = await connect(secret);
+    try {
+      const callsBefore = stack.fakes.alpha.calls.length;
+      const refused = await client.callTool({ name: "alpha__drop_tables", arguments: {} }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(McpError);
+      expect((refused as McpError).message).toContain("may not call the tool alpha__drop_tables");
+      const otherServer = await client.callTool({ name: "beta__echo", arguments: { text: "x" } }).catch((error: unknown) => error);
+      expect(otherServer).toBeInstanceOf(McpError);
+      expect(stack.fakes.alpha.calls.length).toBe(callsBefore);
+      expect(stack.fakes.beta.calls.some((call) => call.args.text === "x")).toBe(false);
+      const logs = await stack.logsOf(row.id);
+      expect(logs.map((log) => [log.endpoint, log.model, log.status, log.errorCode])).toEqual([["mcp", "alpha__drop_tables", 403, "tool_not_allowed"]]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a key without MCP access gets 403, and a request without a key 401", async () => {
+    const { secret } = await stack.seed.token({ userId: stack.userId });
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const post = (headers: Record<string, string>) =>
+      fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(initialize) });
+    const forbidden = await post({ authorization: `Bearer ${secret}` });
+    expect(forbidden.status).toBe(403);
+    expect((await forbidden.json()).error.code).toBe("mcp_not_allowed");
+    expect((await post({})).status).toBe(401);
+  });
+
+  test("/mcp/{server} exposes one server alone, under its own tool names", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["*"] });
+    const client = await connect(secret, "/mcp/beta");
+    try {
+      expect(await toolNames(client)).toEqual(["add", "drop_tables", "echo"]);
+      expect((await client.callTool({ name: "add", arguments: { a: 2, b: 3 } })).content).toEqual([{ type: "text", text: "5" }]);
+    } finally {
+      await client.close();
+    }
+    const { secret: alphaOnly } = await mcpToken({ mcpServers: ["alpha"] });
+    const refused = await connect(alphaOnly, "/mcp/beta").catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+  });
+
+  test("each tools/call counts against the key's requests per minute", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["alpha"] }, { rpmLimit: 2 });
+    const client = await connect(secret);
+    try {
+      // Initialize and list are not tool calls: they count nothing.
+      await client.listTools();
+      await client.callTool({ name: "alpha__add", arguments: { a: 1, b: 1 } });
+      await client.callTool({ name: "alpha__add", arguments: { a: 1, b: 2 } });
+      const callsBefore = stack.fakes.alpha.calls.length;
+      const limited = await client.callTool({ name: "alpha__add", arguments: { a: 1, b: 3 } }).catch((error: unknown) => error);
+      expect(limited).toBeInstanceOf(McpError);
+      expect((limited as McpError).message).toContain("Rate limit reached");
+      expect((limited as McpError).data).toEqual({ status: 429, code: "rate_limit_exceeded" });
+      expect(stack.fakes.alpha.calls.length).toBe(callsBefore);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("every call leaves a request-log row with the key, its owner, server__tool, status, bytes and price", async () => {
+    const { secret, row } = await mcpToken({ mcpServers: ["*"] }, { group: "vip" });
+    const client = await connect(secret);
+    try {
+      const result = await client.callTool({ name: "priced__echo", arguments: { text: "bill me" } });
+      await client.callTool({ name: "alpha__echo", arguments: { text: "free" } });
+      const logs = await stack.logsOf(row.id);
+      expect(logs.map((log) => ({ endpoint: log.endpoint, model: log.model, upstream: log.upstreamModel, status: log.status, cost: log.cost, unit: log.billedUnit }))).toEqual([
+        { endpoint: "mcp", model: "priced__echo", upstream: "echo", status: 200, cost: 2000, unit: "request" },
+        { endpoint: "mcp", model: "alpha__echo", upstream: "echo", status: 200, cost: 0, unit: "token" },
+      ]);
+      expect(logs[0]!.userId).toBe(stack.userId);
+      expect(logs[0]!.responseBytes).toBe(new TextEncoder().encode(JSON.stringify(result)).byteLength);
+      expect(logs[0]!.latencyMs).toBeGreaterThanOrEqual(0);
+      const metrics = await fetch(`${base}/metrics`);
+      expect(await metrics.text()).toContain('endpoint="mcp",model="priced__echo"');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("prompts and resources of every server are aggregated, and read through the server that has them", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["alpha", "beta"] });
+    const client = await connect(secret);
+    try {
+      expect((await client.listPrompts()).prompts.map((prompt) => prompt.name).sort()).toEqual(["alpha__greet", "beta__greet"]);
+      const prompt = await client.getPrompt({ name: "beta__greet", arguments: { who: "Ada" } });
+      expect(prompt.messages[0]!.content).toEqual({ type: "text", text: "Hello Ada from beta" });
+      const resources = (await client.listResources()).resources;
+      expect(resources.map((resource) => resource.uri).sort()).toEqual(["memo://alpha/readme", "memo://beta/readme"]);
+      expect((await client.readResource({ uri: "memo://beta/readme" })).contents[0]).toMatchObject({ text: "readme of beta" });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("an upstream's notifications/tools/list_changed reaches the client, and the new tool is listed", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["alpha"] });
+    const client = await connect(secret);
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes++;
+    });
+    try {
+      await client.listTools();
+      await stack.fakes.alpha.addTool({
+        tool: { name: "fresh_tool", description: "new", inputSchema: { type: "object" } },
+        call: () => ({ content: [{ type: "text", text: "fresh" }] }),
+      });
+      // The notification travels on streams the SDK's clients open after initialize (the gateway's to the
+      // server, the client's to the gateway): told again until it arrives.
+      await waitFor(async () => {
+        await stack.fakes.alpha.announceToolsChanged();
+        return changes > 0;
+      }, "tools/list_changed at the client");
+      await waitFor(async () => (await toolNames(client)).some((name) => name === "alpha__fresh_tool"), "the new tool listed");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("MCP gateway: a failing server", () => {
+  test("is cooled down: its tools leave the list, and calls are refused without reaching it until it is edited", async () => {
+    const failing = await startFakeMcpServer({ name: "flaky" });
+    try {
+      const { db } = stack.database.handle;
+      const created = await createMcpServer(db, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "flaky", url: failing.url }));
+      const { secret, row } = await mcpToken({ mcpServers: ["flaky"] });
+      const client = await connect(secret);
+      try {
+        await waitFor(async () => (await toolNames(client)).includes("flaky__echo"), "flaky listed");
+        failing.setFailing(true);
+        const failed = await client.callTool({ name: "flaky__echo", arguments: { text: "a" } }).catch((error: unknown) => error);
+        expect(failed).toBeInstanceOf(McpError);
+        expect((failed as McpError).data).toEqual({ status: 502, code: "mcp_server_unavailable" });
+        const [stored] = await db.select().from(mcpServers).where(eq(mcpServers.id, created.id));
+        expect(stored!.cooldownUntil!.getTime()).toBeGreaterThan(Date.now());
+        const requestsAfterFailure = failing.requests;
+        failing.setFailing(false);
+        const refused = await client.callTool({ name: "flaky__echo", arguments: { text: "b" } }).catch((error: unknown) => error);
+        expect((refused as McpError).data).toEqual({ status: 503, code: "mcp_server_cooling_down" });
+        expect(await toolNames(client)).toEqual([]);
+        expect(failing.requests).toBe(requestsAfterFailure);
+        const statuses = (await stack.logsOf(row.id)).map((log) => [log.status, log.errorCode]);
+        expect(statuses).toEqual([
+          [502, "mcp_server_unavailable"],
+          [503, "mcp_server_cooling_down"],
+        ]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
+describe("MCP gateway: two instances", () => {
+  test.if(usePostgres)("share registrations through NOTIFY, and a session opened on one carries on at the other", async () => {
+    const two = await startTwoGateways();
+    const upstream = await startFakeMcpServer({ name: "shared" });
+    try {
+      const owner = (await two.seed.user()).id;
+      const token = await two.seed.token({ userId: owner });
+      await setTokenMcpAccess(two.database.handle.db, { id: token.row.id, mcpServers: ["*"], mcpTools: [] });
+      const first = (await two.first.listen()).replace(/\/v1$/, "");
+      const second = (await two.second.listen()).replace(/\/v1$/, "");
+      // Both instances have loaded the (empty) registrations before the server is added.
+      const onFirst = await connect(token.secret, "/mcp", first);
+      const onSecond = await connect(token.secret, "/mcp", second);
+      expect(await toolNames(onFirst)).toEqual([]);
+      expect(await toolNames(onSecond)).toEqual([]);
+      await createMcpServer(two.database.handle.db, two.first.secretBox, createMcpServerSchema.parse({ name: "shared", url: upstream.url }));
+      await waitFor(async () => (await toolNames(onSecond)).includes("shared__echo"), "the second instance lists the new server");
+      await waitFor(async () => (await toolNames(onFirst)).includes("shared__echo"), "the first instance lists the new server");
+      // The session the first instance opened, presented to the second: restored there for the same key.
+      const sessionId = (onFirst.transport as StreamableHTTPClientTransport).sessionId!;
+      const call = await fetch(`${second}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token.secret}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "shared__echo", arguments: { text: "across" } } }),
+      });
+      expect(call.status).toBe(200);
+      expect(await call.text()).toContain("shared: across");
+      await onFirst.close();
+      await onSecond.close();
+    } finally {
+      await upstream.close();
+      await two.stop();
+    }
+  });
+});
+
