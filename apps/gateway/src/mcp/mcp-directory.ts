@@ -161,6 +161,11 @@ export class McpDirectory {
     for (const listener of this.listeners) listener(server, kind);
   }
 
+  /** This instance can reach the server: a stdio server only where MCP_STDIO_ENABLED is on (never cooled down for it). */
+  usable(entry: McpServerEntry): boolean {
+    return entry.transport !== "stdio" || this.options.stdioEnabled;
+  }
+
   /** Epoch ms until which the server is refused, or 0 when it may be called. */
   cooldownOf(entry: McpServerEntry): number {
     const until = Math.max(entry.cooldownUntil ?? 0, this.localCooldowns.get(entry.name) ?? 0);

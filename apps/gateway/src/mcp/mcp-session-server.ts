@@ -38,13 +38,13 @@ export function createSessionServer(directory: McpDirectory, scope: string | nul
   });
 
   const visible = async (context: McpRequestContext): Promise<McpServerEntry[]> => {
-    const entries = [...(await directory.servers()).values()].filter((entry) => serverAllowed(context.caller, entry));
+    const entries = [...(await directory.servers()).values()].filter((entry) => directory.usable(entry) && serverAllowed(context.caller, entry));
     return scope === null ? entries : entries.filter((entry) => entry.name === scope);
   };
   const publicName = (entry: McpServerEntry, name: string) => (scope === null ? `${entry.name}${NAMESPACE_SEPARATOR}${name}` : name);
 
   /** Each server's part of a listing; a server that fails is cooled down and left out, the others still listed. */
-  const gather = async <Item>(context: McpRequestContext, list: (entry: McpServerEntry) => Promise<Item[]>): Promise<Item[]> => {
+  async function gather<Item>(context: McpRequestContext, list: (entry: McpServerEntry) => Promise<Item[]>): Promise<Item[]> {
     const parts = await Promise.all(
       (await visible(context)).map(async (entry) => {
         if (directory.cooldownOf(entry) > 0) return [];
@@ -58,13 +58,13 @@ export function createSessionServer(directory: McpDirectory, scope: string | nul
       }),
     );
     return parts.flat();
-  };
+  }
 
   /** The server and its own name for a name the client used; a name that reaches no server it may use is unknown. */
   const resolve = async (context: McpRequestContext, name: string, what: string): Promise<{ entry: McpServerEntry; item: string }> => {
     const parts = scope === null ? splitNamespaced(name) : { server: scope, item: name };
     const entry = parts ? (await directory.servers()).get(parts.server) : undefined;
-    if (!parts || !entry || !serverAllowed(context.caller, entry)) {
+    if (!parts || !entry || !directory.usable(entry) || !serverAllowed(context.caller, entry)) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown ${what}: ${name}`, { status: 404, code: `${what}_not_found` });
     }
     return { entry, item: parts.item };

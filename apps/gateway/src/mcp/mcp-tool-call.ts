@@ -35,11 +35,6 @@ function perCallPrice(pricePerCall: number): PricedModel {
   };
 }
 
-/** A refusal by the gateway (never sent to the server), as the JSON-RPC error the client gets. */
-function refusal(status: number, code: string, message: string): GatewayError {
-  return new GatewayError(message, { status, code });
-}
-
 /**
  * An error the upstream server answered with on purpose (bad arguments, an unknown tool): relayed, and not
  * the server's fault. Anything else (unreachable, timed out, connection closed, not MCP) is its fault.
@@ -76,8 +71,10 @@ export async function callTool(
   record.modelAsked(model);
   let failure: unknown = null;
   try {
-    if (!toolAllowed(caller.token, entry.name, tool)) throw refusal(403, "tool_not_allowed", `This API key may not call the tool ${model}.`);
-    if (upstream.cooldownOf(entry) > 0) throw refusal(503, "mcp_server_cooling_down", `The MCP server ${entry.name} failed recently and is cooling down; retry shortly.`);
+    if (!toolAllowed(caller.token, entry.name, tool)) throw new GatewayError(`This API key may not call the tool ${model}.`, { status: 403, code: "tool_not_allowed" });
+    if (upstream.cooldownOf(entry) > 0) {
+      throw new GatewayError(`The MCP server ${entry.name} failed recently and is cooling down; retry shortly.`, { status: 503, code: "mcp_server_cooling_down" });
+    }
     let listed: { name: string }[];
     try {
       listed = await upstream.tools(entry);
@@ -86,7 +83,7 @@ export async function callTool(
       throw error;
     }
     // Only a tool the server lists is forwarded: the log and the metrics never label calls with made-up names.
-    if (!listed.some((candidate) => candidate.name === tool)) throw refusal(404, "tool_not_found", `Unknown tool: ${model}.`);
+    if (!listed.some((candidate) => candidate.name === tool)) throw new GatewayError(`Unknown tool: ${model}.`, { status: 404, code: "tool_not_found" });
     const { token, user } = caller;
     if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null) {
       await checkRateLimits(services, record, caller);
