@@ -38,6 +38,8 @@ export async function serveGateway(input: {
         testChannel: createChannelProber(addressPolicyFrom(environment)),
         addressPolicy: addressPolicyFrom(environment),
         bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
+        // MCP servers run as a local command are tested only where the gateway may run them.
+        mcpStdioEnabled: environment.MCP_STDIO_ENABLED,
       })
     : null;
   // The app brings the rest of the server's options: the idle timeout, and a body size limit that leaves

@@ -230,3 +230,10 @@ export async function setTokenMcpAccess(db: Database, input: TokenMcpAccessInput
   if (!row) throw new AdminError("not_found", `Unknown token id ${input.id}`);
   return row;
 }
+
+/** A token's MCP access (the token form's MCP section). */
+export async function getTokenMcpAccess(db: Database, id: number): Promise<{ id: number; mcpServers: string[]; mcpTools: string[] }> {
+  const [row] = await db.select({ id: tokens.id, mcpServers: tokens.mcpServers, mcpTools: tokens.mcpTools }).from(tokens).where(eq(tokens.id, id));
+  if (!row) throw new AdminError("not_found", `Unknown token id ${id}`);
+  return row;
+}
