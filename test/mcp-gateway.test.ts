@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
+import { createMcpServer, createMcpServerSchema, setTokenMcpAccess, updateMcpServer, updateMcpServerSchema } from "../packages/admin/src/index";
 import { mcpServers } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
@@ -254,6 +254,10 @@ describe("MCP gateway: a failing server", () => {
           [502, "mcp_server_unavailable"],
           [503, "mcp_server_cooling_down"],
         ]);
+        // An edit by hand ends the cool-down (through the row's NOTIFY): the server is called again.
+        await updateMcpServer(db, stack.gateway.secretBox, updateMcpServerSchema.parse({ id: created.id, enabled: true }));
+        await waitFor(async () => (await toolNames(client)).includes("flaky__echo"), "flaky listed again");
+        expect((await client.callTool({ name: "flaky__echo", arguments: { text: "back" } })).content).toEqual([{ type: "text", text: "flaky: back" }]);
       } finally {
         await client.close();
       }

@@ -148,6 +148,8 @@ export class McpDirectory {
   /** A registration changed (NOTIFY on mcp_servers, or the listener reconnected): reload on next use, tell the sessions. */
   invalidate(): void {
     this.snapshot = null;
+    // The rows say again who is cooling down (an edit by hand ends a cool-down everywhere, this one too).
+    this.localCooldowns.clear();
     for (const kind of ["tools", "prompts", "resources"] as const) this.emit(null, kind);
   }
 
