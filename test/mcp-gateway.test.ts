@@ -241,8 +241,9 @@ describe("MCP gateway: a failing server", () => {
         const failed = await client.callTool({ name: "flaky__echo", arguments: { text: "a" } }).catch((error: unknown) => error);
         expect(failed).toBeInstanceOf(McpError);
         expect((failed as McpError).data).toEqual({ status: 502, code: "mcp_server_unavailable" });
-        const [stored] = await db.select().from(mcpServers).where(eq(mcpServers.id, created.id));
-        expect(stored!.cooldownUntil!.getTime()).toBeGreaterThan(Date.now());
+        // Written behind to the row, for the other instances.
+        const stored = await waitFor(async () => (await db.select().from(mcpServers).where(eq(mcpServers.id, created.id)))[0]?.cooldownUntil, "the cool-down on the row");
+        expect(stored.getTime()).toBeGreaterThan(Date.now());
         const requestsAfterFailure = failing.requests;
         failing.setFailing(false);
         const refused = await client.callTool({ name: "flaky__echo", arguments: { text: "b" } }).catch((error: unknown) => error);
