@@ -248,52 +248,45 @@ export class McpDirectory {
     return loading;
   }
 
-  tools(entry: McpServerEntry): Promise<Tool[]> {
+  /** Every page of one of the server's lists, when it offers that capability (none otherwise). */
+  private pagedListing<Item>(
+    entry: McpServerEntry,
+    key: keyof Listings,
+    capability: "tools" | "prompts" | "resources",
+    fetchPage: (client: Client, cursor: string | undefined, timeout: number) => Promise<{ items: Item[]; nextCursor?: string }>,
+  ): Promise<Item[]> {
     const timeout = this.options.requestTimeoutMs;
-    return this.listing(entry, "tools", (client) =>
-      client.getServerCapabilities()?.tools
-        ? collectPages(async (cursor) => {
-            const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
-            return { items: page.tools, nextCursor: page.nextCursor };
-          })
-        : Promise.resolve([]),
+    return this.listing(entry, key, (client) =>
+      client.getServerCapabilities()?.[capability] ? collectPages((cursor) => fetchPage(client, cursor, timeout)) : Promise.resolve([]),
     );
+  }
+
+  tools(entry: McpServerEntry): Promise<Tool[]> {
+    return this.pagedListing(entry, "tools", "tools", async (client, cursor, timeout) => {
+      const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
+      return { items: page.tools, nextCursor: page.nextCursor };
+    });
   }
 
   prompts(entry: McpServerEntry): Promise<Prompt[]> {
-    const timeout = this.options.requestTimeoutMs;
-    return this.listing(entry, "prompts", (client) =>
-      client.getServerCapabilities()?.prompts
-        ? collectPages(async (cursor) => {
-            const page = await client.listPrompts(cursor ? { cursor } : {}, { timeout });
-            return { items: page.prompts, nextCursor: page.nextCursor };
-          })
-        : Promise.resolve([]),
-    );
+    return this.pagedListing(entry, "prompts", "prompts", async (client, cursor, timeout) => {
+      const page = await client.listPrompts(cursor ? { cursor } : {}, { timeout });
+      return { items: page.prompts, nextCursor: page.nextCursor };
+    });
   }
 
   resources(entry: McpServerEntry): Promise<Resource[]> {
-    const timeout = this.options.requestTimeoutMs;
-    return this.listing(entry, "resources", (client) =>
-      client.getServerCapabilities()?.resources
-        ? collectPages(async (cursor) => {
-            const page = await client.listResources(cursor ? { cursor } : {}, { timeout });
-            return { items: page.resources, nextCursor: page.nextCursor };
-          })
-        : Promise.resolve([]),
-    );
+    return this.pagedListing(entry, "resources", "resources", async (client, cursor, timeout) => {
+      const page = await client.listResources(cursor ? { cursor } : {}, { timeout });
+      return { items: page.resources, nextCursor: page.nextCursor };
+    });
   }
 
   resourceTemplates(entry: McpServerEntry): Promise<ResourceTemplate[]> {
-    const timeout = this.options.requestTimeoutMs;
-    return this.listing(entry, "resourceTemplates", (client) =>
-      client.getServerCapabilities()?.resources
-        ? collectPages(async (cursor) => {
-            const page = await client.listResourceTemplates(cursor ? { cursor } : {}, { timeout });
-            return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-          })
-        : Promise.resolve([]),
-    );
+    return this.pagedListing(entry, "resourceTemplates", "resources", async (client, cursor, timeout) => {
+      const page = await client.listResourceTemplates(cursor ? { cursor } : {}, { timeout });
+      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+    });
   }
 
   /** Closes every upstream connection (the services stop). */

@@ -1,8 +1,9 @@
-import { type Database, mcpServers, requestLogs, resultRows, tokens } from "@tollgate/db";
+import { type Database, mcpServers, requestLogs, tokens } from "@tollgate/db";
 import { DEFAULT_UPSTREAM_ADDRESS_POLICY, mcpServerCredentialBinding, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
 import { type McpProbeResult, type McpServerToConnect, probeMcpServer } from "@tollgate/upstream/mcp";
 import { and, asc, eq, gte, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
+import { insertWithDrawnId } from "../values/insert-with-drawn-id";
 import { maskKey } from "../mask-key";
 import type { CreateMcpServerInput, TokenMcpAccessInput, UpdateMcpServerInput } from "./mcp-server-schemas";
 
@@ -77,10 +78,7 @@ export async function createMcpServer(
   const { credential, ...fields } = input;
   checkUrlAllowed(fields.url, policy);
   await checkNameFree(db, fields.name, null);
-  const id = await db.transaction(async (transaction) => {
-    const [next] = resultRows(await transaction.execute(sql`select nextval(pg_get_serial_sequence('mcp_servers', 'id')) as id`));
-    if (!next) throw new Error("no MCP server id was drawn");
-    const id = Number(next.id);
+  const id = await insertWithDrawnId(db, "mcp_servers", async (transaction, id) => {
     const credentialEncrypted = credential ? await secretBox.encrypt(credential, mcpServerCredentialBinding(id)) : null;
     await transaction.insert(mcpServers).values({
       ...fields,
@@ -89,7 +87,6 @@ export async function createMcpServer(
       id,
       credentialEncrypted,
     });
-    return id;
   });
   return getMcpServer(db, secretBox, id);
 }
