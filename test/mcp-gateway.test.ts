@@ -186,6 +186,20 @@ describe("MCP gateway", () => {
     }
   });
 
+  test("a priced call the key's quota cannot cover is refused with insufficient_quota and never reaches the server", async () => {
+    const token = await stack.seed.token({ userId: stack.userId, group: "vip", quotaLimit: 1_000 });
+    await setTokenMcpAccess(stack.database.handle.db, { id: token.row.id, mcpServers: ["priced"], mcpTools: [] });
+    const client = await connect(token.secret);
+    try {
+      const callsBefore = stack.fakes.priced.calls.length;
+      const refused = await client.callTool({ name: "priced__echo", arguments: { text: "too dear" } }).catch((error: unknown) => error);
+      expect((refused as McpError).data).toEqual({ status: 429, code: "insufficient_quota" });
+      expect(stack.fakes.priced.calls.length).toBe(callsBefore);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("prompts and resources of every server are aggregated, and read through the server that has them", async () => {
     const { secret } = await mcpToken({ mcpServers: ["alpha", "beta"] });
     const client = await connect(secret);

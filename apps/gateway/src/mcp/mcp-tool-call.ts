@@ -6,6 +6,7 @@ import { GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { checkRateLimits } from "../pipeline/admit";
 import { CallRecord } from "../pipeline/call-record";
+import { quotaRefusal } from "../pipeline/route";
 import type { PricedModel } from "../routing/channel-catalog";
 import { NAMESPACE_SEPARATOR, toolAllowed } from "./mcp-access";
 import type { McpServerEntry } from "./mcp-directory";
@@ -47,7 +48,8 @@ const encoder = new TextEncoder();
 
 /**
  * One tools/call, governed like a model call: the token's tool list (a refused tool never reaches the
- * server), the server's cool-down, the token's and its owner's requests per minute, then the call through
+ * server), the server's cool-down, the token's and its owner's requests per minute, the price per call held
+ * against its quota, budget and balance, then the call through
  * the server's shared connection; a request-log row (endpoint `mcp`, model `server__tool`, the result's
  * bytes), metrics and the price per call, whatever the outcome. A failing server is cooled down.
  */
@@ -89,6 +91,13 @@ export async function callTool(
       await checkRateLimits(services, record, caller);
     }
     record.routed(model, entry.pricePerCall === null ? undefined : perCallPrice(entry.pricePerCall));
+    if (entry.pricePerCall !== null) {
+      // A priced call is held against the key's quota, its owner's budget and balance, like a model call.
+      const holding = services.ledger.reserve(token, user, entry.pricePerCall);
+      const held = holding instanceof Promise ? await holding : holding;
+      if ("refused" in held) throw quotaRefusal(held.refused);
+      record.held(held);
+    }
     let result: CallToolResult;
     try {
       const client = await upstream.client(entry);

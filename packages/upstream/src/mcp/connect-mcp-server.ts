@@ -8,7 +8,7 @@ import {
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { UpstreamRedirectError } from "../fetch-upstream";
+import { DEFAULT_UPSTREAM_MAX_BODY_BYTES, UpstreamRedirectError, UpstreamResponseTooLargeError } from "../fetch-upstream";
 
 /** An upstream MCP server as the gateway reaches it, its credential already decrypted. */
 export interface McpServerToConnect {
@@ -38,9 +38,27 @@ export class McpConfigurationError extends Error {
 /** What the gateway tells the upstream it is (its clientInfo). */
 const CLIENT_INFO = { name: "tollgate", version: "0.1.0" };
 
+/** The most one answer of an upstream MCP server may weigh (a stream of notifications: in all, then it reconnects). */
+const MAX_RESPONSE_BYTES = DEFAULT_UPSTREAM_MAX_BODY_BYTES;
+
+/** The body passed through until `maxBytes` have gone by; past them the read fails (the server is cut off). */
+function capped(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
+  let seen = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxBytes) controller.error(new UpstreamResponseTooLargeError(maxBytes));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
 /**
- * fetch for an upstream MCP server: a redirect is never followed (the credential must not reach the host a
- * Location names), it fails the call instead.
+ * fetch for an upstream MCP server, which is not trusted either: a redirect is never followed (the
+ * credential must not reach the host a Location names), it fails the call instead; and an answer is read
+ * only up to its byte cap.
  */
 const fetchWithoutRedirects = async (url: string | URL, init?: RequestInit): Promise<Response> => {
   const response = await fetch(url, { ...init, redirect: "manual" });
@@ -48,7 +66,8 @@ const fetchWithoutRedirects = async (url: string | URL, init?: RequestInit): Pro
     await response.body?.cancel();
     throw new UpstreamRedirectError(response.status);
   }
-  return response;
+  if (!response.body) return response;
+  return new Response(capped(response.body, MAX_RESPONSE_BYTES), { status: response.status, statusText: response.statusText, headers: response.headers });
 };
 
 function credentialHeaders(server: McpServerToConnect): Record<string, string> {
