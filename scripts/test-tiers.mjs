@@ -33,6 +33,7 @@ export const E2E_FILES = [
 /** Tests beside the code that need a database, a fake upstream, a socket or Redis. */
 export const INTEGRATION_FILES_BESIDE_CODE = [
   "apps/cli/src/mcp.test.ts",
+  "packages/upstream/src/mcp/connect-mcp-server.test.ts",
   "apps/cli/src/budgets.test.ts",
   "apps/cli/src/channels.test.ts",
   "apps/cli/src/models.test.ts",
