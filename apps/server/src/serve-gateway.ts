@@ -49,7 +49,13 @@ export async function serveGateway(input: {
     fallback: consoleApp ? (request) => consoleApp.handle(request) : undefined,
     idleTimeoutSeconds: environment.HTTP_IDLE_TIMEOUT_S,
   });
-  const bridge = embedded ? createAdminBridge({ dataDir: environment.TOLLGATE_DATA_DIR, db: database.db, secretBox, addressPolicy: addressPolicyFrom(environment) }) : null;
+  const bridge = embedded ? createAdminBridge({
+        dataDir: environment.TOLLGATE_DATA_DIR,
+        db: database.db,
+        secretBox,
+        addressPolicy: addressPolicyFrom(environment),
+        mcpStdioEnabled: environment.MCP_STDIO_ENABLED,
+      }) : null;
   if (bridge) {
     // The bridge checks the socket's own address: X-Forwarded-For never makes a request loopback.
     app.post(ADMIN_BRIDGE_PATH, ({ request }) => bridge.handle(request, app.server?.requestIP(request)?.address ?? null), { parse: "none" });
