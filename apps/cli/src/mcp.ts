@@ -24,6 +24,11 @@ const mcpFlags = {
   pricePerCall: "--price-per-call",
 };
 
+/** No price is a free call, not an unlimited one. */
+function pricePerCallText(micros: number | null): string {
+  return micros === null ? "free" : formatUsd(micros);
+}
+
 function serverJson(server: McpServerView) {
   return { ...server, cooldownUntil: server.cooldownUntil?.toISOString() ?? null, createdAt: server.createdAt.toISOString(), updatedAt: server.updatedAt.toISOString() };
 }
@@ -70,7 +75,7 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
     ["command", created.command?.join(" ") ?? "-"],
     ["credential", created.credentialMasked ?? "-"],
     ["groups", formatList(created.groups, "every group")],
-    ["price per call", formatUsd(created.pricePerCall)],
+    ["price per call", pricePerCallText(created.pricePerCall)],
     ["tools", `${created.name}__*`],
   ]);
 }
@@ -88,7 +93,7 @@ async function listMcpServersCommand(argv: readonly string[], context: CommandCo
       server.transport,
       !server.enabled ? "disabled" : server.cooldownUntil && server.cooldownUntil.getTime() > now ? "cooling down" : "enabled",
       formatList(server.groups, "every group"),
-      formatUsd(server.pricePerCall),
+      pricePerCallText(server.pricePerCall),
       server.credentialMasked ?? "-",
       server.url ?? server.command?.join(" ") ?? "-",
     ]),
