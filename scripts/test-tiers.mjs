@@ -18,6 +18,7 @@ export const TIERS = ["unit", "integration", "e2e"];
 /** Tests that drive a browser or start the server or the CLI as a process. */
 export const E2E_FILES = [
   "test/mcp-stdio.test.ts",
+  "test/console/mcp-servers-web.test.ts",
   "apps/cli/src/index.test.ts",
   "test/console/e2e.test.ts",
   "test/console/token-roll-web.test.ts",
