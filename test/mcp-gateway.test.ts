@@ -7,7 +7,7 @@ import { mcpServers } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
 import { usePostgres } from "./helpers/fresh-database";
-import { type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
+import { type StackWith, startGateway, startStackWith, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 import { startTwoGateways } from "./helpers/two-gateways";
 
@@ -237,6 +237,59 @@ describe("MCP gateway", () => {
       await waitFor(async () => (await toolNames(client)).some((name) => name === "alpha__fresh_tool"), "the new tool listed");
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("MCP gateway: Streamable HTTP sessions", () => {
+  const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+  const post = (at: string, secret: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${at}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(body),
+    });
+  const listTools = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
+
+  test("initialize answers in SSE for a client that accepts it, with a session id that a later request carries", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["alpha"] });
+    const opened = await post(base, secret, initialize);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("content-type")).toStartWith("text/event-stream");
+    const sessionId = opened.headers.get("mcp-session-id");
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await opened.text()).toContain('"serverInfo":{"name":"tollgate"');
+    const listed = await post(base, secret, listTools, { "mcp-session-id": sessionId!, "mcp-protocol-version": "2025-06-18" });
+    expect(await listed.text()).toContain("alpha__echo");
+  });
+
+  test("another key presenting a session's id is answered as for an unknown session", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["alpha"] });
+    const { secret: other } = await mcpToken({ mcpServers: ["alpha"] });
+    const sessionId = (await post(base, secret, initialize)).headers.get("mcp-session-id")!;
+    const stolen = await post(base, other, listTools, { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" });
+    expect(stolen.status).toBe(404);
+    expect((await stolen.json()).error.message).toBe("Session not found");
+  });
+
+  test("a session opened on one instance carries on at another for the same key (no session affinity needed)", async () => {
+    const second = await startGateway(stack.database.handle);
+    try {
+      const secondBase = (await second.listen()).replace(/\/v1$/, "");
+      const { secret } = await mcpToken({ mcpServers: ["alpha"] });
+      const client = await connect(secret);
+      try {
+        const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+        const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "alpha__echo", arguments: { text: "elsewhere" } } };
+        const answered = await post(secondBase, secret, call, { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" });
+        expect(answered.status).toBe(200);
+        expect(await answered.text()).toContain("alpha: elsewhere");
+        expect((await post(secondBase, secret, listTools, { "mcp-session-id": sessionId })).status).toBe(200);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await second.stop();
     }
   });
 });
