@@ -305,9 +305,13 @@ describe("MCP gateway: a failing server", () => {
       try {
         await waitFor(async () => (await toolNames(client)).includes("flaky__echo"), "flaky listed");
         failing.setFailing(true);
-        const failed = await client.callTool({ name: "flaky__echo", arguments: { text: "a" } }).catch((error: unknown) => error);
-        expect(failed).toBeInstanceOf(McpError);
-        expect((failed as McpError).data).toEqual({ status: 502, code: "mcp_server_unavailable" });
+        // As a channel: it cools down after CHANNEL_FAILURE_THRESHOLD (3) failures within the window.
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const failed = await client.callTool({ name: "flaky__echo", arguments: { text: "a" } }).catch((error: unknown) => error);
+          expect(failed).toBeInstanceOf(McpError);
+          expect((failed as McpError).data).toEqual({ status: 502, code: "mcp_server_unavailable" });
+          expect((failed as McpError).message.endsWith("it is cooling down.")).toBe(attempt === 2);
+        }
         // Written behind to the row, for the other instances.
         const stored = await waitFor(async () => (await db.select().from(mcpServers).where(eq(mcpServers.id, created.id)))[0]?.cooldownUntil, "the cool-down on the row");
         expect(stored.getTime()).toBeGreaterThan(Date.now());
@@ -319,6 +323,8 @@ describe("MCP gateway: a failing server", () => {
         expect(failing.requests).toBe(requestsAfterFailure);
         const statuses = (await stack.logsOf(row.id)).map((log) => [log.status, log.errorCode]);
         expect(statuses).toEqual([
+          [502, "mcp_server_unavailable"],
+          [502, "mcp_server_unavailable"],
           [502, "mcp_server_unavailable"],
           [503, "mcp_server_cooling_down"],
         ]);

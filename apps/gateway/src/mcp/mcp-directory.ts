@@ -25,6 +25,9 @@ export interface McpOptions {
   stdioEnabled: boolean;
   /** MCP_COOLDOWN_MS: how long a failing server is left alone. */
   cooldownMs: number;
+  /** Failures within failureWindowMs that cool a server down (CHANNEL_FAILURE_THRESHOLD, as for channels). */
+  failureThreshold: number;
+  failureWindowMs: number;
   /** Time allowed for one upstream request (tools/call, a list). */
   requestTimeoutMs: number;
   /** Client sessions kept per instance; past it the least recently used is closed. */
@@ -36,6 +39,8 @@ export interface McpOptions {
 export const defaultMcpOptions: McpOptions = {
   stdioEnabled: false,
   cooldownMs: 30_000,
+  failureThreshold: 3,
+  failureWindowMs: 60_000,
   requestTimeoutMs: 60_000,
   maxSessions: 10_000,
   sessionIdleMs: 3_600_000,
@@ -87,6 +92,8 @@ export class McpDirectory {
   private readonly listeners = new Set<(server: string | null, kind: McpListKind) => void>();
   /** Cool-downs this instance set, before its own NOTIFY brings them back from the row. */
   private readonly localCooldowns = new Map<string, number>();
+  /** Each server's recent failures on this instance (epoch ms), within the failure window. */
+  private readonly failures = new Map<string, number[]>();
 
   constructor(
     private readonly db: Database,
@@ -175,10 +182,27 @@ export class McpDirectory {
   }
 
   /**
-   * The server failed (unreachable, timed out, broke the protocol): refused for the cool-down here at once,
-   * and on every other instance once its row's NOTIFY arrives. Its connection is dropped, to be made anew.
+   * The server failed (unreachable, timed out, broke the protocol): its connection is dropped, to be made
+   * anew, and past the failure threshold within the window it is cooled down. Returns whether it was.
    */
-  coolDown(entry: McpServerEntry, error: unknown): void {
+  recordFailure(entry: McpServerEntry, error: unknown): boolean {
+    this.dropConnection(entry.name);
+    const now = Date.now();
+    const recent = (this.failures.get(entry.name) ?? []).filter((at) => now - at < this.options.failureWindowMs);
+    recent.push(now);
+    if (recent.length < this.options.failureThreshold) {
+      this.failures.set(entry.name, recent);
+      return false;
+    }
+    this.failures.delete(entry.name);
+    this.coolDown(entry, error);
+    return true;
+  }
+
+  /**
+   * Refused for the cool-down here at once, and on every other instance once its row's NOTIFY arrives.
+   */
+  private coolDown(entry: McpServerEntry, error: unknown): void {
     const until = Date.now() + this.options.cooldownMs;
     this.localCooldowns.set(entry.name, until);
     this.dropConnection(entry.name);

@@ -52,7 +52,7 @@ export function createSessionServer(directory: McpDirectory, scope: string | nul
           return await list(entry);
         } catch (error) {
           context.services.log("warn", "MCP server listing failed", { mcpServer: entry.id, error: describeMcpError(error) });
-          directory.coolDown(entry, error);
+          directory.recordFailure(entry, error);
           return [];
         }
       }),

@@ -51,7 +51,7 @@ const encoder = new TextEncoder();
  * server), the server's cool-down, the token's and its owner's requests per minute, the price per call held
  * against its quota, budget and balance, then the call through
  * the server's shared connection; a request-log row (endpoint `mcp`, model `server__tool`, the result's
- * bytes), metrics and the price per call, whatever the outcome. A failing server is cooled down.
+ * bytes), metrics and the price per call, whatever the outcome. A server that keeps failing is cooled down.
  */
 export async function callTool(
   context: McpRequestContext,
@@ -61,7 +61,7 @@ export async function callTool(
     tools(entry: McpServerEntry): Promise<{ name: string }[]>;
     client(entry: McpServerEntry): Promise<Client>;
     cooldownOf(entry: McpServerEntry): number;
-    coolDown(entry: McpServerEntry, error: unknown): void;
+    recordFailure(entry: McpServerEntry, error: unknown): boolean;
     options: { requestTimeoutMs: number };
   },
   call: { arguments?: Record<string, unknown>; signal: AbortSignal },
@@ -131,9 +131,9 @@ export async function callTool(
       record.finish({ status: 400, usage: null, errorCode: "mcp_upstream_error", upstreamModel: tool });
       throw failure;
     }
-    upstream.coolDown(entry, error);
+    const coolingDown = upstream.recordFailure(entry, error);
     record.finish({ status: 502, usage: null, errorCode: "mcp_server_unavailable", upstreamModel: tool });
     services.log("warn", "MCP server call failed", { requestId: record.requestId, mcpServer: entry.id, error: describeMcpError(error) });
-    throw new McpError(ErrorCode.InternalError, `The MCP server ${entry.name} failed; it is cooling down.`, { status: 502, code: "mcp_server_unavailable" });
+    throw new McpError(ErrorCode.InternalError, `The MCP server ${entry.name} failed${coolingDown ? "; it is cooling down" : ""}.`, { status: 502, code: "mcp_server_unavailable" });
   }
 }
