@@ -227,29 +227,30 @@ export class McpDirectory {
     const existing = this.connections.get(entry.name);
     if (existing && existing.fingerprint === fingerprint) return existing;
     if (existing) this.dropConnection(entry.name);
-    const connection: Connection = { fingerprint, listings: {}, client: Promise.resolve(null as unknown as Client) };
-    connection.client = connectMcpServer(
+    const listings: Listings = {};
+    // The callbacks run once connected, when `connection` below is the registered one (or was replaced).
+    const forget = () => {
+      if (this.connections.get(entry.name) === connection) this.connections.delete(entry.name);
+    };
+    const client = connectMcpServer(
       entry,
       {
         stdioEnabled: this.options.stdioEnabled,
         onListChanged: (kind) => {
-          if (kind === "tools") connection.listings.tools = undefined;
-          if (kind === "prompts") connection.listings.prompts = undefined;
+          if (kind === "tools") listings.tools = undefined;
+          if (kind === "prompts") listings.prompts = undefined;
           if (kind === "resources") {
-            connection.listings.resources = undefined;
-            connection.listings.resourceTemplates = undefined;
+            listings.resources = undefined;
+            listings.resourceTemplates = undefined;
           }
           this.emit(entry.name, kind);
         },
-        onClose: () => {
-          if (this.connections.get(entry.name) === connection) this.connections.delete(entry.name);
-        },
+        onClose: forget,
       },
       this.options.requestTimeoutMs,
     );
-    connection.client.catch(() => {
-      if (this.connections.get(entry.name) === connection) this.connections.delete(entry.name);
-    });
+    const connection: Connection = { fingerprint, listings, client };
+    client.catch(forget);
     this.connections.set(entry.name, connection);
     return connection;
   }
