@@ -123,7 +123,7 @@ export class McpSessions {
       }
       if (scope !== null) {
         const entry = (await this.directory.servers()).get(scope);
-        if (!entry || !serverAllowed(caller, entry)) {
+        if (!entry || !this.directory.usable(entry) || !serverAllowed(caller, entry)) {
           return errorResponse(new GatewayError(`Unknown MCP server ${scope}, or not one this API key may use.`, { status: 404, code: "mcp_server_not_found" }));
         }
       }
