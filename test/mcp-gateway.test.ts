@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpServer, createMcpServerSchema, setTokenMcpAccess, updateMcpServer, updateMcpServerSchema } from "../packages/admin/src/index";
+import { createMcpServer, createMcpServerSchema, deleteMcpServer, setTokenMcpAccess, updateMcpServer, updateMcpServerSchema } from "../packages/admin/src/index";
 import { mcpServers } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
+import { type FakeMcpServer, startFakeMcpServer, startFakeSseMcpServer } from "./helpers/fake-mcp-server";
 import { usePostgres } from "./helpers/fresh-database";
 import { type StackWith, startGateway, startStackWith, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
@@ -237,6 +237,27 @@ describe("MCP gateway", () => {
       await waitFor(async () => (await toolNames(client)).some((name) => name === "alpha__fresh_tool"), "the new tool listed");
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("MCP gateway: an upstream on the older HTTP+SSE transport", () => {
+  test("is listed and called like any other", async () => {
+    const legacy = await startFakeSseMcpServer("legacy");
+    try {
+      await createMcpServer(stack.database.handle.db, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "legacy", transport: "sse", url: legacy.url }));
+      const { secret } = await mcpToken({ mcpServers: ["legacy"] });
+      const client = await connect(secret);
+      try {
+        await waitFor(async () => (await toolNames(client)).includes("legacy__echo"), "the SSE server's tools listed");
+        expect((await client.callTool({ name: "legacy__echo", arguments: { text: "old school" } })).content).toEqual([{ type: "text", text: "legacy: old school" }]);
+        expect(legacy.calls).toEqual([{ tool: "echo", args: { text: "old school" } }]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await deleteMcpServer(stack.database.handle.db, "legacy");
+      await legacy.close();
     }
   });
 });

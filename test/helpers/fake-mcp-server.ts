@@ -133,3 +133,43 @@ export async function startFakeMcpServer(options: { name: string; credentialHead
     },
   };
 }
+
+/**
+ * A real MCP server on the older HTTP+SSE transport (the SDK's SSEServerTransport on node:http, port 0): GET
+ * /sse opens the event stream, POST /messages?sessionId=... carries the client's messages.
+ */
+export async function startFakeSseMcpServer(name: string): Promise<{ url: string; calls: FakeMcpServer["calls"]; close(): Promise<void> }> {
+  const { createServer } = await import("node:http");
+  const { SSEServerTransport } = await import("@modelcontextprotocol/sdk/server/sse.js");
+  const calls: FakeMcpServer["calls"] = [];
+  const transports = new Map<string, InstanceType<typeof SSEServerTransport>>();
+  const http = createServer(async (request, response) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    if (request.method === "GET" && url.pathname === "/sse") {
+      const transport = new SSEServerTransport("/messages", response);
+      transports.set(transport.sessionId, transport);
+      response.on("close", () => transports.delete(transport.sessionId));
+      await buildFakeMcpServer(name, standardTools(name), (tool, args) => calls.push({ tool, args })).connect(transport);
+      return;
+    }
+    const transport = transports.get(url.searchParams.get("sessionId") ?? "");
+    if (request.method === "POST" && url.pathname === "/messages" && transport) {
+      await transport.handlePostMessage(request, response);
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const address = http.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const transport of transports.values()) void transport.close();
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
