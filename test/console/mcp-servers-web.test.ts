@@ -1,67 +1,37 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
 import { mcpServers, tokens } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
-import { createConsole } from "../../apps/console/src/create-console";
-import { type Browser, launchChromium, type Page } from "../../apps/console/test-support/chromium";
+import type { Page } from "../../apps/console/test-support/chromium";
 import { type FakeMcpServer, startFakeMcpServer } from "../helpers/fake-mcp-server";
 import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
 import { seeder, TEST_SECRET, waitFor } from "../helpers/gateway-fixture";
-import { createChannelProber } from "@tollgate/upstream";
-import { ensureWebBuild, webDistDir } from "./build-web";
+import { type BrowserConsole, startBrowserConsole } from "./browser-console";
 
 // A ceiling for a whole browser session, not a tuned timing: every step waits for a condition.
 setDefaultTimeout(120_000);
 
 let database: FreshDatabase;
-let server: ReturnType<typeof Bun.serve>;
-let browser: Browser;
+let browserConsole: BrowserConsole;
 let page: Page;
-let setupCodes: SetupCodes;
 let upstream: FakeMcpServer;
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  await ensureWebBuild();
   database = await freshDatabase();
   upstream = await startFakeMcpServer({ name: "kb" });
-  setupCodes = createSetupCodes(TEST_SECRET);
-  const consoleApp = createConsole({
-    database: database.handle,
-    secretBox: await createSecretBox(TEST_SECRET),
-    setupCodes,
-    testChannel: createChannelProber(),
-    webDistDir,
-    clientAddress: () => "127.0.0.1",
-  });
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      return (await consoleApp.handle(request)) ?? new Response("not found", { status: 404 });
-    },
-  });
-  page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
-  page.on("pageerror", (error) => console.error(`[browser] ${error.message}`));
+  browserConsole = await startBrowserConsole(database);
+  page = browserConsole.page;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop(true);
+  await browserConsole?.close();
   await upstream?.close();
   await database?.drop();
 });
 
 describe("the console's MCP servers page", () => {
   test("an administrator adds a server, tests it to see its tools, and grants a token MCP access on the token form", async () => {
-    await page.goto(`http://127.0.0.1:${server.port}/`);
-    await page.getByLabel("Setup code").fill((await setupCodes.current(database.handle.db))!);
-    await page.getByLabel("Administrator name").fill("root");
-    await page.getByLabel("Password", { exact: true }).fill("root-password");
-    await page.getByLabel("Repeat the password").fill("root-password");
-    await page.getByRole("button", { name: "Create administrator" }).click();
-    await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+    await browserConsole.createFirstAdministrator();
 
     await page.getByRole("navigation").getByRole("link", { name: "MCP servers", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "MCP servers" }).waitFor();
