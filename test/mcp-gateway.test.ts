@@ -284,6 +284,20 @@ describe("MCP gateway: Streamable HTTP sessions", () => {
     expect(await listed.text()).toContain("alpha__echo");
   });
 
+  test("a message is read under /v1's body limits: malformed or too deep is a parse error, too large is 413", async () => {
+    const { secret } = await mcpToken({ mcpServers: ["alpha"] });
+    const raw = (body: string) =>
+      fetch(`${base}/mcp`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+    const malformed = await raw("{not json");
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).error.code).toBe(-32700);
+    const deep = await raw(`${"[".repeat(200)}${"]".repeat(200)}`);
+    expect(deep.status).toBe(400);
+    expect((await deep.json()).error.message).toContain("nests deeper");
+    const large = await raw(JSON.stringify({ ...initialize, padding: "x".repeat(16 * 1024 * 1024) }));
+    expect(large.status).toBe(413);
+  });
+
   test("another key presenting a session's id is answered as for an unknown session", async () => {
     const { secret } = await mcpToken({ mcpServers: ["alpha"] });
     const { secret: other } = await mcpToken({ mcpServers: ["alpha"] });

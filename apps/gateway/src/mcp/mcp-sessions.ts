@@ -1,8 +1,10 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "@tollgate/shared";
 import { authenticate } from "../auth/authenticate";
 import { errorResponse, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
+import { readBody } from "../routes/read-json-body";
 import { hasMcpAccess, serverAllowed } from "./mcp-access";
 import type { McpDirectory, McpListKind } from "./mcp-directory";
 import { createSessionServer } from "./mcp-session-server";
@@ -22,6 +24,31 @@ interface Session {
 
 /** A session id as this gateway makes them (a UUID); anything else is never restored. */
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const utf8 = new TextDecoder();
+
+/**
+ * A POST's JSON-RPC message(s), read under /v1's body limits (MAX_BODY_BYTES: 413; BODY_READ_TIMEOUT_MS:
+ * 408) and nesting bound; a Response when the body is refused (the SDK's transport would read it unbounded
+ * in time).
+ */
+async function readMessages(services: GatewayServices, request: Request): Promise<{ parsed: unknown } | Response> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBody(request, { maxBytes: services.options.maxBodyBytes, timeoutMs: services.options.bodyReadTimeoutMs });
+  } catch (error) {
+    if (error instanceof GatewayError) return errorResponse(error);
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(utf8.decode(bytes));
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) return jsonRpcError(400, -32700, `Parse error: the message nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return { parsed };
+}
 
 /** A JSON-RPC error answer, for refusals the client's MCP library reads as such. */
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -132,6 +159,12 @@ export class McpSessions {
       if (error instanceof GatewayError) return errorResponse(error);
       throw error;
     }
+    let body: { parsed: unknown } | null = null;
+    if (request.method === "POST") {
+      const read = await readMessages(services, request);
+      if (read instanceof Response) return read;
+      body = read;
+    }
     const sessionId = request.headers.get("mcp-session-id");
     let session: Session;
     if (sessionId === null) {
@@ -151,6 +184,7 @@ export class McpSessions {
     session.lastUsed = Date.now();
     const response = await session.transport.handleRequest(request, {
       authInfo: { token: "", clientId: String(context.caller.token.id), scopes: [], extra: { context } },
+      ...(body ? { parsedBody: body.parsed } : {}),
     });
     // A transport that made no session (a first request that was not initialize) is dropped with it.
     if (sessionId === null && !this.sessions.has(session.id)) void session.server.close().catch(() => undefined);
