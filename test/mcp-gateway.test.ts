@@ -132,6 +132,20 @@ describe("MCP gateway", () => {
     expect((await post({})).status).toBe(401);
   });
 
+  test("taking a key's MCP access away refuses its next request, though the key is cached (NOTIFY evicts it)", async () => {
+    const { secret, row } = await mcpToken({ mcpServers: ["alpha"] });
+    const client = await connect(secret);
+    try {
+      expect(await toolNames(client)).toContain("alpha__echo");
+      await setTokenMcpAccess(stack.database.handle.db, { id: row.id, mcpServers: [] });
+      await waitFor(async () => (await client.listTools().catch((error: unknown) => error)) instanceof Error, "the key refused");
+      const refused = await client.listTools().catch((error: unknown) => error);
+      expect(String(refused)).toContain("mcp_not_allowed");
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
   test("/mcp/{server} exposes one server alone, under its own tool names", async () => {
     const { secret } = await mcpToken({ mcpServers: ["*"] });
     const client = await connect(secret, "/mcp/beta");
