@@ -1,3 +1,4 @@
+import { defaultMcpOptions, type McpOptions } from "./mcp/mcp-directory";
 import { DEFAULT_UPSTREAM_ADDRESS_POLICY, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { DEFAULT_UPSTREAM_MAX_BODY_BYTES, DEFAULT_UPSTREAM_MAX_EVENT_BYTES } from "@tollgate/upstream";
 import { defaultOutageAllowance, type OutageAllowanceOptions } from "./accounting/outage-allowance";
@@ -65,6 +66,8 @@ export interface GatewayOptions {
    * gateway built last sets it.
    */
   countDeadlineMs: number;
+  /** The MCP gateway: stdio servers allowed (MCP_STDIO_ENABLED), cool-down, timeouts, sessions. */
+  mcp: McpOptions;
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -100,4 +103,5 @@ export const defaultGatewayOptions: GatewayOptions = {
   spendAlerts: defaultSpendAlertOptions,
   upstreamAddressPolicy: DEFAULT_UPSTREAM_ADDRESS_POLICY,
   countDeadlineMs: 2_000,
+  mcp: defaultMcpOptions,
 };

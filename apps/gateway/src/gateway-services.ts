@@ -10,6 +10,7 @@ import type { GatewayMetricsHooks, GatewayOptions } from "./gateway-options";
 import type { InFlightCalls } from "./in-flight-calls";
 import type { ListenerCheck } from "./listener-check";
 import type { Logger } from "./logger";
+import type { McpServices } from "./mcp/mcp-services";
 import type { GatewayMetrics } from "./metrics/gateway-metrics";
 import type { IpAllowList } from "./policy/ip-allow-list";
 import type { RateLimiter, TokenRateLimiter } from "./policy/rate-limiter-port";
@@ -55,6 +56,8 @@ export interface GatewayServices {
   /** Marks a channel auto_disabled (its key was rejected); every instance sees it through NOTIFY. */
   disableChannel(channel: RoutableChannel, reason: string): void;
   trustedProxies: IpAllowList | null;
+  /** The MCP gateway's servers, upstream connections and client sessions (/mcp). */
+  mcp: McpServices;
   /** Every periodic task of these services (purges, alerts, pruning, lease renewal, listener check). */
   jobs: readonly Job[];
   /** Jobs whose timer is set: all of them between start() and stop(), none before or after. */

@@ -40,6 +40,10 @@ export interface CachedToken extends BudgetFields, AccessLimitFields {
   secretRetiresAt: number | null;
   /** Spend-alert thresholds (percent); null: the setting's. */
   alertThresholds: number[] | null;
+  /** MCP servers the token may use through /mcp (`*`: every one its group may); empty or absent: none. */
+  mcpServers?: readonly string[];
+  /** MCP tools it may call (`server__tool`, `server__*`); empty or absent: every tool of those servers. */
+  mcpTools?: readonly string[];
 }
 
 export interface CachedUser extends BudgetFields, AccessLimitFields {
@@ -89,6 +93,8 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
     usedQuota: row.usedQuota,
     secretRetiresAt,
     alertThresholds: row.alertThresholds,
+    mcpServers: row.mcpServers,
+    mcpTools: row.mcpTools,
     ...accessLimitFields(row),
     ...budgetFields(row),
   };

@@ -33,6 +33,8 @@ export interface CallOutcome {
    * so that a call whose count fails is never free.
    */
   billReservation?: boolean;
+  /** Bytes of the answer's result, where the endpoint measures it (MCP tools/call). */
+  responseBytes?: number;
 }
 
 /**
@@ -250,6 +252,7 @@ export class CallRecord {
         firstTokenMs,
         clientIp: this.clientAddress,
         stream: outcome.stream ?? false,
+        responseBytes: outcome.responseBytes ?? null,
       },
     });
   }

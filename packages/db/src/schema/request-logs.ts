@@ -49,6 +49,8 @@ export const requestLogs = pgTable(
     firstTokenMs: integer("first_token_ms"),
     clientIp: text("client_ip"),
     stream: boolean("stream").notNull().default(false),
+    /** Bytes of the answer's result, for calls that measure it (MCP tools/call); null otherwise. */
+    responseBytes: integer("response_bytes"),
   },
   (table) => [
     index("request_logs_created_idx").on(table.createdAt.desc(), table.id.desc()),
