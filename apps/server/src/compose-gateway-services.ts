@@ -14,6 +14,7 @@ import { createAuthServices } from "@tollgate/gateway/services/auth-services";
 import { createInvalidationListener } from "@tollgate/gateway/services/invalidation-listener";
 import { createInvalidationRouter } from "@tollgate/gateway/services/invalidation-router";
 import { type Job, type RunningJobs, startJobs } from "@tollgate/gateway/services/jobs";
+import { createLogRetentionServices } from "@tollgate/gateway/services/log-retention-services";
 import { createPolicyServices } from "@tollgate/gateway/services/policy-services";
 import { createRoutingServices } from "@tollgate/gateway/services/routing-services";
 import type { SecretBox } from "@tollgate/shared";
@@ -54,6 +55,7 @@ export function createGatewayServices(input: {
   const router = createInvalidationRouter({ instanceId, ...auth, ...routing, leases: accounting.leases });
   const listener = createInvalidationListener({ database, circuit, instanceId, router, log, options });
   const prometheus = createGatewayMetrics();
+  const logRetention = createLogRetentionServices({ db, settings: routing.settings, circuit, log });
   const jobs: Job[] = [
     ...auth.jobs,
     ...routing.jobs,
@@ -61,6 +63,7 @@ export function createGatewayServices(input: {
     ...alerts.jobs,
     ...policy.jobs,
     ...listener.jobs,
+    ...logRetention.jobs,
     // The endpoint modules' own work (the purge of expired stored responses), skipped while the database is away.
     ...ENDPOINT_JOBS.map((job): Job => ({ name: job.name, intervalMs: job.everyMs, run: () => (circuit.isOpen ? undefined : job.run(services)) })),
   ];
