@@ -142,24 +142,23 @@ async function dropExpiredPartitions(db: Database, cutoff: Date): Promise<string
 
 /**
  * Deletes up to `batchSize` of the oldest rows before the cut-off (those of the partition that straddles it,
- * and of the default partition): everything older than the batch's last row, read from the created_at index.
- * The number deleted, or null when another instance holds the lock.
+ * and of the default partition): the rows before the batch's edge in (created_at, id) order, read from the
+ * created_at index. The number deleted, or null when another instance holds the lock.
  */
 async function deleteExpiredBatch(db: Database, cutoff: Date, batchSize: number): Promise<number | null> {
   return underMaintenanceLock(db, async (tx) => {
-    const before = cutoff.toISOString();
+    const before = sql`${cutoff.toISOString()}::timestamptz`;
     const [edge] = resultRows(
       await tx.execute(sql`
-        select created_at::text as edge, (select min(created_at) from request_logs where created_at < ${before}::timestamptz)::text as oldest
-        from request_logs where created_at < ${before}::timestamptz
-        order by created_at offset ${batchSize} limit 1`),
+        select created_at::text as at, id from request_logs where created_at < ${before}
+        order by created_at, id offset ${batchSize} limit 1`),
     );
-    // Fewer rows than a batch: all of them; else those strictly older than the batch's edge, or (when the
-    // whole batch shares one instant) those at that instant, so that every batch makes progress.
-    const at = edge ? String(edge.edge) : null;
-    const bound = at === null ? sql`true` : at === String(edge?.oldest) ? sql`created_at <= ${at}::timestamptz` : sql`created_at < ${at}::timestamptz`;
+    // Fewer rows than a batch: all of them.
+    const bound = edge
+      ? sql`created_at <= ${String(edge.at)}::timestamptz and (created_at, id) < (${String(edge.at)}::timestamptz, ${Number(edge.id)}::bigint)`
+      : sql`true`;
     const deleted = await tx.execute(sql`
-      with gone as (delete from request_logs where created_at < ${before}::timestamptz and ${bound} returning 1)
+      with gone as (delete from request_logs where created_at < ${before} and ${bound} returning 1)
       select count(*)::int as deleted from gone`);
     return Number(resultRows(deleted)[0]?.deleted ?? 0);
   });
