@@ -1,12 +1,15 @@
+DROP INDEX "request_logs_created_idx";--> statement-breakpoint
 DROP INDEX "request_logs_token_idx";--> statement-breakpoint
 DROP INDEX "request_logs_user_idx";--> statement-breakpoint
 ALTER TABLE "request_logs" DROP CONSTRAINT "request_logs_pkey";--> statement-breakpoint
 ALTER TABLE "request_logs" ADD CONSTRAINT "request_logs_id_created_at_pk" PRIMARY KEY("id","created_at");--> statement-breakpoint
-CREATE INDEX "request_logs_model_idx" ON "request_logs" USING btree ("model","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "request_logs_channel_idx" ON "request_logs" USING btree ("channel_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "request_logs_errors_idx" ON "request_logs" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "request_logs"."status" >= 400;--> statement-breakpoint
-CREATE INDEX "request_logs_token_idx" ON "request_logs" USING btree ("token_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "request_logs_user_idx" ON "request_logs" USING btree ("user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "request_logs_model_idx" ON "request_logs" USING btree ("model","created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_channel_idx" ON "request_logs" USING btree ("channel_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_errors_idx" ON "request_logs" USING btree ("created_at","id") WHERE "request_logs"."status" >= 400;--> statement-breakpoint
+CREATE INDEX "usage_hourly_user_hour_idx" ON "usage_hourly" USING btree ("user_id","hour");--> statement-breakpoint
+CREATE INDEX "request_logs_created_idx" ON "request_logs" USING btree ("created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_token_idx" ON "request_logs" USING btree ("token_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_user_idx" ON "request_logs" USING btree ("user_id","created_at","id");--> statement-breakpoint
 -- hand-written: begin
 -- request_logs becomes a table partitioned by month of created_at (UTC months), so that the retention purge
 -- drops whole partitions. The rows already there are not copied: the old table, with the primary key and
@@ -25,12 +28,12 @@ ALTER INDEX "request_logs_errors_idx" RENAME TO "request_logs_p_initial_errors_i
 CREATE TABLE "request_logs" (LIKE "request_logs_p_initial" INCLUDING DEFAULTS INCLUDING STORAGE INCLUDING COMMENTS) PARTITION BY RANGE ("created_at");--> statement-breakpoint
 ALTER SEQUENCE "request_logs_id_seq" OWNED BY "request_logs"."id";--> statement-breakpoint
 ALTER TABLE "request_logs" ADD CONSTRAINT "request_logs_id_created_at_pk" PRIMARY KEY("id","created_at");--> statement-breakpoint
-CREATE INDEX "request_logs_created_idx" ON "request_logs" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "request_logs_token_idx" ON "request_logs" USING btree ("token_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "request_logs_user_idx" ON "request_logs" USING btree ("user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "request_logs_model_idx" ON "request_logs" USING btree ("model","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "request_logs_channel_idx" ON "request_logs" USING btree ("channel_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "request_logs_errors_idx" ON "request_logs" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "request_logs"."status" >= 400;--> statement-breakpoint
+CREATE INDEX "request_logs_created_idx" ON "request_logs" USING btree ("created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_token_idx" ON "request_logs" USING btree ("token_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_user_idx" ON "request_logs" USING btree ("user_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_model_idx" ON "request_logs" USING btree ("model","created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_channel_idx" ON "request_logs" USING btree ("channel_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "request_logs_errors_idx" ON "request_logs" USING btree ("created_at","id") WHERE "request_logs"."status" >= 400;--> statement-breakpoint
 DO $$
 DECLARE
   next_month timestamptz := (date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC';

@@ -1,4 +1,4 @@
-import { bigint, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * Hourly rollup of request logs, upserted by the gateways' write-behind in the same transaction as the log
@@ -33,5 +33,9 @@ export const usageHourly = pgTable(
     latencyMsSum: bigint("latency_ms_sum", { mode: "number" }).notNull().default(0),
     latencyCount: integer("latency_count").notNull().default(0),
   },
-  (table) => [primaryKey({ columns: [table.hour, table.userId, table.tokenId, table.model, table.channelId] })],
+  (table) => [
+    primaryKey({ columns: [table.hour, table.userId, table.tokenId, table.model, table.channelId] }),
+    /** A user's own dashboard and usage export: their rows of a range, not every user's. */
+    index("usage_hourly_user_hour_idx").on(table.userId, table.hour),
+  ],
 );
