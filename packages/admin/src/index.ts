@@ -24,3 +24,4 @@ export * from "./values/budget-status";
 export * from "./alerts/alert-schemas";
 export * from "./alerts/alert-operations";
 export * from "./onboarding/setup-code";
+export * from "./logs/log-retention";

@@ -3,6 +3,7 @@ import { alertsRouter } from "./alerts";
 import { authRouter } from "./auth";
 import { channelsRouter } from "./channels";
 import { dashboardRouter } from "./dashboard";
+import { logRetentionRouter } from "./log-retention";
 import { logsRouter } from "./logs";
 import { modelsRouter } from "./models";
 import { quickStartRouter } from "./quick-start";
@@ -19,6 +20,7 @@ export const appRouter = router({
   dashboard: dashboardRouter,
   quickStart: quickStartRouter,
   alerts: alertsRouter,
+  logRetention: logRetentionRouter,
 });
 
 /** The SPA imports only this type. */
