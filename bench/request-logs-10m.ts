@@ -5,7 +5,8 @@
  * the console's own tRPC procedures and CSV export: the logs page with each filter (first page and a
  * later one), a user's own logs, the CSV exports, the dashboard over 24 hours to 90 days, the onboarding
  * check, and one retention run. Prints the median of BENCH_REPEAT (5) runs of each, and the slowest.
- * `DATABASE_URL=postgres://... bun bench/request-logs-10m.ts` (Postgres only; the fill takes minutes at 10M).
+ * `DATABASE_URL=postgres://... bun bench/request-logs-10m.ts` (Postgres only; the fill takes minutes at 10M;
+ * BENCH_KEEP=1 leaves the database in place and prints its URL).
  */
 import { listRequestLogPartitions, maintainRequestLogs, resultRows } from "@tollgate/db";
 import { sql } from "drizzle-orm";
@@ -147,4 +148,6 @@ console.log(
 );
 const slow = results.filter((result) => result.median >= 200);
 console.log(slow.length === 0 ? "every console query under 200 ms (median)" : `over 200 ms (median): ${slow.map((result) => result.name).join("; ")}`);
-await harness.close();
+if (process.env.BENCH_KEEP) console.log(`database kept for a look: ${harness.database.url}`);
+else await harness.close();
+process.exit(0);
