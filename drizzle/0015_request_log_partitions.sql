@@ -1,8 +1,29 @@
+CREATE TABLE "usage_daily" (
+	"day" timestamp with time zone NOT NULL,
+	"user_id" bigint NOT NULL,
+	"token_id" bigint NOT NULL,
+	"model" text NOT NULL,
+	"channel_id" bigint DEFAULT 0 NOT NULL,
+	"requests" integer DEFAULT 0 NOT NULL,
+	"errors" integer DEFAULT 0 NOT NULL,
+	"prompt_tokens" bigint DEFAULT 0 NOT NULL,
+	"completion_tokens" bigint DEFAULT 0 NOT NULL,
+	"cached_tokens" bigint DEFAULT 0 NOT NULL,
+	"cache_write_tokens" bigint DEFAULT 0 NOT NULL,
+	"cache_write_1h_tokens" bigint DEFAULT 0 NOT NULL,
+	"cost" bigint DEFAULT 0 NOT NULL,
+	"cache_savings" bigint DEFAULT 0 NOT NULL,
+	"latency_ms_sum" bigint DEFAULT 0 NOT NULL,
+	"latency_count" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "usage_daily_day_user_id_token_id_model_channel_id_pk" PRIMARY KEY("day","user_id","token_id","model","channel_id")
+);
+--> statement-breakpoint
 DROP INDEX "request_logs_created_idx";--> statement-breakpoint
 DROP INDEX "request_logs_token_idx";--> statement-breakpoint
 DROP INDEX "request_logs_user_idx";--> statement-breakpoint
 ALTER TABLE "request_logs" DROP CONSTRAINT "request_logs_pkey";--> statement-breakpoint
 ALTER TABLE "request_logs" ADD CONSTRAINT "request_logs_id_created_at_pk" PRIMARY KEY("id","created_at");--> statement-breakpoint
+CREATE INDEX "usage_daily_user_day_idx" ON "usage_daily" USING btree ("user_id","day");--> statement-breakpoint
 CREATE INDEX "request_logs_model_idx" ON "request_logs" USING btree ("model","created_at","id");--> statement-breakpoint
 CREATE INDEX "request_logs_channel_idx" ON "request_logs" USING btree ("channel_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "request_logs_errors_idx" ON "request_logs" USING btree ("created_at","id") WHERE "request_logs"."status" >= 400;--> statement-breakpoint
@@ -52,5 +73,25 @@ BEGIN
       upper_bound + make_interval(months => month_index + 1));
   END LOOP;
 END $$;--> statement-breakpoint
-CREATE TABLE "request_logs_default" PARTITION OF "request_logs" DEFAULT;
+CREATE TABLE "request_logs_default" PARTITION OF "request_logs" DEFAULT;--> statement-breakpoint
+-- usage_daily follows usage_hourly: each change of an hourly row (the write-behind's upserts, or anyone's
+-- insert, update or delete) adds its difference to the row of its UTC day, in the same transaction.
+CREATE FUNCTION tollgate_usage_daily_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    INSERT INTO usage_daily (day, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count)
+    VALUES (date_trunc('day', OLD.hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', OLD.user_id, OLD.token_id, OLD.model, OLD.channel_id, -OLD.requests, -OLD.errors, -OLD.prompt_tokens, -OLD.completion_tokens, -OLD.cached_tokens, -OLD.cache_write_tokens, -OLD.cache_write_1h_tokens, -OLD.cost, -OLD.cache_savings, -OLD.latency_ms_sum, -OLD.latency_count)
+    ON CONFLICT (day, user_id, token_id, model, channel_id) DO UPDATE SET requests = usage_daily.requests + excluded.requests, errors = usage_daily.errors + excluded.errors, prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens, cached_tokens = usage_daily.cached_tokens + excluded.cached_tokens, cache_write_tokens = usage_daily.cache_write_tokens + excluded.cache_write_tokens, cache_write_1h_tokens = usage_daily.cache_write_1h_tokens + excluded.cache_write_1h_tokens, cost = usage_daily.cost + excluded.cost, cache_savings = usage_daily.cache_savings + excluded.cache_savings, latency_ms_sum = usage_daily.latency_ms_sum + excluded.latency_ms_sum, latency_count = usage_daily.latency_count + excluded.latency_count;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO usage_daily (day, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count)
+    VALUES (date_trunc('day', NEW.hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', NEW.user_id, NEW.token_id, NEW.model, NEW.channel_id, NEW.requests, NEW.errors, NEW.prompt_tokens, NEW.completion_tokens, NEW.cached_tokens, NEW.cache_write_tokens, NEW.cache_write_1h_tokens, NEW.cost, NEW.cache_savings, NEW.latency_ms_sum, NEW.latency_count)
+    ON CONFLICT (day, user_id, token_id, model, channel_id) DO UPDATE SET requests = usage_daily.requests + excluded.requests, errors = usage_daily.errors + excluded.errors, prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens, cached_tokens = usage_daily.cached_tokens + excluded.cached_tokens, cache_write_tokens = usage_daily.cache_write_tokens + excluded.cache_write_tokens, cache_write_1h_tokens = usage_daily.cache_write_1h_tokens + excluded.cache_write_1h_tokens, cost = usage_daily.cost + excluded.cost, cache_savings = usage_daily.cache_savings + excluded.cache_savings, latency_ms_sum = usage_daily.latency_ms_sum + excluded.latency_ms_sum, latency_count = usage_daily.latency_count + excluded.latency_count;
+  END IF;
+  RETURN NULL;
+END $$;--> statement-breakpoint
+CREATE TRIGGER usage_hourly_daily AFTER INSERT OR UPDATE OR DELETE ON usage_hourly FOR EACH ROW EXECUTE FUNCTION tollgate_usage_daily_follow();--> statement-breakpoint
+INSERT INTO usage_daily (day, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count)
+SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', user_id, token_id, model, channel_id, sum(requests), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost), sum(cache_savings), sum(latency_ms_sum), sum(latency_count)
+FROM usage_hourly GROUP BY 1, 2, 3, 4, 5;
 -- hand-written: end

@@ -5,6 +5,7 @@ import { and, eq, gte, lt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type FreshDatabase, freshDatabase } from "../../../../test/helpers/fresh-database";
 import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
 import type { SessionUser } from "../auth/sessions";
+import { rollupRows } from "../routers/dashboard";
 import { type LogFilters, logConditions, logRowsQuery } from "./log-filters";
 
 let database: FreshDatabase;
@@ -130,10 +131,21 @@ describe("console queries of the request log", () => {
     }
   });
 
-  test("the dashboard and usage export read usage_hourly by its range, for everyone or one user, from an index", async () => {
+  test("the dashboard reads the hourly and daily rollups by their range, for everyone or one user, from an index", async () => {
+    const range = { from: new Date(nextMonth.getTime() - 30 * DAY_MS), to: new Date(nextMonth.getTime() - 2 * 3_600_000) };
+    for (const owner of [undefined, 2]) {
+      for (const bucket of ["hour", "day"] as const) {
+        const plan = await planOf(database.handle.db, sql`select * from (${rollupRows({ ...range, owner, bucket })}) usage`);
+        expect(plan).not.toMatch(/Seq Scan on usage_(hourly|daily)/);
+        expect(plan).toMatch(bucket === "day" ? /Index (Only )?Scan.* on usage_daily/ : /Index (Only )?Scan.* on usage_hourly/);
+      }
+    }
+  });
+
+  test("the usage export reads usage_hourly by its range, for everyone or one user, from an index", async () => {
     const range = [gte(usageHourly.hour, new Date(nextMonth.getTime() - 30 * DAY_MS)), lt(usageHourly.hour, nextMonth)];
     for (const owner of [undefined, eq(usageHourly.userId, 2)] as (SQL | undefined)[]) {
-      const query = database.handle.db.select({ requests: sql`sum(${usageHourly.requests})` }).from(usageHourly).where(and(...range, owner));
+      const query = database.handle.db.select().from(usageHourly).where(and(...range, owner)).orderBy(usageHourly.hour).limit(1000);
       const plan = await planOf(database.handle.db, query);
       expect(plan).not.toMatch(/Seq Scan on usage_hourly/);
       expect(plan).toMatch(/Index (Only )?Scan/);
