@@ -74,23 +74,35 @@ BEGIN
   END LOOP;
 END $$;--> statement-breakpoint
 CREATE TABLE "request_logs_default" PARTITION OF "request_logs" DEFAULT;--> statement-breakpoint
--- usage_daily follows usage_hourly: each change of an hourly row (the write-behind's upserts, or anyone's
--- insert, update or delete) adds its difference to the row of its UTC day, in the same transaction.
+-- usage_daily follows usage_hourly: each statement that changes hourly rows (the write-behind's upserts, or
+-- anyone's insert, update or delete) adds their difference to the rows of their UTC days, in the same
+-- transaction: one grouped upsert per statement (transition tables), in key order.
 CREATE FUNCTION tollgate_usage_daily_follow() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+  IF TG_OP = 'INSERT' THEN
     INSERT INTO usage_daily (day, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count)
-    VALUES (date_trunc('day', OLD.hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', OLD.user_id, OLD.token_id, OLD.model, OLD.channel_id, -OLD.requests, -OLD.errors, -OLD.prompt_tokens, -OLD.completion_tokens, -OLD.cached_tokens, -OLD.cache_write_tokens, -OLD.cache_write_1h_tokens, -OLD.cost, -OLD.cache_savings, -OLD.latency_ms_sum, -OLD.latency_count)
+    SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', user_id, token_id, model, channel_id, sum(requests), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost), sum(cache_savings), sum(latency_ms_sum), sum(latency_count)
+    FROM (SELECT hour, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count FROM new_rows) changed
+    GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
     ON CONFLICT (day, user_id, token_id, model, channel_id) DO UPDATE SET requests = usage_daily.requests + excluded.requests, errors = usage_daily.errors + excluded.errors, prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens, cached_tokens = usage_daily.cached_tokens + excluded.cached_tokens, cache_write_tokens = usage_daily.cache_write_tokens + excluded.cache_write_tokens, cache_write_1h_tokens = usage_daily.cache_write_1h_tokens + excluded.cache_write_1h_tokens, cost = usage_daily.cost + excluded.cost, cache_savings = usage_daily.cache_savings + excluded.cache_savings, latency_ms_sum = usage_daily.latency_ms_sum + excluded.latency_ms_sum, latency_count = usage_daily.latency_count + excluded.latency_count;
-  END IF;
-  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+  ELSIF TG_OP = 'UPDATE' THEN
     INSERT INTO usage_daily (day, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count)
-    VALUES (date_trunc('day', NEW.hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', NEW.user_id, NEW.token_id, NEW.model, NEW.channel_id, NEW.requests, NEW.errors, NEW.prompt_tokens, NEW.completion_tokens, NEW.cached_tokens, NEW.cache_write_tokens, NEW.cache_write_1h_tokens, NEW.cost, NEW.cache_savings, NEW.latency_ms_sum, NEW.latency_count)
+    SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', user_id, token_id, model, channel_id, sum(requests), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost), sum(cache_savings), sum(latency_ms_sum), sum(latency_count)
+    FROM (SELECT hour, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count FROM new_rows UNION ALL SELECT hour, user_id, token_id, model, channel_id, -requests AS requests, -errors AS errors, -prompt_tokens AS prompt_tokens, -completion_tokens AS completion_tokens, -cached_tokens AS cached_tokens, -cache_write_tokens AS cache_write_tokens, -cache_write_1h_tokens AS cache_write_1h_tokens, -cost AS cost, -cache_savings AS cache_savings, -latency_ms_sum AS latency_ms_sum, -latency_count AS latency_count FROM old_rows) changed
+    GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+    ON CONFLICT (day, user_id, token_id, model, channel_id) DO UPDATE SET requests = usage_daily.requests + excluded.requests, errors = usage_daily.errors + excluded.errors, prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens, cached_tokens = usage_daily.cached_tokens + excluded.cached_tokens, cache_write_tokens = usage_daily.cache_write_tokens + excluded.cache_write_tokens, cache_write_1h_tokens = usage_daily.cache_write_1h_tokens + excluded.cache_write_1h_tokens, cost = usage_daily.cost + excluded.cost, cache_savings = usage_daily.cache_savings + excluded.cache_savings, latency_ms_sum = usage_daily.latency_ms_sum + excluded.latency_ms_sum, latency_count = usage_daily.latency_count + excluded.latency_count;
+  ELSE
+    INSERT INTO usage_daily (day, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count)
+    SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', user_id, token_id, model, channel_id, sum(requests), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost), sum(cache_savings), sum(latency_ms_sum), sum(latency_count)
+    FROM (SELECT hour, user_id, token_id, model, channel_id, -requests AS requests, -errors AS errors, -prompt_tokens AS prompt_tokens, -completion_tokens AS completion_tokens, -cached_tokens AS cached_tokens, -cache_write_tokens AS cache_write_tokens, -cache_write_1h_tokens AS cache_write_1h_tokens, -cost AS cost, -cache_savings AS cache_savings, -latency_ms_sum AS latency_ms_sum, -latency_count AS latency_count FROM old_rows) changed
+    GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
     ON CONFLICT (day, user_id, token_id, model, channel_id) DO UPDATE SET requests = usage_daily.requests + excluded.requests, errors = usage_daily.errors + excluded.errors, prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens, cached_tokens = usage_daily.cached_tokens + excluded.cached_tokens, cache_write_tokens = usage_daily.cache_write_tokens + excluded.cache_write_tokens, cache_write_1h_tokens = usage_daily.cache_write_1h_tokens + excluded.cache_write_1h_tokens, cost = usage_daily.cost + excluded.cost, cache_savings = usage_daily.cache_savings + excluded.cache_savings, latency_ms_sum = usage_daily.latency_ms_sum + excluded.latency_ms_sum, latency_count = usage_daily.latency_count + excluded.latency_count;
   END IF;
   RETURN NULL;
 END $$;--> statement-breakpoint
-CREATE TRIGGER usage_hourly_daily AFTER INSERT OR UPDATE OR DELETE ON usage_hourly FOR EACH ROW EXECUTE FUNCTION tollgate_usage_daily_follow();--> statement-breakpoint
+CREATE TRIGGER usage_hourly_daily_insert AFTER INSERT ON usage_hourly REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tollgate_usage_daily_follow();--> statement-breakpoint
+CREATE TRIGGER usage_hourly_daily_update AFTER UPDATE ON usage_hourly REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tollgate_usage_daily_follow();--> statement-breakpoint
+CREATE TRIGGER usage_hourly_daily_delete AFTER DELETE ON usage_hourly REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION tollgate_usage_daily_follow();--> statement-breakpoint
 INSERT INTO usage_daily (day, user_id, token_id, model, channel_id, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost, cache_savings, latency_ms_sum, latency_count)
 SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', user_id, token_id, model, channel_id, sum(requests), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost), sum(cache_savings), sum(latency_ms_sum), sum(latency_count)
 FROM usage_hourly GROUP BY 1, 2, 3, 4, 5;
