@@ -122,6 +122,54 @@ describe("request log retention", () => {
     expect(await requestIds(db)).toEqual(["new_0"]);
   });
 
+  test("a run asked for while one is going is that same run, not a second one", async () => {
+    const db = database.handle.db;
+    await insertLogs(db, "old", new Date(Date.now() - 200 * DAY_MS), 3);
+    const retention = createLogRetentionServices({ db, settings: new SettingsCache(db), circuit: { isOpen: false }, log: silent });
+    const [first, second] = await Promise.all([retention.purgeRequestLogs(), retention.purgeRequestLogs()]);
+    expect(second).toBe(first);
+    expect(first?.deletedRows).toBe(3);
+  });
+
+  test.skipIf(!usePostgres)("a partition drop that cannot get its lock gives up at the lock timeout (inserts queued behind it wait that long at most) and the next run drops it", async () => {
+    const db = database.handle.db;
+    const other = (await database.openAnother()).db;
+    const old = new Date(Date.UTC(new Date().getUTCFullYear() - 3, 0, 10));
+    const monthOf = (time: Date) => new Date(Date.UTC(time.getUTCFullYear(), time.getUTCMonth(), 1));
+    // A partition three years back, every row of it past the retention.
+    await maintainRequestLogs(db, { retentionDays: 0, now: old, monthsAhead: 0 });
+    await insertLogs(db, "ancient", old, 2);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = () => {};
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    // A long reader of that partition (an export, say) holds its lock until released.
+    const reader = other.transaction(async (tx) => {
+      await tx.execute(sql`select count(*) from ${sql.identifier(monthlyPartitionName(monthOf(old)))}`);
+      holding();
+      await released;
+    });
+    await held;
+    try {
+      const purge = maintainRequestLogs(db, { retentionDays: 30 }).then(
+        () => null,
+        (error: unknown) => String((error as { cause?: unknown }).cause ?? error),
+      );
+      // An insert meanwhile (the write-behind) is through once the drop has given up, if not before.
+      await insertLogs(db, "during", new Date(), 1);
+      expect(await purge).toMatch(/lock timeout/);
+    } finally {
+      release();
+      await reader;
+    }
+    expect((await maintainRequestLogs(db, { retentionDays: 30 })).dropped).toEqual([monthlyPartitionName(monthOf(old))]);
+    expect(await requestIds(db)).toEqual(["during_0"]);
+  });
+
   test("nothing is purged while the database circuit is open", async () => {
     const db = database.handle.db;
     await insertLogs(db, "ancient", new Date(Date.now() - 1000 * DAY_MS), 1);
