@@ -60,9 +60,12 @@ describe("request log retention", () => {
   test("partitions past the retention are dropped whole, old rows of the partition that straddles it deleted in batches, recent rows kept", async () => {
     const db = database.handle.db;
     const thisMonth = monthStart(new Date(), 0);
-    // The migration made the partition of the rows before next month and the next two months' partitions.
+    // The migration made the partition of the rows before its next month and the two months after; a
+    // database migrated in an earlier month (a cached template) gets the months since from the job's first run.
+    await maintainRequestLogs(db, { retentionDays: 0 });
     const names = (await listRequestLogPartitions(db)).map((partition) => partition.name);
-    expect(names).toEqual(["request_logs_p_initial", monthlyPartitionName(monthStart(thisMonth, 1)), monthlyPartitionName(monthStart(thisMonth, 2)), "request_logs_default"]);
+    expect(names).toContain("request_logs_p_initial");
+    for (const months of [1, 2]) expect(names).toContain(monthlyPartitionName(monthStart(thisMonth, months)));
 
     // The clock of the run: mid-month, three months on; rows older than 30 days before it are expired.
     const now = new Date(monthStart(thisMonth, 3).getTime() + 15 * DAY_MS);
@@ -76,9 +79,12 @@ describe("request log retention", () => {
     expect(await partitionOf(db, "e_ahead_0")).toBe("request_logs_default");
     expect(await partitionOf(db, "c_expired_0")).toBe(monthlyPartitionName(monthStart(thisMonth, 2)));
 
+    const expired = (await listRequestLogPartitions(db)).filter((partition) => partition.to !== null && partition.to <= cutoff).map((partition) => partition.name);
+    expect(expired).toContain("request_logs_p_initial");
+    expect(expired).toContain(monthlyPartitionName(monthStart(thisMonth, 1)));
     const first = await maintainRequestLogs(db, { retentionDays: 30, now, batchSize: 3, maxBatches: 2 });
     expect(first.skipped).toBe(false);
-    expect(first.dropped.sort()).toEqual([monthlyPartitionName(monthStart(thisMonth, 1)), "request_logs_p_initial"].sort());
+    expect(first.dropped.sort()).toEqual(expired.sort());
     expect(first.created).toEqual([3, 4, 5].map((months) => monthlyPartitionName(monthStart(thisMonth, months))));
     // Two batches of three: one expired row is left for the next run.
     expect(first.deletedRows).toBe(6);
