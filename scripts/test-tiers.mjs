@@ -19,6 +19,7 @@ export const TIERS = ["unit", "integration", "e2e"];
 export const E2E_FILES = [
   "apps/cli/src/index.test.ts",
   "test/console/e2e.test.ts",
+  "test/console/log-retention-web.test.ts",
   "test/console/token-roll-web.test.ts",
   "test/first-run-and-data-folder.test.ts",
   "test/gateway-process.test.ts",
