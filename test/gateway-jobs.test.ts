@@ -34,6 +34,7 @@ describe("gateway background jobs", () => {
         "orphan-spool-replay",
         "quota-lease-renewal",
         "rate-limit-prune",
+        "request-log-retention",
         "spend-alert-delivery",
         "stored-responses-purge",
       ].sort(),

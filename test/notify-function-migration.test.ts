@@ -1,13 +1,10 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type DatabaseHandle, migrateDatabase, migrationsFolder, openDatabase, resultRows } from "@tollgate/db";
+import { type DatabaseHandle, migrateDatabase, migrationsFolder, resultRows } from "@tollgate/db";
 import { sql } from "drizzle-orm";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
 import { freshDatabase } from "./helpers/fresh-database";
+import { emptyDatabase as emptyDatabaseForTest, migrateFirst } from "./helpers/migration-test";
 
 // A fresh PGlite takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
@@ -43,39 +40,10 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-/** An empty database (no migration applied): in-memory PGlite, or a new database on DATABASE_URL's server. */
 async function emptyDatabase(): Promise<DatabaseHandle> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) {
-    const handle = await openDatabase({ dataDir: "memory://" });
-    cleanups.push(() => handle.close());
-    return handle;
-  }
-  const name = `tollgate_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 1 });
-  cleanups.push(async () => {
-    await handle.close().catch(() => {});
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end({ timeout: 5 });
-  });
-  return handle;
-}
-
-/** Applies the first `count` migrations of drizzle/ only, as a database that last migrated back then. */
-async function migrateFirst(handle: DatabaseHandle, count: number): Promise<void> {
-  const folder = mkdtempSync(join(tmpdir(), "tollgate-migrations-"));
-  cleanups.push(async () => rmSync(folder, { recursive: true, force: true }));
-  cpSync(migrationsFolder, folder, { recursive: true });
-  const journalPath = join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: unknown[] };
-  journal.entries = journal.entries.slice(0, count);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  if (handle.kind === "pglite") await migratePglite(handle.db as never, { migrationsFolder: folder });
-  else await migratePostgres(handle.db as never, { migrationsFolder: folder });
+  const database = await emptyDatabaseForTest();
+  cleanups.push(() => database.drop());
+  return database.handle;
 }
 
 describe("the NOTIFY function tollgate_notify_change()", () => {

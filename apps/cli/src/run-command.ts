@@ -5,6 +5,7 @@ import type { CommandContext, CommandHandler, CommandResult } from "./command-co
 import { CommandError, USAGE_EXIT_CODE } from "./command-error";
 import { asLine } from "./flag-values";
 import { mcpCommands } from "./mcp";
+import { logCommands } from "./logs";
 import { modelCommands } from "./models";
 import { tokenCommands } from "./tokens";
 import { isResource, type Resource, usageText } from "./usage";
@@ -19,6 +20,7 @@ const commands: Record<Resource, Record<string, CommandHandler>> = {
   token: tokenCommands,
   alerts: alertCommands,
   mcp: mcpCommands,
+  logs: logCommands,
 };
 
 const HELP_WORDS = new Set(["help", "--help", "-h"]);

@@ -137,6 +137,12 @@ const sections = {
   alerts list [--limit N]
       Recent alerts, newest first, with their delivery state.
 `,
+  logs: `Request logs:
+  logs retention [--days N]
+      Days a request-log row is kept (default 90; 0 keeps every row). The gateways purge older rows
+      hourly: whole monthly partitions dropped, the rest deleted in small batches. Without --days,
+      prints the setting.
+`,
 } as const;
 
 export type Resource = keyof typeof sections;

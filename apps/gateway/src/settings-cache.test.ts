@@ -26,7 +26,7 @@ describe("settings cache", () => {
     const next = cache.get();
     expect(next).toBeInstanceOf(Promise);
     expect((await next).reservationDefaultMaxTokens).toBe(777);
-    expect(cache.get()).toEqual({ reservationDefaultMaxTokens: 777, responsesRetentionDays: 30, spendAlertThresholds: [50, 80, 100], spendAlertWebhookUrl: "" });
+    expect(cache.get()).toEqual({ reservationDefaultMaxTokens: 777, responsesRetentionDays: 30, spendAlertThresholds: [50, 80, 100], spendAlertWebhookUrl: "", requestLogRetentionDays: 90 });
   });
 
   test("a background refresh keeps the current settings in service and then replaces them", async () => {
@@ -36,6 +36,6 @@ describe("settings cache", () => {
     const refreshing = cache.refresh();
     expect(cache.get()).toBe(first);
     await refreshing;
-    expect(cache.get()).toEqual({ reservationDefaultMaxTokens: 1234, responsesRetentionDays: 30, spendAlertThresholds: [50, 80, 100], spendAlertWebhookUrl: "" });
+    expect(cache.get()).toEqual({ reservationDefaultMaxTokens: 1234, responsesRetentionDays: 30, spendAlertThresholds: [50, 80, 100], spendAlertWebhookUrl: "", requestLogRetentionDays: 90 });
   });
 });

@@ -11,6 +11,8 @@ export interface GatewaySettings {
   spendAlertThresholds: number[];
   /** Where spend alerts are POSTed; empty: alerts are console notices only. */
   spendAlertWebhookUrl: string;
+  /** Days a request-log row is kept; older ones are purged by the log-retention job. 0: kept forever. */
+  requestLogRetentionDays: number;
 }
 
 const defaults: GatewaySettings = {
@@ -18,6 +20,7 @@ const defaults: GatewaySettings = {
   responsesRetentionDays: 30,
   spendAlertThresholds: [50, 80, 100],
   spendAlertWebhookUrl: "",
+  requestLogRetentionDays: 90,
 };
 
 const keys: Record<string, keyof GatewaySettings> = {
@@ -25,6 +28,7 @@ const keys: Record<string, keyof GatewaySettings> = {
   responses_retention_days: "responsesRetentionDays",
   spend_alert_thresholds: "spendAlertThresholds",
   spend_alert_webhook_url: "spendAlertWebhookUrl",
+  request_log_retention_days: "requestLogRetentionDays",
 };
 
 /**

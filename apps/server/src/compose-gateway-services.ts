@@ -15,6 +15,7 @@ import { createInvalidationListener } from "@tollgate/gateway/services/invalidat
 import { createInvalidationRouter } from "@tollgate/gateway/services/invalidation-router";
 import { createMcpServices } from "@tollgate/gateway/mcp/mcp-services";
 import { type Job, type RunningJobs, startJobs } from "@tollgate/gateway/services/jobs";
+import { createLogRetentionServices } from "@tollgate/gateway/services/log-retention-services";
 import { createPolicyServices } from "@tollgate/gateway/services/policy-services";
 import { createRoutingServices } from "@tollgate/gateway/services/routing-services";
 import type { SecretBox } from "@tollgate/shared";
@@ -56,6 +57,7 @@ export function createGatewayServices(input: {
   const router = createInvalidationRouter({ instanceId, ...auth, ...routing, leases: accounting.leases, mcp: mcp.directory });
   const listener = createInvalidationListener({ database, circuit, instanceId, router, log, options });
   const prometheus = createGatewayMetrics();
+  const logRetention = createLogRetentionServices({ db, settings: routing.settings, circuit, log });
   const jobs: Job[] = [
     ...auth.jobs,
     ...routing.jobs,
@@ -64,6 +66,7 @@ export function createGatewayServices(input: {
     ...policy.jobs,
     ...listener.jobs,
     ...mcp.jobs,
+    ...logRetention.jobs,
     // The endpoint modules' own work (the purge of expired stored responses), skipped while the database is away.
     ...ENDPOINT_JOBS.map((job): Job => ({ name: job.name, intervalMs: job.everyMs, run: () => (circuit.isOpen ? undefined : job.run(services)) })),
   ];

@@ -26,3 +26,4 @@ export * from "./alerts/alert-operations";
 export * from "./onboarding/setup-code";
 export * from "./mcp/mcp-server-schemas";
 export * from "./mcp/mcp-server-operations";
+export * from "./logs/log-retention";

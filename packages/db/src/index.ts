@@ -9,3 +9,4 @@ export * from "./token-columns";
 export * from "./storage-env";
 export * from "./reseal-stored-secrets";
 export * from "./data-dir-permissions";
+export * from "./request-log-partitions";

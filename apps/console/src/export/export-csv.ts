@@ -1,5 +1,5 @@
 import { isAdministrator } from "@tollgate/admin";
-import { channels, type Database, requestLogs, tokens, usageHourly, users } from "@tollgate/db";
+import { channels, type Database, tokens, usageHourly, users } from "@tollgate/db";
 import { microsToUsd } from "@tollgate/shared";
 import { TRPCError } from "@trpc/server";
 import { and, asc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
@@ -7,7 +7,7 @@ import { z } from "zod";
 import { resolveSession, type SessionUser, sessionCookie } from "../auth/sessions";
 import type { ConsoleLog } from "../trpc";
 import { type CsvCell, csvLine } from "./csv-cells";
-import { logConditions, logFiltersSchema, logRowColumns } from "./log-filters";
+import { type LogCursor, logConditions, logFiltersSchema, logRowsQuery } from "./log-filters";
 
 /** Rows read per query while the download streams: the whole range is never held in memory. */
 const ROWS_PER_PAGE = 1000;
@@ -93,19 +93,11 @@ function queryObject(url: URL): Record<string, string> {
 /** Request-log rows of the range, oldest first, page by page on (created_at, id); users get their own. */
 function logPages(db: Database, user: SessionUser, conditions: (SQL | undefined)[]): () => Promise<CsvCell[][] | null> {
   const admin = isAdministrator(user);
-  let cursor: { at: string; id: number } | null = null;
+  let cursor: LogCursor | null = null;
   let done = false;
   return async () => {
     if (done) return null;
-    const keyset = cursor ? sql`(${requestLogs.createdAt}, ${requestLogs.id}) > (${cursor.at}::timestamptz, ${cursor.id}::bigint)` : undefined;
-    const rows = await db
-      .select(logRowColumns)
-      .from(requestLogs)
-      .leftJoin(users, eq(users.id, requestLogs.userId))
-      .leftJoin(channels, eq(channels.id, requestLogs.channelId))
-      .where(and(...conditions, keyset))
-      .orderBy(asc(requestLogs.createdAt), asc(requestLogs.id))
-      .limit(ROWS_PER_PAGE);
+    const rows = await logRowsQuery(db, conditions, "oldest", cursor, ROWS_PER_PAGE);
     const last = rows.at(-1);
     if (!last) return null;
     if (rows.length < ROWS_PER_PAGE) done = true;

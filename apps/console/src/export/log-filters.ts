@@ -1,7 +1,7 @@
 import { isAdministrator, recordIdSchema } from "@tollgate/admin";
-import { channels, requestLogs, users } from "@tollgate/db";
+import { channels, type Database, requestLogs, users } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
-import { eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { SessionUser } from "../auth/sessions";
 
@@ -82,4 +82,34 @@ export function logConditions(user: SessionUser, filters: LogFilters): (SQL | un
     filters.status === "error" ? gte(requestLogs.status, 400) : undefined,
     typeof filters.status === "number" ? eq(requestLogs.status, filters.status) : undefined,
   ];
+}
+
+/** A page boundary of the request log: the (created_at, id) of the last row read, created_at to the microsecond. */
+export interface LogCursor {
+  at: string;
+  id: number;
+}
+
+/**
+ * One page of request-log rows matching `conditions`, newest or oldest first, after `cursor`: the one query
+ * of the logs page and of its CSV export. Every filter of the page has an index that ends in (created_at
+ * desc, id desc) (see the request_logs schema), so a page reads its rows in order from one index, and a
+ * time range reads only the partitions of its months; log-query-plans.test.ts checks the plans.
+ */
+export function logRowsQuery(db: Database, conditions: (SQL | undefined)[], order: "newest" | "oldest", cursor: LogCursor | null, limit: number) {
+  const newest = order === "newest";
+  const keyset = cursor
+    ? newest
+      ? sql`(${requestLogs.createdAt}, ${requestLogs.id}) < (${cursor.at}::timestamptz, ${cursor.id}::bigint)`
+      : sql`(${requestLogs.createdAt}, ${requestLogs.id}) > (${cursor.at}::timestamptz, ${cursor.id}::bigint)`
+    : undefined;
+  const direction = newest ? desc : asc;
+  return db
+    .select(logRowColumns)
+    .from(requestLogs)
+    .leftJoin(users, eq(users.id, requestLogs.userId))
+    .leftJoin(channels, eq(channels.id, requestLogs.channelId))
+    .where(and(...conditions, keyset))
+    .orderBy(direction(requestLogs.createdAt), direction(requestLogs.id))
+    .limit(limit);
 }

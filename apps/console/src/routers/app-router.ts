@@ -3,6 +3,7 @@ import { alertsRouter } from "./alerts";
 import { authRouter } from "./auth";
 import { channelsRouter } from "./channels";
 import { dashboardRouter } from "./dashboard";
+import { logRetentionRouter } from "./log-retention";
 import { logsRouter } from "./logs";
 import { mcpRouter } from "./mcp";
 import { modelsRouter } from "./models";
@@ -21,6 +22,7 @@ export const appRouter = router({
   quickStart: quickStartRouter,
   alerts: alertsRouter,
   mcp: mcpRouter,
+  logRetention: logRetentionRouter,
 });
 
 /** The SPA imports only this type. */

@@ -1,8 +1,7 @@
 import { isAdministrator, recordIdSchema } from "@tollgate/admin";
-import { channels, tokens, usageHourly, users } from "@tollgate/db";
+import { channels, type Database, resultRows, tokens, usageDaily, usageHourly, users } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
-import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
-import type { PgColumn, PgSelect } from "drizzle-orm/pg-core";
+import { and, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { authedProcedure, router } from "../trpc";
 
@@ -10,18 +9,113 @@ const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 const MAX_RANGE_MS = 366 * DAY_MS;
 
-const totals = {
-  requests: sql<number>`coalesce(sum(${usageHourly.requests}), 0)::bigint`.mapWith(Number),
-  errors: sql<number>`coalesce(sum(${usageHourly.errors}), 0)::bigint`.mapWith(Number),
-  promptTokens: sql<number>`coalesce(sum(${usageHourly.promptTokens}), 0)::bigint`.mapWith(Number),
-  completionTokens: sql<number>`coalesce(sum(${usageHourly.completionTokens}), 0)::bigint`.mapWith(Number),
-  cost: sql<number>`coalesce(sum(${usageHourly.cost}), 0)::bigint`.mapWith(Number),
+/** The sums the dashboard shows for a bucket, a breakdown row or the whole range. */
+interface UsageTotals {
+  requests: number;
+  errors: number;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
   /** Prompt-cache reads and writes, and what the cache saved against the input price (micro-USD, may be negative). */
-  cachedTokens: sql<number>`coalesce(sum(${usageHourly.cachedTokens}), 0)::bigint`.mapWith(Number),
-  cacheWriteTokens: sql<number>`coalesce(sum(${usageHourly.cacheWriteTokens}), 0)::bigint`.mapWith(Number),
-  cacheWrite1hTokens: sql<number>`coalesce(sum(${usageHourly.cacheWrite1hTokens}), 0)::bigint`.mapWith(Number),
-  cacheSavings: sql<number>`coalesce(sum(${usageHourly.cacheSavings}), 0)::bigint`.mapWith(Number),
-};
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  cacheSavings: number;
+}
+
+const TOTAL_COLUMNS: [keyof UsageTotals, string][] = [
+  ["requests", "requests"],
+  ["errors", "errors"],
+  ["promptTokens", "prompt_tokens"],
+  ["completionTokens", "completion_tokens"],
+  ["cost", "cost"],
+  ["cachedTokens", "cached_tokens"],
+  ["cacheWriteTokens", "cache_write_tokens"],
+  ["cacheWrite1hTokens", "cache_write_1h_tokens"],
+  ["cacheSavings", "cache_savings"],
+];
+
+/** The grouping sets of the one pass over the rollup: what the `kind` column of each result row names. */
+const GROUPS = ["bucket", "model", "token", "user", "channel", "total"] as const;
+type Group = (typeof GROUPS)[number];
+
+interface GroupedRow extends UsageTotals {
+  kind: Group;
+  bucket: number | null;
+  model: string | null;
+  tokenId: number | null;
+  userId: number | null;
+  channelId: number | null;
+}
+
+/**
+ * The rollup rows of [from, to) (one user's, or everyone's), each with the start of its bucket (epoch ms,
+ * UTC): per hour from usage_hourly; per day from usage_daily for the whole days of the range and from
+ * usage_hourly for the hours of the day the range ends in (the daily rollup sums about 24 times fewer rows).
+ */
+export function rollupRows(range: { from: Date; to: Date; owner: number | undefined; bucket: "hour" | "day" }): SQL {
+  const columns = sql.raw(TOTAL_COLUMNS.map(([, column]) => column).join(", "));
+  const bucketOf = (time: SQL) => sql`(extract(epoch from date_trunc(${sql.raw(`'${range.bucket}'`)}, ${time} at time zone 'UTC')) * 1000)::bigint`;
+  const hourly = (from: Date) => sql`
+    select ${bucketOf(sql`hour`)} as bucket, model, token_id, user_id, channel_id, ${columns} from ${usageHourly}
+    where ${and(gte(usageHourly.hour, from), lt(usageHourly.hour, range.to), range.owner === undefined ? undefined : eq(usageHourly.userId, range.owner))}`;
+  if (range.bucket === "hour") return hourly(range.from);
+  const lastDay = new Date(floorTo(range.to.getTime(), DAY_MS));
+  return sql`
+    select ${bucketOf(sql`day`)} as bucket, model, token_id, user_id, channel_id, ${columns} from ${usageDaily}
+    where ${and(gte(usageDaily.day, range.from), lt(usageDaily.day, lastDay), range.owner === undefined ? undefined : eq(usageDaily.userId, range.owner))}
+    union all ${hourly(new Date(Math.max(range.from.getTime(), lastDay.getTime())))}`;
+}
+
+/**
+ * Every figure of the dashboard in one pass over the rollup rows of the range (GROUPING SETS: per bucket,
+ * model, token, user and channel, and the total), rather than one scan per breakdown: the rows are read
+ * once, from the primary keys' time ranges or, for one user, the (user_id, time) indexes.
+ */
+async function groupedUsage(db: Database, rows: SQL): Promise<GroupedRow[]> {
+  const sums = sql.raw(TOTAL_COLUMNS.map(([, column]) => `coalesce(sum(${column}), 0)::bigint as ${column}`).join(", "));
+  const result = await db.execute(sql`
+    select case
+        when grouping(bucket) = 0 then 'bucket' when grouping(model) = 0 then 'model' when grouping(token_id) = 0 then 'token'
+        when grouping(user_id) = 0 then 'user' when grouping(channel_id) = 0 then 'channel' else 'total' end as kind,
+      bucket, model, token_id, user_id, channel_id, ${sums}
+    from (${rows}) usage
+    group by grouping sets ((bucket), (model), (token_id), (user_id), (channel_id), ())`);
+  const number = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+  return resultRows(result).map((row) => {
+    const grouped = {
+      kind: row.kind as Group,
+      bucket: number(row.bucket),
+      model: row.model === null || row.model === undefined ? null : String(row.model),
+      tokenId: number(row.token_id),
+      userId: number(row.user_id),
+      channelId: number(row.channel_id),
+    } as GroupedRow;
+    for (const [field, column] of TOTAL_COLUMNS) grouped[field] = Number(row[column] ?? 0);
+    return grouped;
+  });
+}
+
+function totalsOf(row: UsageTotals | undefined): UsageTotals {
+  const totals = {} as UsageTotals;
+  for (const [field] of TOTAL_COLUMNS) totals[field] = row?.[field] ?? 0;
+  return totals;
+}
+
+/** The 50 biggest spenders of one breakdown, as the page lists them. */
+function topByCost(rows: GroupedRow[], kind: Group): GroupedRow[] {
+  return rows
+    .filter((row) => row.kind === kind)
+    .sort((a, b) => b.cost - a.cost || b.requests - a.requests)
+    .slice(0, 50);
+}
+
+/** Names of the ids a breakdown shows (null: deleted since), read by primary key. */
+async function namesOf(db: Database, table: typeof tokens | typeof users | typeof channels, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: table.id, name: table.name }).from(table).where(inArray(table.id, ids));
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
 
 function floorTo(time: number, bucketMs: number): number {
   return time - (time % bucketMs);
@@ -29,7 +123,7 @@ function floorTo(time: number, bucketMs: number): number {
 
 export const dashboardRouter = router({
   /**
-   * Requests, tokens and spend for [from, to), from the hourly rollup (never request_logs): a series per
+   * Requests, tokens and spend for [from, to), from the hourly and daily rollups (never request_logs): a series per
    * hour or per UTC day, and totals per model and per token. Users see only their own usage.
    */
   summary: authedProcedure
@@ -55,21 +149,8 @@ export const dashboardRouter = router({
       const from = new Date(floorTo(input.from.getTime(), bucketMs));
       const to = input.to;
       const owner = admin ? (input.userId === undefined ? undefined : input.userId) : ctx.user.id;
-      const where = and(
-        gte(usageHourly.hour, from),
-        lt(usageHourly.hour, to),
-        owner === undefined ? undefined : eq(usageHourly.userId, owner),
-      ) as SQL;
-
-      // Epoch milliseconds of the bucket's start, in UTC whatever the server's time zone.
-      const bucketStart = sql<number>`(extract(epoch from date_trunc(${sql.raw(`'${input.bucket}'`)}, ${usageHourly.hour} at time zone 'UTC')) * 1000)::bigint`.mapWith(Number);
-      const seriesRows = await ctx.db
-        .select({ bucket: bucketStart, ...totals })
-        .from(usageHourly)
-        .where(where)
-        .groupBy(sql`1`)
-        .orderBy(sql`1`);
-      const byBucket = new Map(seriesRows.map((row) => [row.bucket, row]));
+      const grouped = await groupedUsage(ctx.db, rollupRows({ from, to, owner, bucket: input.bucket }));
+      const byBucket = new Map(grouped.filter((row) => row.kind === "bucket").map((row) => [row.bucket, row]));
       const series = [];
       for (let time = from.getTime(); time < to.getTime(); time += bucketMs) {
         const row = byBucket.get(time);
@@ -83,35 +164,21 @@ export const dashboardRouter = router({
         });
       }
 
-      // The 50 biggest spenders of a breakdown (by model, token, user or channel) in the range.
-      const topByCost = <Query extends PgSelect>(query: Query, ...groupBy: (PgColumn | SQL)[]) =>
-        query.where(where).groupBy(...groupBy).orderBy(desc(totals.cost), desc(totals.requests)).limit(50);
-      const byModel = await topByCost(ctx.db.select({ model: usageHourly.model, ...totals }).from(usageHourly).$dynamic(), usageHourly.model);
-      const byToken = await topByCost(
-        ctx.db.select({ tokenId: usageHourly.tokenId, tokenName: tokens.name, ...totals }).from(usageHourly).leftJoin(tokens, eq(tokens.id, usageHourly.tokenId)).$dynamic(),
-        usageHourly.tokenId,
-        tokens.name,
-      );
+      const topModels = topByCost(grouped, "model");
+      const topTokens = topByCost(grouped, "token");
       // Per user and per channel are the administrators' views (a user's own usage has one user).
-      const byUser = admin
-        ? await topByCost(
-            ctx.db.select({ userId: usageHourly.userId, userName: users.name, ...totals }).from(usageHourly).leftJoin(users, eq(users.id, usageHourly.userId)).$dynamic(),
-            usageHourly.userId,
-            users.name,
-          )
-        : [];
-      const byChannel = admin
-        ? await topByCost(
-            ctx.db
-              .select({ channelId: usageHourly.channelId, channelName: channels.name, ...totals })
-              .from(usageHourly)
-              .leftJoin(channels, eq(channels.id, usageHourly.channelId))
-              .$dynamic(),
-            usageHourly.channelId,
-            channels.name,
-          )
-        : [];
-      const [overall] = await ctx.db.select(totals).from(usageHourly).where(where);
-      return { from, to, bucket: input.bucket, totals: overall!, series, byModel, byToken, byUser, byChannel };
+      const topUsers = admin ? topByCost(grouped, "user") : [];
+      const topChannels = admin ? topByCost(grouped, "channel") : [];
+      const [tokenNames, userNames, channelNames] = await Promise.all([
+        namesOf(ctx.db, tokens, topTokens.map((row) => row.tokenId!)),
+        namesOf(ctx.db, users, topUsers.map((row) => row.userId!)),
+        namesOf(ctx.db, channels, topChannels.map((row) => row.channelId!)),
+      ]);
+      const byModel = topModels.map((row) => ({ model: row.model!, ...totalsOf(row) }));
+      const byToken = topTokens.map((row) => ({ tokenId: row.tokenId!, tokenName: tokenNames.get(row.tokenId!) ?? null, ...totalsOf(row) }));
+      const byUser = topUsers.map((row) => ({ userId: row.userId!, userName: userNames.get(row.userId!) ?? null, ...totalsOf(row) }));
+      const byChannel = topChannels.map((row) => ({ channelId: row.channelId!, channelName: channelNames.get(row.channelId!) ?? null, ...totalsOf(row) }));
+      const overall = totalsOf(grouped.find((row) => row.kind === "total"));
+      return { from, to, bucket: input.bucket, totals: overall, series, byModel, byToken, byUser, byChannel };
     }),
 });

@@ -1,8 +1,6 @@
 import { isAdministrator } from "@tollgate/admin";
-import { channels, requestLogs, users } from "@tollgate/db";
-import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { logConditions, logFiltersSchema, logRowColumns } from "../export/log-filters";
+import { logConditions, logFiltersSchema, logRowsQuery } from "../export/log-filters";
 import { authedProcedure, router } from "../trpc";
 
 const CURSOR_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(\d{1,18})$/;
@@ -19,17 +17,8 @@ export const logsRouter = router({
     const admin = isAdministrator(ctx.user);
     const conditions = logConditions(ctx.user, input);
     const cursor = input.cursor ? CURSOR_PATTERN.exec(input.cursor) : null;
-    if (cursor) {
-      conditions.push(sql`(${requestLogs.createdAt}, ${requestLogs.id}) < (${cursor[1]}::timestamptz, ${cursor[2]}::bigint)`);
-    }
-    const rows = await ctx.db
-      .select(logRowColumns)
-      .from(requestLogs)
-      .leftJoin(users, eq(users.id, requestLogs.userId))
-      .leftJoin(channels, eq(channels.id, requestLogs.channelId))
-      .where(and(...conditions))
-      .orderBy(desc(requestLogs.createdAt), desc(requestLogs.id))
-      .limit(input.limit + 1);
+    const after = cursor ? { at: cursor[1]!, id: Number(cursor[2]) } : null;
+    const rows = await logRowsQuery(ctx.db, conditions, "newest", after, input.limit + 1);
     const page = rows.slice(0, input.limit);
     const last = page[page.length - 1];
     const items = page.map(({ cursorAt: _cursor, ...row }) =>

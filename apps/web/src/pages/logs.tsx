@@ -8,6 +8,7 @@ import { formatUsdExact } from "../lib/money";
 import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
 import { useTRPC } from "../trpc";
 import { LogDetail, type LogRow } from "./log-detail";
+import { LogRetentionForm } from "./log-retention-form";
 
 type StatusFilter = "all" | "success" | "error";
 
@@ -174,6 +175,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
           </button>
         </div>
       ) : null}
+      {props.isAdmin ? <LogRetentionForm /> : null}
     </div>
   );
 }

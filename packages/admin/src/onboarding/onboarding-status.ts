@@ -17,13 +17,29 @@ async function exists(query: Promise<{ value: number }[]>): Promise<boolean> {
 }
 
 /**
+ * One request-log row (the user's, or anyone's), to tell whether a call was made: a `limit 1` read from an
+ * index, never a count over a table of millions of rows.
+ */
+export function firstCallQuery(db: Database, userId?: number) {
+  return db
+    .select({ id: requestLogs.id })
+    .from(requestLogs)
+    .where(userId === undefined ? undefined : eq(requestLogs.userId, userId))
+    .limit(1);
+}
+
+async function anyCall(db: Database, userId?: number): Promise<boolean> {
+  return (await firstCallQuery(db, userId)).length > 0;
+}
+
+/**
  * Where a console stands on the way to its first billed call. An administrator sees the whole path (a channel,
  * a successful test, prices, a user or token, a call); a user sees their own part (a token, a call).
  */
 export async function onboardingStatus(db: Database, actor: Actor): Promise<OnboardingStatus> {
   if (!isAdministrator(actor)) {
     const ownToken = exists(db.select({ value: count() }).from(tokens).where(eq(tokens.userId, actor.id)));
-    const ownCall = exists(db.select({ value: count() }).from(requestLogs).where(eq(requestLogs.userId, actor.id)));
+    const ownCall = anyCall(db, actor.id);
     return {
       steps: [
         { id: "create-access", done: await ownToken },
@@ -36,11 +52,11 @@ export async function onboardingStatus(db: Database, actor: Actor): Promise<Onbo
   const priced = new Set((await db.select({ model: modelPrices.model }).from(modelPrices)).map((row) => row.model));
   const served = new Set(channelRows.filter((channel) => channel.status === "enabled").flatMap((channel) => channel.models));
   const unpricedModels = [...served].filter((model) => !priced.has(model)).sort();
-  const [tested, anyToken, anyUser, anyCall] = await Promise.all([
+  const [tested, anyToken, anyUser, called] = await Promise.all([
     exists(db.select({ value: count() }).from(channels).where(and(isNotNull(channels.lastTestAt), isNull(channels.lastTestError)))),
     exists(db.select({ value: count() }).from(tokens)),
     exists(db.select({ value: count() }).from(users).where(ne(users.role, "admin"))),
-    exists(db.select({ value: count() }).from(requestLogs)),
+    anyCall(db),
   ]);
   return {
     steps: [
@@ -48,7 +64,7 @@ export async function onboardingStatus(db: Database, actor: Actor): Promise<Onbo
       { id: "test-channel", done: tested },
       { id: "set-prices", done: served.size > 0 && unpricedModels.length === 0 },
       { id: "create-access", done: anyToken || anyUser },
-      { id: "first-call", done: anyCall },
+      { id: "first-call", done: called },
     ],
     unpricedModels,
   };

@@ -6,6 +6,7 @@ export * from "./tokens";
 export * from "./users";
 export * from "./sessions";
 export * from "./usage-hourly";
+export * from "./usage-daily";
 export * from "./quota-leases";
 export * from "./usage-spool";
 export * from "./stored-responses";

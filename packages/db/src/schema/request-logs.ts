@@ -1,10 +1,18 @@
-import { bigint, bigserial, boolean, doublePrecision, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, boolean, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
-/** One row per /v1 call that reached accounting; written behind in batches by the gateways. */
+/**
+ * One row per /v1 call that reached accounting; written behind in batches by the gateways. Partitioned by
+ * month of created_at (migration 0016, hand-written part; partitions made ahead and dropped past the
+ * `request_log_retention_days` setting by request-log-partitions.ts), hence the primary key (id, created_at).
+ * Every index ends in (created_at, id): the console's pages are keyset-paginated on that pair, so each
+ * filter of the logs page reads its newest rows straight from one index (scanned backwards; ascending
+ * columns, because drizzle's desc() says NULLS LAST, which an ORDER BY ... DESC cannot use).
+ */
 export const requestLogs = pgTable(
   "request_logs",
   {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
+    id: bigserial("id", { mode: "number" }).notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     requestId: text("request_id").notNull(),
     /** No foreign keys: logs outlive deleted tokens, users and channels. */
@@ -53,8 +61,13 @@ export const requestLogs = pgTable(
     responseBytes: integer("response_bytes"),
   },
   (table) => [
-    index("request_logs_created_idx").on(table.createdAt.desc(), table.id.desc()),
-    index("request_logs_token_idx").on(table.tokenId, table.createdAt.desc()),
-    index("request_logs_user_idx").on(table.userId, table.createdAt.desc()),
+    primaryKey({ columns: [table.id, table.createdAt] }),
+    index("request_logs_created_idx").on(table.createdAt, table.id),
+    index("request_logs_token_idx").on(table.tokenId, table.createdAt, table.id),
+    index("request_logs_user_idx").on(table.userId, table.createdAt, table.id),
+    index("request_logs_model_idx").on(table.model, table.createdAt, table.id),
+    index("request_logs_channel_idx").on(table.channelId, table.createdAt, table.id),
+    /** The logs page's "errors" filter (and any one error status): errors are few, so a partial index. */
+    index("request_logs_errors_idx").on(table.createdAt, table.id).where(sql`${table.status} >= 400`),
   ],
 );
