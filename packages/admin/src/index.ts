@@ -24,3 +24,6 @@ export * from "./values/budget-status";
 export * from "./alerts/alert-schemas";
 export * from "./alerts/alert-operations";
 export * from "./onboarding/setup-code";
+export * from "./teams/team-schemas";
+export * from "./teams/team-access";
+export * from "./teams/team-operations";

@@ -84,12 +84,14 @@ export async function route(
   const byUnit = worstCaseUnits ? computeUnitCost(noTokens, worstCaseUnits, price) : null;
   let holding: ReturnType<GatewayServices["ledger"]["reserve"]>;
   if (byUnit && byUnit.unit !== "token") {
-    holding = services.ledger.reserve(caller.token, caller.user, byUnit.cost + toolHold, undefined);
+    holding = services.ledger.reserve(caller.token, caller.user, byUnit.cost + toolHold, undefined, caller.team);
   } else {
     const upperBound = promptUpperBound(body, bytes);
-    const metered = price !== undefined && (caller.token.quotaLimit !== null || caller.user.budgetLimit !== null || !caller.user.balanceUnlimited);
+    const metered =
+      price !== undefined &&
+      (caller.token.quotaLimit !== null || caller.user.budgetLimit !== null || !caller.user.balanceUnlimited || caller.team?.budgetLimit != null);
     const fitted = metered ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
-    holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
+    holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted, caller.team);
   }
   const held = holding instanceof Promise ? await holding : holding;
   if ("refused" in held) {
@@ -98,7 +100,9 @@ export async function route(
         ? "This API key's quota is used up or cannot cover this request. Raise its quota in the console."
         : held.refused === "budget"
           ? "Your account's spending budget is used up or cannot cover this request. Ask an administrator to raise it."
-          : "Your account balance cannot cover this request. Top up in the console.",
+          : held.refused === "team"
+            ? "This API key's team budget is used up or cannot cover this request. Ask the team's administrator to raise it."
+            : "Your account balance cannot cover this request. Top up in the console.",
     );
   }
   record.held(held);

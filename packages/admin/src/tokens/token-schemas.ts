@@ -43,8 +43,10 @@ export const createTokenSchema = tokenFields
     tpmLimit: true,
   })
   .extend({
-    /** The owner; omitted, the actor. Only administrators create tokens for others. */
+    /** The owner; omitted, the actor. Only administrators (and a team's admins, for its members) create tokens for others. */
     userId: recordIdSchema.optional(),
+    /** The team the token belongs to (its spend also counts against the team's budget and limits); omitted: personal. */
+    teamId: recordIdSchema.nullable().optional(),
   });
 
 export const updateTokenSchema = tokenFields.partial().extend({
@@ -53,7 +55,7 @@ export const updateTokenSchema = tokenFields.partial().extend({
 });
 
 /** One owner's tokens (administrators only for others), searched by name, key prefix or owner, a page at a time. */
-export const listTokensSchema = pageQuerySchema.extend({ userId: recordIdSchema.optional() });
+export const listTokensSchema = pageQuerySchema.extend({ userId: recordIdSchema.optional(), teamId: recordIdSchema.optional() });
 
 /** Whose account limits to show: omitted, the actor's own. */
 export const ownerLimitsSchema = z.object({ userId: recordIdSchema.optional() }).default({});
