@@ -5,6 +5,7 @@ import type { CommandContext, CommandHandler, CommandResult } from "./command-co
 import { CommandError, USAGE_EXIT_CODE } from "./command-error";
 import { asLine } from "./flag-values";
 import { modelCommands } from "./models";
+import { teamCommands } from "./teams";
 import { tokenCommands } from "./tokens";
 import { isResource, type Resource, usageText } from "./usage";
 import { userCommands } from "./users";
@@ -17,6 +18,7 @@ const commands: Record<Resource, Record<string, CommandHandler>> = {
   model: modelCommands,
   token: tokenCommands,
   alerts: alertCommands,
+  team: teamCommands,
 };
 
 const HELP_WORDS = new Set(["help", "--help", "-h"]);
