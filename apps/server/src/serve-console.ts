@@ -3,7 +3,7 @@ import { resolveClientAddress } from "@tollgate/gateway/client-address";
 import type { Logger } from "@tollgate/gateway/logger";
 import { createIpAllowList } from "@tollgate/gateway/policy/ip-allow-list";
 import { createChannelProber } from "@tollgate/upstream";
-import { addressPolicyFrom, type ServerEnvironment } from "./env";
+import { addressPolicyFrom, oidcSettingsFrom, type ServerEnvironment } from "./env";
 import { gatewayOptionsFrom } from "./gateway-options";
 import type { Storage } from "./open-storage";
 import type { ShutdownPlan } from "./shutdown";
@@ -27,6 +27,7 @@ export function serveConsole(input: { environment: ServerEnvironment; storage: S
     // Behind a trusted proxy the login limits count the client's address, by the gateway's rule.
     clientAddress: (request) => resolveClientAddress(server?.requestIP(request)?.address ?? null, request.headers.get("x-forwarded-for"), trustedProxies),
     bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
+    oidc: oidcSettingsFrom(environment),
   });
   server = Bun.serve({
     port: environment.PORT,

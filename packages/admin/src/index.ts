@@ -27,3 +27,4 @@ export * from "./onboarding/setup-code";
 export * from "./teams/team-schemas";
 export * from "./teams/team-access";
 export * from "./teams/team-operations";
+export * from "./oidc/oidc-sign-in-user";
