@@ -6,6 +6,7 @@ import { dashboardRouter } from "./dashboard";
 import { logsRouter } from "./logs";
 import { modelsRouter } from "./models";
 import { quickStartRouter } from "./quick-start";
+import { teamsRouter } from "./teams";
 import { tokensRouter } from "./tokens";
 import { usersRouter } from "./users";
 
@@ -19,6 +20,7 @@ export const appRouter = router({
   dashboard: dashboardRouter,
   quickStart: quickStartRouter,
   alerts: alertsRouter,
+  teams: teamsRouter,
 });
 
 /** The SPA imports only this type. */

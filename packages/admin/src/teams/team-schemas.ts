@@ -61,8 +61,6 @@ export const updateTeamSchema = z.object({
   tpmLimit: teamLimitFields.tpmLimit.optional(),
 });
 
-export const teamIdSchema = z.object({ id: recordIdSchema });
-
 export const addTeamMemberSchema = z.object({
   teamId: recordIdSchema,
   userId: recordIdSchema,

@@ -27,7 +27,7 @@ function unknownToken(id: number): AdminError {
 }
 
 /** Rows the actor may see and change: all for an administrator; their own and their administered teams' otherwise. */
-function ownedBy(actor: Actor): SQL | undefined {
+export function ownedBy(actor: Actor): SQL | undefined {
   return isAdministrator(actor) ? undefined : or(eq(tokens.userId, actor.id), administeredTeam(tokens.teamId, actor.id));
 }
 
