@@ -243,7 +243,7 @@ describe("single sign-on with a real OpenID provider", () => {
     try {
       const { consoleCookie, visited } = await browse("/auth/oidc/login");
       expect(consoleCookie).toBeNull();
-      expect(visited.at(-1)).toStartWith(`${CONSOLE_ORIGIN}/?sso_error=`);
+      expect(visited.at(-1)).toStartWith(`${CONSOLE_ORIGIN}/login?sso_error=`);
     } finally {
       proxy.tamper = false;
     }
@@ -256,11 +256,11 @@ describe("single sign-on with a real OpenID provider", () => {
   test("a callback without the flow's cookie, or with a forged state, is refused", async () => {
     const bare = await app.console.handle(new Request(`${CONSOLE_ORIGIN}/auth/oidc/callback?code=x&state=y`));
     expect(bare!.status).toBe(302);
-    expect(bare!.headers.get("location")).toStartWith("/?sso_error=");
+    expect(bare!.headers.get("location")).toStartWith("/login?sso_error=");
     const login = await app.console.handle(new Request(`${CONSOLE_ORIGIN}/auth/oidc/login`));
     const flow = login!.headers.getSetCookie()[0]!.split(";")[0]!;
     const forged = await app.console.handle(new Request(`${CONSOLE_ORIGIN}/auth/oidc/callback?code=x&state=forged`, { headers: { cookie: flow } }));
-    expect(forged!.headers.get("location")).toStartWith("/?sso_error=");
+    expect(forged!.headers.get("location")).toStartWith("/login?sso_error=");
     expect(forged!.headers.getSetCookie().some((cookie) => cookie.startsWith("tollgate_session="))).toBe(false);
   });
 });

@@ -59,7 +59,7 @@ function redirect(location: string, cookies: string[] = []): Response {
 
 /** Back to the sign-in page with a reason it shows (never a token or a secret). */
 function refused(reason: string, secure: boolean): Response {
-  return redirect(`/?sso_error=${encodeURIComponent(reason)}`, [flowCookie("", 0, secure)]);
+  return redirect(`/login?sso_error=${encodeURIComponent(reason)}`, [flowCookie("", 0, secure)]);
 }
 
 function claimText(value: unknown): string | null {
