@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { teamMembers, teams, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import Provider from "oidc-provider";
 import type { OidcSettings } from "../../apps/console/src/create-console";
 import { addTeamMember } from "../../packages/admin/src/index";
+import { startTestOidcProvider, type TestOidcProvider } from "../helpers/test-oidc-provider";
 import { SETUP_TIMEOUT_MS } from "../helpers/timeouts";
 import { type ConsoleUnderTest, rejection, startConsole } from "./console-fixture";
 
@@ -14,127 +12,43 @@ setDefaultTimeout(60_000);
 
 /** The console is driven in process at this origin; the provider and its proxy listen on real ports. */
 const CONSOLE_ORIGIN = "http://console.test";
-const CLIENT_ID = "tollgate-console";
-const CLIENT_SECRET = "a-client-secret-for-the-test-provider";
 
-interface Account {
-  email: string;
-  emailVerified: boolean;
-  username: string;
-  groups: string[];
-}
-
-/** Who the next sign-in at the provider is (the provider's login step signs this account in). */
-let signingIn = "alice-sub";
-const accounts = new Map<string, Account>([
-  ["alice-sub", { email: "alice@example.com", emailVerified: true, username: "alice", groups: ["tollgate-admins", "research"] }],
-  ["bob-sub", { email: "bob@example.com", emailVerified: true, username: "bob", groups: ["research"] }],
-  ["carol-sub", { email: "carol@example.com", emailVerified: false, username: "carol", groups: [] }],
-  ["dave-sub", { email: "Dave@Example.com", emailVerified: true, username: "dave", groups: [] }],
-]);
-
-/**
- * In front of the provider, as its public address (its issuer): passes everything through, and when
- * `tamper` is on rewrites the ID token in the token endpoint's answer, granting the administrators' group
- * in the payload but keeping the provider's signature, as an attacker on the way would.
- */
-const proxy = {
-  tamper: false,
-  server: null as ReturnType<typeof Bun.serve> | null,
-  target: "",
-};
-
-function tamperIdToken(idToken: string): string {
-  const [header, payload, signature] = idToken.split(".");
-  const claims = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as Record<string, unknown>;
-  claims.groups = ["tollgate-admins"];
-  return [header, Buffer.from(JSON.stringify(claims)).toString("base64url"), signature].join(".");
-}
-
-let providerServer: Server;
+let provider: TestOidcProvider;
 let app: ConsoleUnderTest;
 let issuer: string;
 
 beforeAll(async () => {
-  proxy.server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const url = new URL(request.url);
-      const forwarded = await fetch(`${proxy.target}${url.pathname}${url.search}`, {
-        method: request.method,
-        headers: request.headers,
-        body: request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer(),
-        redirect: "manual",
-      });
-      const headers = new Headers(forwarded.headers);
-      headers.delete("content-encoding");
-      headers.delete("content-length");
-      if (proxy.tamper && url.pathname === "/token" && forwarded.ok) {
-        const body = (await forwarded.json()) as { id_token?: string };
-        if (body.id_token) body.id_token = tamperIdToken(body.id_token);
-        return new Response(JSON.stringify(body), { status: forwarded.status, headers });
-      }
-      return new Response(await forwarded.arrayBuffer(), { status: forwarded.status, headers });
+  provider = await startTestOidcProvider({
+    redirectUri: `${CONSOLE_ORIGIN}/auth/oidc/callback`,
+    accounts: {
+      "alice-sub": { email: "alice@example.com", emailVerified: true, username: "alice", groups: ["tollgate-admins", "research"] },
+      "bob-sub": { email: "bob@example.com", emailVerified: true, username: "bob", groups: ["research"] },
+      "carol-sub": { email: "carol@example.com", emailVerified: false, username: "carol", groups: [] },
+      "dave-sub": { email: "Dave@Example.com", emailVerified: true, username: "dave", groups: [] },
     },
   });
-  issuer = `http://127.0.0.1:${proxy.server.port}`;
-  const provider = new Provider(issuer, {
-    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [`${CONSOLE_ORIGIN}/auth/oidc/callback`] }],
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["preferred_username", "groups"] },
-    // The claims of the scopes asked for go in the ID token itself, where the console reads them.
-    conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
-    cookies: { keys: ["a-cookie-signing-key-for-the-test"] },
-    async findAccount(_context, id) {
-      const account = accounts.get(id);
-      if (!account) return undefined;
-      return {
-        accountId: id,
-        async claims() {
-          return { sub: id, email: account.email, email_verified: account.emailVerified, preferred_username: account.username, groups: account.groups };
-        },
-      };
-    },
-  });
-  // The provider's own pages: login signs `signingIn` in at once, consent grants what the client asked.
-  providerServer = createServer(async (request, response) => {
-    if (!request.url?.startsWith("/interaction/")) return provider.callback()(request, response);
-    try {
-      const details = await provider.interactionDetails(request, response);
-      if (details.prompt.name === "login") {
-        await provider.interactionFinished(request, response, { login: { accountId: signingIn } }, { mergeWithLastSubmission: false });
-        return;
-      }
-      const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
-      grant.addOIDCScope(String(details.params.scope));
-      await provider.interactionFinished(request, response, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
-    } catch (error) {
-      response.statusCode = 500;
-      response.end(String(error));
-    }
-  });
-  await new Promise<void>((resolve) => providerServer.listen(0, "127.0.0.1", resolve));
-  proxy.target = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
-  const oidc: OidcSettings = {
-    issuer,
-    clientId: CLIENT_ID,
-    clientSecret: CLIENT_SECRET,
-    groupsClaim: "groups",
-    adminGroups: ["tollgate-admins"],
-    displayName: "Example SSO",
-    only: false,
-    allowHttpIssuer: true,
-  };
-  app = await startConsole({ oidc, publicBaseUrl: CONSOLE_ORIGIN });
+  issuer = provider.issuer;
+  app = await startConsole({ oidc: oidcSettings(false), publicBaseUrl: CONSOLE_ORIGIN });
   await app.database.handle.db.insert(teams).values({ name: "Research", oidcGroup: "research" });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-  proxy.server?.stop(true);
-  await new Promise((resolve) => providerServer?.close(resolve));
+  await provider?.stop();
   await app?.close();
 }, SETUP_TIMEOUT_MS);
+
+function oidcSettings(only: boolean): OidcSettings {
+  return {
+    issuer,
+    clientId: provider.clientId,
+    clientSecret: provider.clientSecret,
+    groupsClaim: "groups",
+    adminGroups: ["tollgate-admins"],
+    displayName: "Example SSO",
+    only,
+    allowHttpIssuer: true,
+  };
+}
 
 /**
  * A browser, as far as sign-in needs one: follows redirects by hand, keeps cookies per origin, and sends
@@ -185,7 +99,7 @@ describe("single sign-on with a real OpenID provider", () => {
   });
 
   test("a first sign-in goes through the provider with PKCE, creates the user by sub, and lands with the mapped role and teams", async () => {
-    signingIn = "alice-sub";
+    provider.signInAs("alice-sub");
     const { consoleCookie, visited } = await browse("/auth/oidc/login");
     const authorize = new URL(visited.find((href) => href.startsWith(`${issuer}/auth?`))!);
     expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
@@ -205,13 +119,13 @@ describe("single sign-on with a real OpenID provider", () => {
   });
 
   test("a later sign-in matches the same user, follows the groups claim, and keeps memberships made by hand", async () => {
-    signingIn = "bob-sub";
+    provider.signInAs("bob-sub");
     await browse("/auth/oidc/login");
     const bob = await userNamed("bob");
     const [research] = await app.database.handle.db.select().from(teams).where(eq(teams.name, "Research"));
     const [manual] = await app.database.handle.db.insert(teams).values({ name: "Manual" }).returning();
     await addTeamMember(app.database.handle.db, { role: "admin", id: null, group: null }, { teamId: manual!.id, userId: bob!.id, role: "team_admin" });
-    accounts.get("bob-sub")!.groups = [];
+    provider.accounts.get("bob-sub")!.groups = [];
     const { consoleCookie } = await browse("/auth/oidc/login");
     expect(consoleCookie).not.toBeNull();
     expect((await app.database.handle.db.select().from(users).where(eq(users.oidcSubject, "bob-sub"))).map((row) => row.id)).toEqual([bob!.id]);
@@ -223,13 +137,13 @@ describe("single sign-on with a real OpenID provider", () => {
   test("a user with a password and the same verified email is linked on the first sign-in; an unverified email is not matched", async () => {
     const existing = await app.signedInUser({ name: "carol-local" });
     await app.database.handle.db.update(users).set({ email: "carol@example.com" }).where(eq(users.id, existing.id));
-    signingIn = "carol-sub";
+    provider.signInAs("carol-sub");
     await browse("/auth/oidc/login");
     expect((await userNamed("carol-local"))!.oidcSubject).toBeNull();
     expect((await userNamed("carol"))!.oidcSubject).toBe("carol-sub");
     const dave = await app.signedInUser({ name: "dave-local" });
     await app.database.handle.db.update(users).set({ email: "dave@example.com" }).where(eq(users.id, dave.id));
-    signingIn = "dave-sub";
+    provider.signInAs("dave-sub");
     const { consoleCookie } = await browse("/auth/oidc/login");
     expect(await app.anonymous({ headers: { cookie: consoleCookie! } }).auth.me()).toMatchObject({ id: dave.id, name: "dave-local" });
     expect((await userNamed("dave-local"))!.oidcSubject).toBe("dave-sub");
@@ -237,15 +151,15 @@ describe("single sign-on with a real OpenID provider", () => {
   });
 
   test("an ID token altered on its way (groups rewritten, signature kept) is refused: no session, no administrator", async () => {
-    accounts.set("mallory-sub", { email: "mallory@example.com", emailVerified: true, username: "mallory", groups: [] });
-    signingIn = "mallory-sub";
-    proxy.tamper = true;
+    provider.accounts.set("mallory-sub", { email: "mallory@example.com", emailVerified: true, username: "mallory", groups: [] });
+    provider.signInAs("mallory-sub");
+    provider.setTampering(true);
     try {
       const { consoleCookie, visited } = await browse("/auth/oidc/login");
       expect(consoleCookie).toBeNull();
       expect(visited.at(-1)).toStartWith(`${CONSOLE_ORIGIN}/login?sso_error=`);
     } finally {
-      proxy.tamper = false;
+      provider.setTampering(false);
     }
     expect(await userNamed("mallory")).toBeUndefined();
     // The same flow untampered signs in, as a user.
@@ -268,7 +182,7 @@ describe("single sign-on with a real OpenID provider", () => {
 describe("OIDC_ONLY", () => {
   test("turns password sign-in off in the console and says where to sign in", async () => {
     const only = await startConsole(
-      { oidc: { issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, groupsClaim: "groups", adminGroups: [], displayName: "Example SSO", only: true, allowHttpIssuer: true } },
+      { oidc: oidcSettings(true) },
       app.database,
     );
     const name = "password-user";
