@@ -20,6 +20,7 @@ export const E2E_FILES = [
   "apps/cli/src/index.test.ts",
   "test/console/e2e.test.ts",
   "test/console/token-roll-web.test.ts",
+  "test/console/teams-web.test.ts",
   "test/first-run-and-data-folder.test.ts",
   "test/gateway-process.test.ts",
   "test/http-hardening.test.ts",
