@@ -31,6 +31,21 @@ const teamFlagLabels = {
   tpmLimit: "--tpm",
 };
 
+/** The flags of a team's settings, on create and update alike. */
+const teamFlags = {
+  name: "string",
+  description: "string",
+  "oidc-group": "string",
+  budget: "string",
+  period: "string",
+  "time-zone": "string",
+  models: "string",
+  ips: "string",
+  rpm: "string",
+  tpm: "string",
+  json: "boolean",
+} as const;
+
 function teamJson(team: TeamView) {
   return {
     id: team.id,
@@ -69,19 +84,7 @@ function teamFields(team: TeamView): [string, string][] {
 async function createTeamCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
   const { flags } = parseCommandArguments(argv, {
     command: "team create",
-    flags: {
-      name: "string",
-      description: "string",
-      "oidc-group": "string",
-      budget: "string",
-      period: "string",
-      "time-zone": "string",
-      models: "string",
-      ips: "string",
-      rpm: "string",
-      tpm: "string",
-      json: "boolean",
-    },
+    flags: teamFlags,
   });
   const input = parseInput(
     createTeamSchema,
@@ -107,20 +110,7 @@ async function createTeamCommand(argv: readonly string[], { db }: CommandContext
 async function updateTeamCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
   const { flags, positionals } = parseCommandArguments(argv, {
     command: "team update",
-    flags: {
-      name: "string",
-      description: "string",
-      "oidc-group": "string",
-      budget: "string",
-      period: "string",
-      "time-zone": "string",
-      models: "string",
-      ips: "string",
-      rpm: "string",
-      tpm: "string",
-      status: "string",
-      json: "boolean",
-    },
+    flags: { ...teamFlags, status: "string" },
     positionals: ["NAME_OR_ID"],
   });
   const group = flags["oidc-group"];

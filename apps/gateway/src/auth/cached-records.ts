@@ -96,16 +96,7 @@ export async function loadTeamById(db: Database, id: number): Promise<CachedTeam
     .where(eq(teams.id, id))
     .limit(1);
   if (!row) return null;
-  return {
-    id: row.id,
-    name: row.name,
-    enabled: row.status === "enabled",
-    budgetLimit: row.budgetLimit,
-    usedTotal: row.usedTotal,
-    rateLimitKey: `t${row.id}`,
-    ...accessLimitFields(row),
-    ...budgetFields(row),
-  };
+  return budgetHolderFields(row, `t${row.id}`);
 }
 
 export async function loadTokenByHash(db: Database, keyHash: string): Promise<CachedToken | null> {
@@ -154,16 +145,21 @@ export async function loadUserById(db: Database, id: number): Promise<CachedUser
     .where(eq(users.id, id))
     .limit(1);
   if (!row) return null;
+  return { ...budgetHolderFields(row, `u${row.id}`), group: row.group, balance: row.balance, balanceUnlimited: row.balanceUnlimited };
+}
+
+type BudgetHolderRow = Parameters<typeof accessLimitFields>[0] &
+  Parameters<typeof budgetFields>[0] & { id: number; name: string; status: string; budgetLimit: number | null; usedTotal: number };
+
+/** What a user and a team share as cached: a budget shared by many tokens, access limits, a rate-limit key of their own. */
+function budgetHolderFields(row: BudgetHolderRow, rateLimitKey: string): CachedTeam {
   return {
     id: row.id,
     name: row.name,
     enabled: row.status === "enabled",
-    group: row.group,
-    balance: row.balance,
-    balanceUnlimited: row.balanceUnlimited,
     budgetLimit: row.budgetLimit,
     usedTotal: row.usedTotal,
-    rateLimitKey: `u${row.id}`,
+    rateLimitKey,
     ...accessLimitFields(row),
     ...budgetFields(row),
   };
