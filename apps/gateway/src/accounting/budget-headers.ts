@@ -18,8 +18,8 @@ function remainingOf(view: BudgetView, ledger: QuotaLedger): number {
 }
 
 /**
- * Adds the budget headers of a call by this token to `headers` (nothing when neither the token nor its
- * owner has a limit). The remaining amount is this instance's view: the rows as last read or written, less
+ * Adds the budget headers of a call by this token to `headers` (nothing when neither the token, its owner
+ * nor its team has a limit): the tightest of the three. The remaining amount is this instance's view: the rows as last read or written, less
  * its own spend not yet written; other instances' spend shows once their write-behind commits. The reset
  * instant's text is built once per period and kept with the period's view.
  */
@@ -32,14 +32,29 @@ export function addBudgetHeaders(
 ): void {
   const budgets = ledger.budgets(token, user, team);
   if (!budgets.token && !budgets.user && !budgets.team) return;
+  // The tighter limit wins; a tie keeps the narrower scope (the key's, then its owner's). No allocation per call.
   let view: BudgetView | null = null;
   let remaining = 0;
   let scope = "token";
-  for (const [candidateScope, candidate] of [["token", budgets.token], ["user", budgets.user], ["team", budgets.team]] as const) {
-    if (!candidate) continue;
-    const candidateRemaining = remainingOf(candidate, ledger);
-    // The tighter limit wins; a tie keeps the narrower scope (the key's, then its owner's).
-    if (view === null || candidateRemaining < remaining) [view, remaining, scope] = [candidate, candidateRemaining, candidateScope];
+  if (budgets.token) {
+    view = budgets.token;
+    remaining = remainingOf(view, ledger);
+  }
+  if (budgets.user) {
+    const userRemaining = remainingOf(budgets.user, ledger);
+    if (view === null || userRemaining < remaining) {
+      view = budgets.user;
+      remaining = userRemaining;
+      scope = "user";
+    }
+  }
+  if (budgets.team) {
+    const teamRemaining = remainingOf(budgets.team, ledger);
+    if (view === null || teamRemaining < remaining) {
+      view = budgets.team;
+      remaining = teamRemaining;
+      scope = "team";
+    }
   }
   if (view === null) return;
   headers[BUDGET_REMAINING_HEADER] = microsToUsd(remaining);
