@@ -30,6 +30,10 @@ CREATE TABLE "teams" (
 	CONSTRAINT "teams_oidc_group_unique" UNIQUE("oidc_group")
 );
 --> statement-breakpoint
+ALTER TABLE "spend_alerts" ALTER COLUMN "user_id" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "spend_alerts" ALTER COLUMN "user_name" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "spend_alerts" ADD COLUMN "team_id" bigint;--> statement-breakpoint
+ALTER TABLE "spend_alerts" ADD COLUMN "team_name" text;--> statement-breakpoint
 ALTER TABLE "tokens" ADD COLUMN "team_id" bigint;--> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "oidc_subject" text;--> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "email" text;--> statement-breakpoint

@@ -38,7 +38,7 @@ export function teamDeltasOf(subjectDeltas: Map<LeaseSubject, number>): Map<numb
 }
 
 /** A lifetime budget's spend after the commit (none when the row has a period or no limit). */
-export function lifetimeObservation(kind: "token" | "user", row: ResultRow, spent: number): BudgetObservation | null {
+export function lifetimeObservation(kind: BudgetObservation["kind"], row: ResultRow, spent: number): BudgetObservation | null {
   if (row.limit === null || row.limit === undefined || row.budget_period !== "none") return null;
   return {
     kind,
@@ -105,10 +105,9 @@ export async function applyPeriodDeltas(
       const id = Number(row.id);
       const periodStart = Number(row.period_start_ms);
       totals.set(id, { periodStart, periodUsed: Number(row.period_used) });
-      // Spend alerts are raised for tokens' and users' budgets (not yet for teams').
-      if (row.limit === null || row.limit === undefined || kind === "team") continue;
+      if (row.limit === null || row.limit === undefined) continue;
       observations.push({
-        kind: kind === "token" ? "token" : "user",
+        kind: kind === "budget" ? "user" : kind,
         id,
         period: row.budget_period as BudgetObservation["period"],
         timeZone: String(row.budget_time_zone),

@@ -308,8 +308,12 @@ async function writeOnce(
         update teams set used_total = teams.used_total + d.amount
         from (values ${valuesList(teamDeltas)}) as d(id, amount)
         where teams.id = d.id
-        returning teams.id, teams.used_total`);
-      for (const row of resultRows(result)) written.teamTotals!.set(Number(row.id), Number(row.used_total));
+        returning teams.id, teams.used_total, teams.budget_limit as "limit", teams.budget_period, teams.budget_time_zone, teams.alert_thresholds`);
+      for (const row of resultRows(result)) {
+        written.teamTotals!.set(Number(row.id), Number(row.used_total));
+        const observation = lifetimeObservation("team", row, Number(row.used_total));
+        if (observation) written.observations.push(observation);
+      }
     }
     await applyPeriodDeltas(transaction, "team", subjectDeltas, written.teamPeriods!, written.observations);
     const leaseDeltas = [

@@ -20,7 +20,7 @@ const teamLimitFields = {
   budget: usdLimitSchema,
   budgetPeriod: budgetPeriodSchema,
   budgetTimeZone: timeZoneSchema,
-  /** Spend-alert thresholds in percent (stored; alerts for teams are not sent yet). */
+  /** Spend-alert thresholds in percent; null: the setting's; empty: none. */
   alertThresholds: alertThresholdsSchema.nullable(),
   /** Empty: every model (each token's and owner's own lists still apply). */
   allowedModels: modelListSchema,
