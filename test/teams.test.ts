@@ -137,6 +137,24 @@ describe("a team's budget and limits in the gateway", () => {
     expect((await errorOf(limited)).message).toContain("this API key's team");
   });
 
+  test("the team's tokens per minute are one count for all of its tokens, and its IP list binds them", async () => {
+    const member = await stack.seed.user();
+    await cli(["team", "create", "--name", "tpm-team", "--tpm", String(2 * 1010)], stack);
+    const id = await teamId("tpm-team");
+    const one = await stack.seed.token({ userId: member.id, teamId: id });
+    const two = await stack.seed.token({ userId: member.id, teamId: id });
+    expect((await chat(stack.gateway, one.secret)).status).toBe(200);
+    expect((await chat(stack.gateway, two.secret)).status).toBe(200);
+    const limited = await chat(stack.gateway, one.secret);
+    expect(limited.status).toBe(429);
+    expect((await errorOf(limited)).message).toContain("tokens per minute");
+    await cli(["team", "create", "--name", "ip-team", "--ips", "198.51.100.0/24"], stack);
+    const fenced = await stack.seed.token({ userId: member.id, teamId: await teamId("ip-team") });
+    const refused = await chat(stack.gateway, fenced.secret);
+    expect(refused.status).toBe(403);
+    expect((await errorOf(refused)).message).toContain("this API key's team");
+  });
+
   test("a team update reaches the warm gateway at once (NOTIFY), and a disabled team's tokens are refused", async () => {
     const member = await stack.seed.user();
     await cli(["team", "create", "--name", "switch-team"], stack);
