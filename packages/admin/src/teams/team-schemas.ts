@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { alertThresholdsSchema, budgetPeriodSchema, timeZoneSchema } from "../values/budget-schemas";
-import { ipAllowListSchema } from "../values/ip-allow-list";
-import { modelListSchema, nameSchema, positiveIntSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
+import { periodAndAccessFields } from "../values/limit-fields";
+import { nameSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
 
 /** A team's name: not only digits (the CLI reads digits as an id). */
 export const teamNameSchema = nameSchema.refine((value) => !/^\d+$/.test(value), "Must not be only digits (it would read as a team id)");
@@ -18,17 +17,8 @@ const teamLimitFields = {
   oidcGroup: oidcGroupSchema,
   /** USD the team's tokens together may spend, in all or per budgetPeriod; null or "unlimited": no budget. */
   budget: usdLimitSchema,
-  budgetPeriod: budgetPeriodSchema,
-  budgetTimeZone: timeZoneSchema,
-  /** Spend-alert thresholds in percent; null: the setting's; empty: none. */
-  alertThresholds: alertThresholdsSchema.nullable(),
-  /** Empty: every model (each token's and owner's own lists still apply). */
-  allowedModels: modelListSchema,
-  allowedIps: ipAllowListSchema,
-  /** Requests per minute across all of the team's tokens together; null is no limit. */
-  rpmLimit: positiveIntSchema.nullable(),
-  /** Tokens (prompt + completion) per minute across all of the team's tokens together; null is no limit. */
-  tpmLimit: positiveIntSchema.nullable(),
+  /** Period, model and IP lists, and per-minute limits of all of the team's tokens together. */
+  ...periodAndAccessFields,
 };
 
 export const createTeamSchema = z.object({

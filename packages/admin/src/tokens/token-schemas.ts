@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { pageQuerySchema } from "../values/page-query";
 import { expirySchema } from "../values/expiry";
-import { alertThresholdsSchema, budgetPeriodSchema, timeZoneSchema } from "../values/budget-schemas";
-import { ipAllowListSchema } from "../values/ip-allow-list";
-import { groupSchema, modelListSchema, nameSchema, positiveIntSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
+import { periodAndAccessFields } from "../values/limit-fields";
+import { groupSchema, nameSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
 
 /** The limits a token write may set; null means "none" (never expires, unlimited, no limit, owner's group). */
 const tokenFields = z.object({
@@ -13,20 +12,7 @@ const tokenFields = z.object({
   expiresAt: expirySchema,
   /** USD; null or "unlimited": no quota. In all, or in each period with a budgetPeriod. */
   quotaLimit: usdLimitSchema,
-  /** "none" (the quota is a lifetime total), "daily", "weekly" or "monthly". */
-  budgetPeriod: budgetPeriodSchema,
-  /** IANA zone whose midnight starts a period. */
-  budgetTimeZone: timeZoneSchema,
-  /** Spend-alert thresholds in percent; null: the setting's; empty: none. */
-  alertThresholds: alertThresholdsSchema.nullable(),
-  /** Empty: every model of the token's group. */
-  allowedModels: modelListSchema,
-  /** Empty: any source address. */
-  allowedIps: ipAllowListSchema,
-  /** Requests per minute; null is no limit. */
-  rpmLimit: positiveIntSchema.nullable(),
-  /** Tokens (prompt + completion) per minute; null is no limit. */
-  tpmLimit: positiveIntSchema.nullable(),
+  ...periodAndAccessFields,
 });
 
 export const createTokenSchema = tokenFields
