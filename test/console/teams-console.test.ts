@@ -26,6 +26,10 @@ describe("teams in the console", () => {
     expect(secret).toStartWith("sk-");
     expect((await lead.caller.tokens.list({ offset: 0, limit: 10, teamId: team.id })).items.map((row) => row.id)).toEqual([token.id]);
     expect((await lead.caller.tokens.roll({ id: token.id, graceSeconds: 0 })).secret).not.toBe(secret);
+    // The member's own account limits bind the token, whoever edits it.
+    await administrator.caller.users.update({ id: member.id, rpmLimit: 10 });
+    expect((await lead.caller.tokens.update({ id: token.id, rpmLimit: 5 })).rpmLimit).toBe(5);
+    expect((await rejection(lead.caller.tokens.update({ id: token.id, rpmLimit: 50 }))).code).toBe("FORBIDDEN");
     expect(await lead.caller.teams.usage({ id: team.id })).toEqual([]);
     expect(await lead.caller.teams.logs({ id: team.id })).toEqual([]);
     const shown = await lead.caller.teams.byId({ id: team.id });

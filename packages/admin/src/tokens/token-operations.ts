@@ -227,6 +227,7 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
   await db.transaction(async (transaction) => {
     const [current] = await transaction
       .select({
+        userId: tokens.userId,
         group: tokens.group,
         status: tokens.status,
         quotaLimit: tokens.quotaLimit,
@@ -244,7 +245,8 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
       .for("update")
       .limit(1);
     if (!current) throw unknownToken(id);
-    const refused = { ...ownerLimitErrors(await ownerLimitsOf(transaction, actor.id), changedFields(current, changes)), ...ownerEditErrors(current, changes) };
+    // The owner's account limits bind the token (a team admin may be editing a member's token of the team).
+    const refused = { ...ownerLimitErrors(await ownerLimitsOf(transaction, current.userId), changedFields(current, changes)), ...ownerEditErrors(current, changes) };
     const reset = periodResetFor(changes, current);
     // A quota an administrator set is per the period they set: another period would change what it allows.
     if (Object.keys(reset).length > 0 && current.grantedLimits.quotaLimit != null) {
