@@ -123,14 +123,16 @@ describe("a team's budget and limits in the gateway", () => {
 
   test("the team's model list and its requests per minute bind all of its tokens together, named in the refusal", async () => {
     const member = await stack.seed.user();
-    await cli(["team", "create", "--name", "limited-team", "--models", "metered", "--rpm", "2"], stack);
+    await cli(["team", "create", "--name", "limited-team", "--models", "metered", "--rpm", "3"], stack);
     const id = await teamId("limited-team");
     const one = await stack.seed.token({ userId: member.id, teamId: id });
     const two = await stack.seed.token({ userId: member.id, teamId: id });
+    const listed = await stack.gateway.handle(new Request("http://gateway.test/v1/models", { headers: { authorization: `Bearer ${one.secret}` } }));
+    expect(((await listed.json()) as { data: { id: string }[] }).data.map((model) => model.id)).toEqual(["metered"]);
     const notAllowed = await chat(stack.gateway, one.secret, "other");
     expect(notAllowed.status).toBe(403);
     expect((await errorOf(notAllowed)).message).toContain("team");
-    // The refused call above was counted in the minute: one more is let in, by the other token, then none.
+    // The listing and the refused call above were counted in the minute: one more is let in, by the other token, then none.
     expect((await chat(stack.gateway, two.secret)).status).toBe(200);
     const limited = await chat(stack.gateway, one.secret);
     expect(limited.status).toBe(429);

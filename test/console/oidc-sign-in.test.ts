@@ -167,6 +167,16 @@ describe("single sign-on with a real OpenID provider", () => {
     expect((await app.anonymous({ headers: { cookie: consoleCookie! } }).auth.me()).role).toBe("user");
   });
 
+  test("a disabled user is refused at sign-in, with no session", async () => {
+    provider.accounts.set("erin-sub", { email: "erin@example.com", emailVerified: true, username: "erin", groups: [] });
+    provider.signInAs("erin-sub");
+    expect((await browse("/auth/oidc/login")).consoleCookie).not.toBeNull();
+    await app.database.handle.db.update(users).set({ status: "disabled" }).where(eq(users.oidcSubject, "erin-sub"));
+    const { consoleCookie, visited } = await browse("/auth/oidc/login");
+    expect(consoleCookie).toBeNull();
+    expect(decodeURIComponent(visited.at(-1)!)).toContain("Your account is disabled");
+  });
+
   test("a callback without the flow's cookie, or with a forged state, is refused", async () => {
     const bare = await app.console.handle(new Request(`${CONSOLE_ORIGIN}/auth/oidc/callback?code=x&state=y`));
     expect(bare!.status).toBe(302);
