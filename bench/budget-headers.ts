@@ -14,7 +14,7 @@ const leases = { pendingSpent: () => 1234 } as unknown as LeaseBook;
 const ledger = new QuotaLedger(leases, new BudgetWindows(), Date.now);
 
 const token = (values: Partial<CachedToken>): CachedToken => ({
-  id: 1, userId: 1, name: "t", keyHash: "h", enabled: true, group: null, expiresAt: null, quotaLimit: null, usedQuota: 0,
+  id: 1, userId: 1, teamId: null, name: "t", keyHash: "h", enabled: true, group: null, expiresAt: null, quotaLimit: null, usedQuota: 0,
   allowedModels: null, ipAllowList: null, rpmLimit: null, tpmLimit: null, secretRetiresAt: null, alertThresholds: null,
   budgetPeriod: "none", budgetTimeZone: "UTC", periodStart: null, periodUsed: 0, ...values,
 });

@@ -23,6 +23,7 @@ export const E2E_FILES = [
   "test/console/e2e.test.ts",
   "test/console/log-retention-web.test.ts",
   "test/console/token-roll-web.test.ts",
+  "test/console/teams-web.test.ts",
   "test/first-run-and-data-folder.test.ts",
   "test/gateway-process.test.ts",
   "test/http-hardening.test.ts",

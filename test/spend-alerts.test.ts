@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { settings, spendAlerts } from "@tollgate/db";
+import { settings, spendAlerts, teams } from "@tollgate/db";
 import { WEBHOOK_SECRET_BINDING } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./helpers/fake-webhook-receiver";
@@ -61,6 +61,29 @@ function bodiesFor(tokenId: number) {
 }
 
 describe("spend alerts", () => {
+  test("a team's budget raises its own alerts, with the team and no user, once per threshold", async () => {
+    const [team] = await stack.database.handle.db.insert(teams).values({ name: "alerting-team", budgetLimit: 2000, budgetPeriod: "monthly" }).returning();
+    const token = await stack.seed.token({ userId: stack.userId, name: "team key", teamId: team!.id });
+    await spend(token.secret, 1);
+    const body = await waitFor(
+      () => receiver.received.map((delivery) => JSON.parse(delivery.body)).find((item) => item.subject === "team" && item.team?.id === team!.id),
+      "the team's alert",
+    );
+    expect(body).toMatchObject({
+      subject: "team",
+      token: null,
+      user: null,
+      team: { id: team!.id, name: "alerting-team" },
+      period: "monthly",
+      period_start: "2026-11-01T00:00:00.000Z",
+      threshold: 50,
+      spent_usd: "0.001000",
+      limit_usd: "0.002000",
+    });
+    const rows = await stack.database.handle.db.select().from(spendAlerts).where(eq(spendAlerts.teamId, team!.id));
+    expect(rows.map((row) => [row.subjectKind, row.threshold, row.userId])).toEqual([["team", 50, null]]);
+  });
+
   test("each threshold of a quota is delivered once, signed, with the token, the user, the period, the spend and the limit", async () => {
     const token = await stack.seed.token({ userId: stack.userId, name: "ci", quotaLimit: 4000 });
     await spend(token.secret, 2);
@@ -81,6 +104,7 @@ describe("spend alerts", () => {
       subject: "token",
       token: { id: token.row.id, name: "ci" },
       user: { id: stack.userId, name: expect.any(String) },
+      team: null,
       period: "none",
       period_start: null,
       period_end: null,

@@ -29,6 +29,8 @@ export interface SeedTokenOptions {
   budgetPeriod?: "none" | "daily" | "weekly" | "monthly";
   budgetTimeZone?: string;
   alertThresholds?: number[] | null;
+  /** The team the token belongs to; omitted: a personal token. */
+  teamId?: number | null;
 }
 
 /**
@@ -148,6 +150,7 @@ export function seeder(database: DatabaseHandle, secretBox: SecretBox, gateways:
           budgetPeriod: options.budgetPeriod ?? "none",
           budgetTimeZone: options.budgetTimeZone ?? "UTC",
           alertThresholds: options.alertThresholds ?? null,
+          teamId: options.teamId ?? null,
         })
         .returning();
       return { row: row!, secret };

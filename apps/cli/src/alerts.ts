@@ -47,6 +47,8 @@ async function listAlertsCommand(argv: readonly string[], context: CommandContex
         tokenName: row.tokenName,
         userId: row.userId,
         userName: row.userName,
+        teamId: row.teamId,
+        teamName: row.teamName,
         period: row.period,
         periodStart: row.period === "none" ? null : row.periodStart.toISOString(),
         periodEnd: row.periodEnd?.toISOString() ?? null,
@@ -65,7 +67,7 @@ async function listAlertsCommand(argv: readonly string[], context: CommandContex
     rows.map((row) => [
       String(row.id),
       row.createdAt.toISOString(),
-      row.subjectKind === "token" ? `token ${row.tokenName} (${row.userName})` : `user ${row.userName}`,
+      row.subjectKind === "token" ? `token ${row.tokenName} (${row.userName})` : row.subjectKind === "team" ? `team ${row.teamName}` : `user ${row.userName}`,
       row.period === "none" ? "lifetime" : `${row.period} to ${formatDate(row.periodEnd, "-")}`,
       `${row.threshold}%`,
       formatUsd(row.spent),

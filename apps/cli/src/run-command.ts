@@ -7,6 +7,7 @@ import { asLine } from "./flag-values";
 import { mcpCommands } from "./mcp";
 import { logCommands } from "./logs";
 import { modelCommands } from "./models";
+import { teamCommands } from "./teams";
 import { tokenCommands } from "./tokens";
 import { isResource, type Resource, usageText } from "./usage";
 import { userCommands } from "./users";
@@ -21,6 +22,7 @@ const commands: Record<Resource, Record<string, CommandHandler>> = {
   alerts: alertCommands,
   mcp: mcpCommands,
   logs: logCommands,
+  team: teamCommands,
 };
 
 const HELP_WORDS = new Set(["help", "--help", "-h"]);

@@ -172,6 +172,7 @@ describe("token list and show", () => {
       id: created.id,
       name: "t",
       userId: aliceId,
+      teamId: null,
       userName: "alice",
       prefix: displayPrefix(created.key),
       status: "enabled",

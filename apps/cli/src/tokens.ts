@@ -3,6 +3,7 @@ import {
   createToken,
   createTokenSchema,
   deleteToken,
+  findTeam,
   findUser,
   getToken,
   listTokens,
@@ -46,6 +47,7 @@ function tokenJson(token: TokenView, now: Date) {
     id: token.id,
     name: token.name,
     userId: token.userId,
+    teamId: token.teamId,
     userName: token.userName,
     prefix: token.keyPrefix,
     status: token.status,
@@ -151,6 +153,7 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
     command: "token create",
     flags: {
       user: "string",
+      team: "string",
       name: "string",
       models: "string",
       quota: "string",
@@ -184,7 +187,8 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
     tokenFlags,
   );
   const user = await findUser(context.db, userNameOrId);
-  const { token, secret } = await createToken(context.db, cliOperator, { ...input, userId: user.id });
+  const team = flags.team === undefined ? null : await findTeam(context.db, flags.team);
+  const { token, secret } = await createToken(context.db, cliOperator, { ...input, userId: user.id, teamId: team?.id ?? null });
   if (flags.json) {
     const { id, ...details } = tokenJson(token, now);
     return formatJson({ id, key: secret, ...details });

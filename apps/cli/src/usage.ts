@@ -105,7 +105,7 @@ const sections = {
   model list      models served by any channel or priced, with their prices
 `,
   token: `Tokens:
-  token create --user NAME_OR_ID --name NAME [--models a,b] [--quota USD|unlimited]
+  token create --user NAME_OR_ID --name NAME [--team NAME_OR_ID] [--models a,b] [--quota USD|unlimited]
       [--expires ISO8601|never] [--ip 1.2.3.4,10.0.0.0/8,::1,2001:db8::/32] [--group G] [--rpm N]
       [--tpm N] [--period none|daily|weekly|monthly] [--time-zone ZONE] [--alert-at 50,80,100|default|none]
       Prints the key once. Quota defaults to unlimited, expiry to never. With --period the quota is
@@ -113,7 +113,8 @@ const sections = {
       name such as Europe/Paris; default UTC). --alert-at: spend alerts at these percentages of the
       quota (default: the alert settings' thresholds; none: no alerts). A date alone or a time
       without an offset is UTC. --rpm: requests per minute; --tpm: tokens (prompt + completion) per
-      minute, counted when each request ends. Both default to no limit.
+      minute, counted when each request ends. Both default to no limit. With --team the token
+      belongs to the team: its spend also counts against the team's budget and limits.
   token update ID [--rpm N|none] [--tpm N|none] [--quota USD|unlimited] [--period P] [--time-zone ZONE]
                   [--alert-at ...] [--mcp-servers NAME[,NAME]|*|none] [--mcp-tools SERVER__TOOL[,SERVER__*]|none]
       Changes a token's limits; none removes a per-minute one. A new period or time zone starts the
@@ -126,6 +127,24 @@ const sections = {
       Gives the token a new key (printed once), keeping its settings and usage history. The old key
       keeps working for the grace period (default 24h; 0 refuses it at once), then is refused everywhere.
   token enable ID | token disable ID | token delete ID
+`,
+  team: `Teams:
+  team create --name NAME [--description TEXT] [--oidc-group GROUP] [--budget USD|unlimited]
+      [--period none|daily|weekly|monthly] [--time-zone ZONE] [--models a,b] [--ips IP_OR_CIDR,...]
+      [--rpm N] [--tpm N]
+      A team's budget, model list, IP list and per-minute limits bind all of its tokens together, nested
+      inside each token's own limits and its owner's (the tighter one wins). --oidc-group: members of
+      this identity-provider group join the team when they sign in with single sign-on.
+  team update NAME_OR_ID [--name NAME] [--description TEXT] [--oidc-group GROUP|none] [--budget USD|unlimited]
+      [--period P] [--time-zone ZONE] [--models a,b|none] [--ips ...|none] [--rpm N|none] [--tpm N|none]
+      [--status enabled|disabled]
+  team list
+  team show NAME_OR_ID
+  team delete NAME_OR_ID
+      Refused while tokens belong to the team.
+  team member add NAME_OR_ID --user NAME_OR_ID [--role team_admin|member]
+  team member remove NAME_OR_ID --user NAME_OR_ID
+      A team admin manages the team's tokens and members in the console and sees its usage and logs.
 `,
   alerts: `Spend alerts:
   alerts settings [--webhook-url URL|""] [--webhook-secret-env VAR | --webhook-secret SECRET]

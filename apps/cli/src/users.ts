@@ -113,12 +113,12 @@ async function budgetUserCommand(argv: readonly string[], { db }: CommandContext
 }
 
 /** A list flag on update: comma-separated items, or `none` for an empty list (no restriction). */
-function listOrNone(value: string | undefined, flag: string, items?: string): string[] | undefined {
+export function listOrNone(value: string | undefined, flag: string, items?: string): string[] | undefined {
   return value?.trim().toLowerCase() === "none" ? [] : listFromText(value, flag, items);
 }
 
 /** A per-minute limit on update: a positive integer, or `none` to remove it. */
-function limitOrNone(value: string | undefined): number | null | undefined {
+export function limitOrNone(value: string | undefined): number | null | undefined {
   return value?.trim().toLowerCase() === "none" ? null : integerFromText(value);
 }
 

@@ -6,6 +6,7 @@ import { DEFAULT_UPSTREAM_ADDRESS_POLICY, type BodyCap, declaresTooLarge, NON_AP
 import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createLoginRateLimiter, type LoginLimits } from "./auth/login-rate-limiter";
+import { createOidcSignIn, type OidcSettings } from "./auth/oidc-sign-in";
 import { DEFAULT_SESSION_TTL_MS } from "./auth/sessions";
 import { type AppRouter, appRouter } from "./routers/app-router";
 import { createExportHandler } from "./export/export-csv";
@@ -14,6 +15,7 @@ import { type ConsoleContext, type ConsoleLog, createCallerFactory, sessionSecre
 
 export type { AppRouter } from "./routers/app-router";
 export type { ChannelTestResult, ConsoleLog } from "./trpc";
+export type { OidcSettings } from "./auth/oidc-sign-in";
 
 /** apps/web/dist, where `bun run --cwd apps/web build` writes the SPA. */
 export const defaultWebDistDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "web", "dist");
@@ -51,6 +53,8 @@ export interface ConsoleDependencies {
   bodyReadTimeoutMs?: number;
   /** Session lifetime after the last renewal; default 7 days. */
   sessionTtlMs?: number;
+  /** Single sign-on (OIDC_* in the server's env); absent: password sign-in only. */
+  oidc?: OidcSettings | null;
 }
 
 /** What a direct (in-process) caller presents instead of an HTTP request: cookies, address, https. */
@@ -108,6 +112,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
   const sessionTtlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   const serveStatic = createStaticHandler(deps.webDistDir ?? defaultWebDistDir);
   const publicBaseUrl = deps.publicBaseUrl?.replace(/\/+$/, "");
+  const oidcSignIn = deps.oidc ? createOidcSignIn({ settings: deps.oidc, db, secretBox: deps.secretBox, sessionTtlMs, log }) : null;
 
   const contextFor = (url: URL, headers: Headers, clientIp: string | null, responseHeaders: Headers): ConsoleContext => {
     const secure = isSecure(url, headers);
@@ -126,6 +131,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
       secure,
       sessionSecret: sessionSecretFrom(headers),
       responseHeaders,
+      oidc: oidcSignIn ? { displayName: oidcSignIn.displayName, only: oidcSignIn.only } : null,
     };
   };
 
@@ -176,6 +182,11 @@ export function createConsole(deps: ConsoleDependencies): Console {
       if (declaresTooLarge(request, maxBodyBytes)) {
         const error = { message: `Request body exceeds the limit of ${maxBodyBytes} bytes.`, type: "invalid_request_error", param: null, code: "request_too_large" };
         return Response.json({ error }, { status: 413 });
+      }
+      if (oidcSignIn && url.pathname.startsWith("/auth/oidc/")) {
+        const secure = isSecure(url, request.headers);
+        const answered = await oidcSignIn.handle(request, url, { secure, publicOrigin: publicBaseUrl ?? `${secure ? "https:" : url.protocol}//${url.host}` });
+        if (answered) return answered;
       }
       const exported = await serveExport(request, url);
       if (exported) return exported;

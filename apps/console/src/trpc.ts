@@ -34,6 +34,8 @@ export interface ConsoleContext {
   sessionSecret: string | null;
   /** Headers added to the response (Set-Cookie). */
   responseHeaders: Headers;
+  /** Single sign-on, when OIDC_ISSUER is set: the button's name, and whether password sign-in is off. */
+  oidc: { displayName: string; only: boolean } | null;
 }
 
 export function sessionSecretFrom(headers: Headers): string | null {

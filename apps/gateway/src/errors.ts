@@ -76,12 +76,13 @@ export function errorResponse(error: GatewayError, extraHeaders?: Record<string,
 }
 
 /** Whose limit refused a call: the API key's own, or its owner's (an administrator's limit on every key of the account). */
-export type LimitScope = "token" | "user";
+export type LimitScope = "token" | "user" | "team";
 
 /** How refusals name each scope, so that a client knows whom to ask. */
 export const scopeNames: Record<LimitScope, string> = {
   token: "this API key",
   user: "your account (an administrator's limit on all of its API keys)",
+  team: "this API key's team (a limit on all of the team's API keys together)",
 };
 
 function capitalised(text: string): string {
@@ -120,6 +121,8 @@ export const errors = {
     }),
   disabledUser: () =>
     new GatewayError("The account that owns this API key is disabled.", { status: 401, code: "user_disabled" }),
+  disabledTeam: () =>
+    new GatewayError("The team this API key belongs to is disabled.", { status: 401, code: "team_disabled" }),
   /** `scope` says whose list refused: the key's own, or the one an administrator set on its owner's account. */
   ipNotAllowed: (scope: LimitScope = "token") =>
     new GatewayError(`Requests from your IP address are not allowed for ${scopeNames[scope]}.`, {

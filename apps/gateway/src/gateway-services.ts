@@ -2,7 +2,7 @@ import type { DatabaseHandle } from "@tollgate/db";
 import type { QuotaLedger } from "./accounting/quota-ledger";
 import type { UsageSink } from "./accounting/usage-writer";
 import type { SpendAlerts } from "./alerts/spend-alerts";
-import type { CachedToken, CachedUser } from "./auth/cached-records";
+import type { CachedTeam, CachedToken, CachedUser } from "./auth/cached-records";
 import type { InvalidKeyLimiter } from "./auth/invalid-key-limiter";
 import type { LoadingCache } from "./auth/loading-cache";
 import type { DatabaseCircuit } from "./database-circuit";
@@ -32,6 +32,7 @@ export interface GatewayServices {
   log: Logger;
   tokens: LoadingCache<string, CachedToken>;
   users: LoadingCache<number, CachedUser>;
+  teams: LoadingCache<number, CachedTeam>;
   /** Invalid keys per client address: past the limit, unknown keys are refused without a query. */
   invalidKeys: InvalidKeyLimiter;
   catalog: ChannelCatalog;

@@ -78,6 +78,7 @@ export function createGatewayServices(input: {
     log,
     tokens: auth.tokens,
     users: auth.users,
+    teams: auth.teams,
     invalidKeys: policy.invalidKeys,
     catalog: routing.catalog,
     settings: routing.settings,

@@ -1,10 +1,36 @@
 import { describe, expect, test } from "bun:test";
 import { readStorageEnvironment } from "@tollgate/db";
-import { addressPolicyFrom, readServerEnvironment } from "./env";
+import { addressPolicyFrom, oidcSettingsFrom, readServerEnvironment } from "./env";
 import { gatewayOptionsFrom } from "./gateway-options";
 import { parseServerMode } from "./server-mode";
 
 describe("the server's environment", () => {
+  test("single sign-on is off without OIDC_ISSUER, and its settings come from the OIDC_* variables with their defaults", () => {
+    expect(oidcSettingsFrom(readServerEnvironment("all", {}))).toBeNull();
+    const settings = oidcSettingsFrom(
+      readServerEnvironment("all", {
+        OIDC_ISSUER: "https://login.example.com/realms/acme",
+        OIDC_CLIENT_ID: "tollgate",
+        OIDC_CLIENT_SECRET: "s3cret",
+        OIDC_ADMIN_GROUPS: "platform-admins, sre ",
+        OIDC_ONLY: "true",
+      }),
+    );
+    expect(settings).toEqual({
+      issuer: "https://login.example.com/realms/acme",
+      clientId: "tollgate",
+      clientSecret: "s3cret",
+      groupsClaim: "groups",
+      adminGroups: ["platform-admins", "sre"],
+      displayName: "login.example.com",
+      only: true,
+      allowHttpIssuer: false,
+    });
+    const local = oidcSettingsFrom(readServerEnvironment("all", { OIDC_ISSUER: "http://localhost:8080", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s", OIDC_NAME: "Dev IdP", OIDC_GROUPS_CLAIM: "roles" }));
+    expect(local).toMatchObject({ allowHttpIssuer: true, displayName: "Dev IdP", groupsClaim: "roles", only: false });
+    expect(oidcSettingsFrom(readServerEnvironment("all", { OIDC_ISSUER: "http://idp.example.com", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s" }))!.allowHttpIssuer).toBe(false);
+  });
+
   test("PORT and DATABASE_POOL_SIZE default by mode: 3000 and 10 with the gateway, 3001 and 5 for the console alone", () => {
     for (const mode of ["all", "gateway"] as const) {
       expect(readServerEnvironment(mode, {})).toMatchObject({ PORT: 3000, DATABASE_POOL_SIZE: 10 });

@@ -1,4 +1,5 @@
 import { environmentIssues, optionalVariable, storageVariables } from "@tollgate/db";
+import type { OidcSettings } from "@tollgate/console";
 import type { UpstreamAddressPolicy } from "@tollgate/shared";
 import { z } from "zod";
 import { modeProfiles, type ServerMode } from "./server-mode";
@@ -77,6 +78,18 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** One JSON line per /v1 request on stdout ("false" to turn off). */
   LOG_REQUESTS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
+  /** Single sign-on for the console: the OpenID provider's issuer URL (discovery at /.well-known/openid-configuration). */
+  OIDC_ISSUER: optionalVariable(z.string().url()),
+  OIDC_CLIENT_ID: optionalVariable(z.string().min(1)),
+  OIDC_CLIENT_SECRET: optionalVariable(z.string().min(1)),
+  /** The ID token claim that lists the user's groups. */
+  OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
+  /** Comma-separated groups whose members sign in as administrators. */
+  OIDC_ADMIN_GROUPS: z.string().default(""),
+  /** What the sign-in button names ("Sign in with <OIDC_NAME>"); default the issuer's host. */
+  OIDC_NAME: optionalVariable(z.string().min(1)),
+  /** "true": password sign-in is turned off in the console (the CLI still works). */
+  OIDC_ONLY: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
 });
 
 export type ServerEnvironment = Omit<z.infer<typeof schema>, "PORT" | "DATABASE_POOL_SIZE"> & {
@@ -89,11 +102,39 @@ export function addressPolicyFrom(environment: ServerEnvironment): UpstreamAddre
   return { allowPrivateNetworks: environment.UPSTREAM_ALLOW_PRIVATE_NETWORKS };
 }
 
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** The console's single sign-on settings, or null when OIDC_ISSUER is not set. */
+export function oidcSettingsFrom(environment: ServerEnvironment): OidcSettings | null {
+  const issuer = environment.OIDC_ISSUER;
+  if (issuer === undefined) return null;
+  const url = new URL(issuer);
+  return {
+    issuer,
+    clientId: environment.OIDC_CLIENT_ID ?? "",
+    clientSecret: environment.OIDC_CLIENT_SECRET ?? "",
+    groupsClaim: environment.OIDC_GROUPS_CLAIM,
+    adminGroups: environment.OIDC_ADMIN_GROUPS.split(",").map((group) => group.trim()).filter((group) => group !== ""),
+    displayName: environment.OIDC_NAME ?? url.host,
+    only: environment.OIDC_ONLY,
+    allowHttpIssuer: url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname),
+  };
+}
+
 /** Parses the environment once, with the mode's defaults; exits with a readable message when a variable is malformed. */
 export function readServerEnvironment(mode: ServerMode, source: Record<string, string | undefined> = process.env): ServerEnvironment {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
     console.error(`tollgate: invalid environment\n${environmentIssues(parsed.error).map((line) => `  ${line}`).join("\n")}`);
+    process.exit(2);
+  }
+  const { OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ONLY } = parsed.data;
+  if (OIDC_ISSUER !== undefined && (OIDC_CLIENT_ID === undefined || OIDC_CLIENT_SECRET === undefined)) {
+    console.error("tollgate: invalid environment\n  OIDC_ISSUER is set: OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required too");
+    process.exit(2);
+  }
+  if (OIDC_ONLY && OIDC_ISSUER === undefined) {
+    console.error("tollgate: invalid environment\n  OIDC_ONLY=true needs OIDC_ISSUER (otherwise no one could sign in to the console)");
     process.exit(2);
   }
   const profile = modeProfiles[mode];

@@ -3,7 +3,7 @@ import { resolveClientAddress } from "@tollgate/gateway/client-address";
 import type { Logger } from "@tollgate/gateway/logger";
 import { createIpAllowList } from "@tollgate/gateway/policy/ip-allow-list";
 import { createChannelProber } from "@tollgate/upstream";
-import { addressPolicyFrom, type ServerEnvironment } from "./env";
+import { addressPolicyFrom, oidcSettingsFrom, type ServerEnvironment } from "./env";
 import { gatewayOptionsFrom } from "./gateway-options";
 import type { Storage } from "./open-storage";
 import type { ShutdownPlan } from "./shutdown";
@@ -29,6 +29,7 @@ export function serveConsole(input: { environment: ServerEnvironment; storage: S
     bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
     // MCP servers run as a local command are tested only where the gateway may run them.
     mcpStdioEnabled: environment.MCP_STDIO_ENABLED,
+    oidc: oidcSettingsFrom(environment),
   });
   server = Bun.serve({
     port: environment.PORT,

@@ -3,7 +3,7 @@ import { clientAddressResolver, createApp } from "@tollgate/gateway/app";
 import type { Logger } from "@tollgate/gateway/logger";
 import { createChannelProber } from "@tollgate/upstream";
 import { ADMIN_BRIDGE_PATH, createAdminBridge } from "./admin-bridge";
-import { addressPolicyFrom, type ServerEnvironment } from "./env";
+import { addressPolicyFrom, oidcSettingsFrom, type ServerEnvironment } from "./env";
 import { gatewayOptionsFrom } from "./gateway-options";
 import type { Storage } from "./open-storage";
 import type { ShutdownPlan } from "./shutdown";
@@ -40,6 +40,7 @@ export async function serveGateway(input: {
         bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
         // MCP servers run as a local command are tested only where the gateway may run them.
         mcpStdioEnabled: environment.MCP_STDIO_ENABLED,
+        oidc: oidcSettingsFrom(environment),
       })
     : null;
   // The app brings the rest of the server's options: the idle timeout, and a body size limit that leaves

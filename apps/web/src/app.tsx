@@ -16,6 +16,8 @@ const ModelsPage = lazy(() => import("./pages/models").then((module) => ({ defau
 const AlertsPage = lazy(() => import("./pages/alerts").then((module) => ({ default: module.AlertsPage })));
 const McpServersPage = lazy(() => import("./pages/mcp-servers").then((module) => ({ default: module.McpServersPage })));
 const UsersPage = lazy(() => import("./pages/users").then((module) => ({ default: module.UsersPage })));
+const TeamsPage = lazy(() => import("./pages/teams").then((module) => ({ default: module.TeamsPage })));
+const TeamDetailPage = lazy(() => import("./pages/team-detail").then((module) => ({ default: module.TeamDetailPage })));
 
 const loading = <p className="p-8 text-sm text-slate-500">Loading…</p>;
 
@@ -56,6 +58,8 @@ export function App() {
             <Route path="/logs" element={<LogsPage isAdmin={isAdmin} />} />
             <Route path="/quick-start" element={<QuickStartPage />} />
             <Route path="/alerts" element={<AlertsPage isAdmin={isAdmin} />} />
+            <Route path="/teams" element={<TeamsPage isAdmin={isAdmin} />} />
+            <Route path="/teams/:id" element={<TeamDetailPage isAdmin={isAdmin} />} />
             {isAdmin ? <Route path="/channels" element={<ChannelsPage />} /> : null}
             {isAdmin ? <Route path="/models" element={<ModelsPage />} /> : null}
             {isAdmin ? <Route path="/users" element={<UsersPage currentUserId={me.data.id} />} /> : null}

@@ -27,3 +27,7 @@ export * from "./onboarding/setup-code";
 export * from "./mcp/mcp-server-schemas";
 export * from "./mcp/mcp-server-operations";
 export * from "./logs/log-retention";
+export * from "./teams/team-schemas";
+export * from "./teams/team-access";
+export * from "./teams/team-operations";
+export * from "./oidc/oidc-sign-in-user";

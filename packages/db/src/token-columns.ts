@@ -8,6 +8,7 @@ export const tokenPublicColumns = {
   id: tokens.id,
   userId: tokens.userId,
   userName: users.name,
+  teamId: tokens.teamId,
   name: tokens.name,
   keyPrefix: tokens.keyPrefix,
   status: tokens.status,

@@ -8,6 +8,7 @@ import { logsRouter } from "./logs";
 import { mcpRouter } from "./mcp";
 import { modelsRouter } from "./models";
 import { quickStartRouter } from "./quick-start";
+import { teamsRouter } from "./teams";
 import { tokensRouter } from "./tokens";
 import { usersRouter } from "./users";
 
@@ -23,6 +24,7 @@ export const appRouter = router({
   alerts: alertsRouter,
   mcp: mcpRouter,
   logRetention: logRetentionRouter,
+  teams: teamsRouter,
 });
 
 /** The SPA imports only this type. */

@@ -43,9 +43,18 @@ export const authRouter = router({
     return { ok: true as const };
   }),
 
+  /** How the sign-in page offers to sign in: single sign-on (its button's name), passwords, or both. */
+  signInOptions: publicProcedure.query(({ ctx }) => ({
+    oidc: ctx.oidc ? { name: ctx.oidc.displayName, path: "/auth/oidc/login" } : null,
+    password: !ctx.oidc?.only,
+  })),
+
   login: publicProcedure
     .input(z.object({ name: z.string().trim().min(1, "Enter your user name").max(200), password: z.string().min(1, "Enter your password").max(1024) }))
     .mutation(async ({ ctx, input }) => {
+      if (ctx.oidc?.only) {
+        throw new TRPCError({ code: "FORBIDDEN", message: `Password sign-in is turned off: sign in with ${ctx.oidc.displayName}` });
+      }
       // Counted before the slow hash, so that concurrent guesses cannot all be checked (see the limiter).
       const admission = ctx.loginLimiter.admit(input.name, ctx.clientIp);
       if (!admission.admitted) {

@@ -1,5 +1,5 @@
 import { microsToUsd } from "@tollgate/shared";
-import type { CachedToken, CachedUser } from "../auth/cached-records";
+import type { CachedTeam, CachedToken, CachedUser } from "../auth/cached-records";
 import type { BudgetView } from "./budget-view";
 import type { QuotaLedger } from "./quota-ledger";
 
@@ -7,7 +7,10 @@ import type { QuotaLedger } from "./quota-ledger";
 export const BUDGET_REMAINING_HEADER = "x-tollgate-budget-remaining";
 /** RFC 3339 UTC instant at which that budget's period resets; absent for a lifetime budget. */
 export const BUDGET_RESET_HEADER = "x-tollgate-budget-reset";
-/** Whose limit that budget is: `token` (the key's quota) or `user` (its owner's budget, shared by all their keys). */
+/**
+ * Whose limit that budget is: `token` (the key's quota), `user` (its owner's budget, shared by all their keys)
+ * or `team` (the key's team's budget, shared by all of the team's keys).
+ */
 export const BUDGET_SCOPE_HEADER = "x-tollgate-budget-scope";
 
 function remainingOf(view: BudgetView, ledger: QuotaLedger): number {
@@ -15,32 +18,53 @@ function remainingOf(view: BudgetView, ledger: QuotaLedger): number {
 }
 
 /**
- * Adds the budget headers of a call by this token to `headers` (nothing when neither the token nor its
- * owner has a limit). The remaining amount is this instance's view: the rows as last read or written, less
+ * Adds the budget headers of a call by this token to `headers` (nothing when neither the token, its owner
+ * nor its team has a limit): the tightest of the three. The remaining amount is this instance's view: the rows as last read or written, less
  * its own spend not yet written; other instances' spend shows once their write-behind commits. The reset
  * instant's text is built once per period and kept with the period's view.
  */
-export function addBudgetHeaders(headers: Record<string, string>, ledger: QuotaLedger, token: CachedToken, user: CachedUser): void {
-  const { token: tokenBudget, user: userBudget } = ledger.budgets(token, user);
-  if (!tokenBudget && !userBudget) return;
-  let view: BudgetView;
-  let remaining: number;
-  if (tokenBudget && userBudget) {
-    const tokenRemaining = remainingOf(tokenBudget, ledger);
-    const userRemaining = remainingOf(userBudget, ledger);
-    [view, remaining] = userRemaining < tokenRemaining ? [userBudget, userRemaining] : [tokenBudget, tokenRemaining];
-  } else {
-    view = (tokenBudget ?? userBudget)!;
+export function addBudgetHeaders(
+  headers: Record<string, string>,
+  ledger: QuotaLedger,
+  token: CachedToken,
+  user: CachedUser,
+  team: CachedTeam | null = null,
+): void {
+  const budgets = ledger.budgets(token, user, team);
+  if (!budgets.token && !budgets.user && !budgets.team) return;
+  // The tighter limit wins; a tie keeps the narrower scope (the key's, then its owner's). No allocation per call.
+  let view: BudgetView | null = null;
+  let remaining = 0;
+  let scope = "token";
+  if (budgets.token) {
+    view = budgets.token;
     remaining = remainingOf(view, ledger);
   }
+  if (budgets.user) {
+    const userRemaining = remainingOf(budgets.user, ledger);
+    if (view === null || userRemaining < remaining) {
+      view = budgets.user;
+      remaining = userRemaining;
+      scope = "user";
+    }
+  }
+  if (budgets.team) {
+    const teamRemaining = remainingOf(budgets.team, ledger);
+    if (view === null || teamRemaining < remaining) {
+      view = budgets.team;
+      remaining = teamRemaining;
+      scope = "team";
+    }
+  }
+  if (view === null) return;
   headers[BUDGET_REMAINING_HEADER] = microsToUsd(remaining);
-  headers[BUDGET_SCOPE_HEADER] = view === userBudget ? "user" : "token";
+  headers[BUDGET_SCOPE_HEADER] = scope;
   if (view.window) headers[BUDGET_RESET_HEADER] = (view.resetText ??= new Date(view.window.end).toISOString());
 }
 
 /** The budget headers alone, for answers built outside a call record (stored responses). */
-export function budgetHeaders(ledger: QuotaLedger, token: CachedToken, user: CachedUser): Record<string, string> {
+export function budgetHeaders(ledger: QuotaLedger, token: CachedToken, user: CachedUser, team: CachedTeam | null = null): Record<string, string> {
   const headers: Record<string, string> = {};
-  addBudgetHeaders(headers, ledger, token, user);
+  addBudgetHeaders(headers, ledger, token, user, team);
   return headers;
 }

@@ -2,8 +2,8 @@ import type { BudgetPeriod } from "@tollgate/shared";
 
 /** A budget's spend as a write-behind commit left it: what spend alerts are decided from, off the request path. */
 export interface BudgetObservation {
-  /** A token's quota or a user's budget. */
-  kind: "token" | "user";
+  /** A token's quota, a user's budget or a team's budget. */
+  kind: "token" | "user" | "team";
   id: number;
   period: BudgetPeriod;
   timeZone: string;

@@ -25,12 +25,12 @@ export interface BudgetView {
 }
 
 /** A period subject: `<kind>:<id>@<start>@<period>@<zone>`; a lifetime one has no `@`. */
-export function periodSubject(kind: "token" | "budget", id: number, window: BudgetWindow, period: BudgetPeriod, timeZone: string): LeaseSubject {
+export function periodSubject(kind: "token" | "budget" | "team", id: number, window: BudgetWindow, period: BudgetPeriod, timeZone: string): LeaseSubject {
   return `${kind}:${id}@${window.start}@${period}@${timeZone}` as LeaseSubject;
 }
 
 export interface ParsedSubject {
-  kind: "token" | "user" | "budget";
+  kind: "token" | "user" | "budget" | "team";
   id: number;
   /** Present for a period subject. */
   period?: { start: number; period: BudgetPeriod; timeZone: string };
@@ -58,7 +58,7 @@ export function spentInWindow(fields: BudgetFields, window: BudgetWindow): numbe
  * does a comparison, not a string build, per call.
  */
 export function budgetView(
-  kind: "token" | "budget",
+  kind: "token" | "budget" | "team",
   id: number,
   limit: number | null,
   lifetimeUsed: number,

@@ -6,11 +6,18 @@ import { type ParsedSubject, parseSubject } from "./budget-view";
 
 /**
  * What a lease is a slice of: `token:<id>` (a lifetime quota), `user:<id>` (a balance), `budget:<id>` (a
- * user's lifetime budget), or one period of a token's quota or a user's budget,
+ * user's lifetime budget), `team:<id>` (a team's lifetime budget), or one period of a token's quota or a user's budget,
  * `token:<id>@<period start ms>@<period>@<zone>` (budget-view.ts). A period's slices count against that
  * period only, so a lease never spans a reset.
  */
-export type LeaseSubject = `token:${number}` | `user:${number}` | `budget:${number}` | `token:${number}@${string}` | `budget:${number}@${string}`;
+export type LeaseSubject =
+  | `token:${number}`
+  | `user:${number}`
+  | `budget:${number}`
+  | `team:${number}`
+  | `token:${number}@${string}`
+  | `budget:${number}@${string}`
+  | `team:${number}@${string}`;
 
 /** This instance's lease row as a statement left it, with the database clock of that statement (microseconds). */
 export interface LeaseRow {
@@ -32,7 +39,7 @@ function limitQuery(subject: ParsedSubject) {
   if (subject.kind === "user") {
     return sql`select case when balance_unlimited then null else balance end as "limit", 0 as used from users where id = ${id} for update`;
   }
-  const table = subject.kind === "token" ? sql.raw("tokens") : sql.raw("users");
+  const table = sql.raw(subject.kind === "token" ? "tokens" : subject.kind === "team" ? "teams" : "users");
   const limit = subject.kind === "token" ? sql.raw("quota_limit") : sql.raw("budget_limit");
   const lifetimeUsed = subject.kind === "token" ? sql.raw("used_quota") : sql.raw("used_total");
   if (!period) {

@@ -1,5 +1,5 @@
 import type { BudgetWindows } from "@tollgate/shared";
-import type { CachedToken, CachedUser } from "../auth/cached-records";
+import type { CachedTeam, CachedToken, CachedUser } from "../auth/cached-records";
 import { errors, GatewayError } from "../errors";
 import { type BudgetView, budgetView } from "./budget-view";
 import { OutageAllowances } from "./outage-allowance";
@@ -31,28 +31,31 @@ export interface Reservation {
  */
 export type FittedAmount = () => number | Promise<number>;
 
-/** Which limit refused: the token's quota, the user's budget, or the user's balance. */
-export type Refusal = { refused: "token" | "budget" | "user" };
+/** Which limit refused: the token's quota, the user's budget, the user's balance, or the token's team's budget. */
+export type Refusal = { refused: "token" | "budget" | "user" | "team" };
 
 /** The budgets of one call at `now`: the token's quota and the user's budget, each null without a limit. */
 export interface CallBudgets {
   token: BudgetView | null;
   user: BudgetView | null;
+  /** The token's team's budget (shared by all of the team's tokens); null for a personal token or a team without one. */
+  team: BudgetView | null;
 }
 
-const NO_BUDGETS: CallBudgets = Object.freeze({ token: null, user: null });
+const NO_BUDGETS: CallBudgets = Object.freeze({ token: null, user: null, team: null });
 
 /** The tightest limit a call is held against: the token's quota, the owner's budget or balance; null without any. */
 function tightestLimit(budgets: CallBudgets, user: CachedUser): number | null {
   const limits: number[] = [];
   if (budgets.token) limits.push(budgets.token.limit);
   if (budgets.user) limits.push(budgets.user.limit);
+  if (budgets.team) limits.push(budgets.team.limit);
   if (!user.balanceUnlimited) limits.push(user.balance);
   return limits.length === 0 ? null : Math.min(...limits);
 }
 
 const refusalKind = (subject: LeaseSubject): Refusal["refused"] =>
-  subject.startsWith("token:") ? "token" : subject.startsWith("budget:") ? "budget" : "user";
+  subject.startsWith("token:") ? "token" : subject.startsWith("budget:") ? "budget" : subject.startsWith("team:") ? "team" : "user";
 
 /**
  * Holds the worst-case cost of a request against the token's quota, the owner's budget and the owner's
@@ -76,22 +79,28 @@ export class QuotaLedger {
    * The token's and the user's budgets now (views cached on the rows, rebuilt when a period ends). Without
    * any limit nothing is read, not even the clock; the clock only for a budget with a period.
    */
-  budgets(token: CachedToken, user: CachedUser): CallBudgets {
-    if (token.quotaLimit === null && user.budgetLimit === null) return NO_BUDGETS;
-    const periodic = (token.quotaLimit !== null && token.budgetPeriod !== "none") || (user.budgetLimit !== null && user.budgetPeriod !== "none");
+  budgets(token: CachedToken, user: CachedUser, team: CachedTeam | null = null): CallBudgets {
+    const teamLimit = team === null ? null : team.budgetLimit;
+    if (token.quotaLimit === null && user.budgetLimit === null && teamLimit === null) return NO_BUDGETS;
+    const periodic =
+      (token.quotaLimit !== null && token.budgetPeriod !== "none") ||
+      (user.budgetLimit !== null && user.budgetPeriod !== "none") ||
+      (teamLimit !== null && team!.budgetPeriod !== "none");
     const now = periodic ? this.clock() : 0;
     return {
       token: budgetView("token", token.id, token.quotaLimit, token.usedQuota, token, this.windows, now),
       user: budgetView("budget", user.id, user.budgetLimit, user.usedTotal, user, this.windows, now),
+      team: team === null ? null : budgetView("team", team.id, team.budgetLimit, team.usedTotal, team, this.windows, now),
     };
   }
 
   /** The period and budget subjects a call's spend counts in now (for a call billed without a hold). */
-  periodSubjects(token: CachedToken, user: CachedUser): LeaseSubject[] {
-    const budgets = this.budgets(token, user);
+  periodSubjects(token: CachedToken, user: CachedUser, team: CachedTeam | null = null): LeaseSubject[] {
+    const budgets = this.budgets(token, user, team);
     const subjects: LeaseSubject[] = [];
     if (budgets.token?.window) subjects.push(budgets.token.subject);
     if (budgets.user) subjects.push(budgets.user.subject);
+    if (budgets.team) subjects.push(budgets.team.subject);
     return subjects;
   }
 
@@ -105,11 +114,13 @@ export class QuotaLedger {
     user: CachedUser,
     amount: number,
     fitted?: FittedAmount,
+    team: CachedTeam | null = null,
   ): Reservation | Refusal | Promise<Reservation | Refusal> {
-    const budgets = this.budgets(token, user);
+    const budgets = this.budgets(token, user, team);
     // Exhausted according to the cached rows: refuse without touching the database.
     if (budgets.token && budgets.token.limit - budgets.token.spent <= 0) return { refused: "token" };
     if (budgets.user && budgets.user.limit - budgets.user.spent <= 0) return { refused: "budget" };
+    if (budgets.team && budgets.team.limit - budgets.team.spent <= 0) return { refused: "team" };
     if (!user.balanceUnlimited && user.balance <= 0) return { refused: "user" };
     const subjects: LeaseSubject[] = [];
     const periodSubjects: LeaseSubject[] = [];
@@ -120,6 +131,10 @@ export class QuotaLedger {
     if (budgets.user) {
       subjects.push(budgets.user.subject);
       periodSubjects.push(budgets.user.subject);
+    }
+    if (budgets.team) {
+      subjects.push(budgets.team.subject);
+      periodSubjects.push(budgets.team.subject);
     }
     if (!user.balanceUnlimited) subjects.push(`user:${user.id}`);
     const reservation: Reservation = { tokenId: token.id, userId: user.id, subjects, periodSubjects, amount, settled: false };

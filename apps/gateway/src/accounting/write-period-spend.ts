@@ -23,8 +23,22 @@ function parseIntegerArray(text: string): number[] {
   return inner === "" ? [] : inner.split(",").map(Number);
 }
 
+/**
+ * A team's spend by team id, from the team subjects a batch counts in (a call of a team's token with a
+ * budget counts in exactly one: the lifetime one or its period's): what moves the team's lifetime total.
+ */
+export function teamDeltasOf(subjectDeltas: Map<LeaseSubject, number>): Map<number, number> {
+  const deltas = new Map<number, number>();
+  for (const [subject, amount] of subjectDeltas) {
+    if (!subject.startsWith("team:")) continue;
+    const { id } = parseSubject(subject);
+    deltas.set(id, (deltas.get(id) ?? 0) + amount);
+  }
+  return deltas;
+}
+
 /** A lifetime budget's spend after the commit (none when the row has a period or no limit). */
-export function lifetimeObservation(kind: "token" | "user", row: ResultRow, spent: number): BudgetObservation | null {
+export function lifetimeObservation(kind: BudgetObservation["kind"], row: ResultRow, spent: number): BudgetObservation | null {
   if (row.limit === null || row.limit === undefined || row.budget_period !== "none") return null;
   return {
     kind,
@@ -47,7 +61,7 @@ export function lifetimeObservation(kind: "token" | "user", row: ResultRow, spen
  */
 export async function applyPeriodDeltas(
   transaction: Transaction,
-  kind: "token" | "budget",
+  kind: "token" | "budget" | "team",
   subjectDeltas: Map<LeaseSubject, number>,
   totals: Map<number, PeriodTotals>,
   observations: BudgetObservation[],
@@ -56,7 +70,7 @@ export async function applyPeriodDeltas(
     .map(([subject, amount]) => ({ parsed: parseSubject(subject), amount }))
     .filter((entry) => entry.parsed.kind === kind && entry.parsed.period !== undefined)
     .sort((a, b) => a.parsed.period!.start - b.parsed.period!.start);
-  const table = kind === "token" ? sql.raw("tokens") : sql.raw("users");
+  const table = sql.raw(kind === "token" ? "tokens" : kind === "team" ? "teams" : "users");
   const limit = kind === "token" ? sql.raw("quota_limit") : sql.raw("budget_limit");
   while (entries.length > 0) {
     const round: typeof entries = [];
@@ -93,7 +107,7 @@ export async function applyPeriodDeltas(
       totals.set(id, { periodStart, periodUsed: Number(row.period_used) });
       if (row.limit === null || row.limit === undefined) continue;
       observations.push({
-        kind: kind === "token" ? "token" : "user",
+        kind: kind === "budget" ? "user" : kind,
         id,
         period: row.budget_period as BudgetObservation["period"],
         timeZone: String(row.budget_time_zone),

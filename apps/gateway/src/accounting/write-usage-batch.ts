@@ -4,7 +4,7 @@ import type { BudgetObservation } from "./budget-observation";
 import { insertRequestLogs } from "./insert-request-logs";
 import { DATABASE_CLOCK_SQL, type LeaseRow, type LeaseSubject } from "./quota-leases";
 import { sanitizeLogRow } from "./sanitize-log-row";
-import { applyPeriodDeltas, lifetimeObservation, type PeriodTotals } from "./write-period-spend";
+import { applyPeriodDeltas, lifetimeObservation, type PeriodTotals, teamDeltasOf } from "./write-period-spend";
 
 export type { PeriodTotals } from "./write-period-spend";
 
@@ -40,6 +40,9 @@ export interface WrittenUsage {
   tokenPeriods: Map<number, PeriodTotals>;
   userPeriods: Map<number, PeriodTotals>;
   userTotals: Map<number, number>;
+  /** Teams' lifetime and period spend after the commit (absent from writers older than teams). */
+  teamTotals?: Map<number, number>;
+  teamPeriods?: Map<number, PeriodTotals>;
   /** Budgets whose spend moved, as the commit left them: what spend alerts are decided from. */
   observations: BudgetObservation[];
   /** The writing instance's lease rows as the commit left them. */
@@ -242,6 +245,8 @@ async function writeOnce(
     tokenPeriods: new Map(),
     userPeriods: new Map(),
     userTotals: new Map(),
+    teamTotals: new Map(),
+    teamPeriods: new Map(),
     observations: [],
     leaseRows: new Map(),
     spoolSeq: 0,
@@ -296,6 +301,21 @@ async function writeOnce(
       }
     }
     await applyPeriodDeltas(transaction, "budget", subjectDeltas, written.userPeriods, written.observations);
+    // Teams after users, as the lease acquisitions lock them.
+    const teamDeltas = teamDeltasOf(subjectDeltas);
+    if (teamDeltas.size > 0) {
+      const result = await transaction.execute(sql`
+        update teams set used_total = teams.used_total + d.amount
+        from (values ${valuesList(teamDeltas)}) as d(id, amount)
+        where teams.id = d.id
+        returning teams.id, teams.used_total, teams.budget_limit as "limit", teams.budget_period, teams.budget_time_zone, teams.alert_thresholds`);
+      for (const row of resultRows(result)) {
+        written.teamTotals!.set(Number(row.id), Number(row.used_total));
+        const observation = lifetimeObservation("team", row, Number(row.used_total));
+        if (observation) written.observations.push(observation);
+      }
+    }
+    await applyPeriodDeltas(transaction, "team", subjectDeltas, written.teamPeriods!, written.observations);
     const leaseDeltas = [
       ...[...tokenDeltas].map(([id, amount]) => sql`(${`token:${id}`}, ${amount}::bigint)`),
       ...[...userDeltas].map(([id, amount]) => sql`(${`user:${id}`}, ${amount}::bigint)`),

@@ -37,9 +37,12 @@ export interface SpendAlertBody {
   type: "spend_alert";
   /** Stable per alert: a receiver can drop a repeat (a retry whose earlier answer was lost). */
   id: string;
-  subject: "token" | "user";
+  subject: "token" | "user" | "team";
   token: { id: number; name: string } | null;
-  user: { id: number; name: string };
+  /** The token's owner or the user; null for a team's alert. */
+  user: { id: number; name: string } | null;
+  /** The team, for a team's alert; null otherwise. */
+  team: { id: number; name: string } | null;
   period: string;
   period_start: string | null;
   period_end: string | null;
@@ -62,7 +65,7 @@ const epochMs = (column: string) => sql.raw(`(extract(epoch from ${column}) * 10
 /** An alert's columns, its instants as epoch ms (drivers differ in how they return timestamptz). */
 export const ALERT_COLUMNS = sql.join(
   [
-    sql.raw(`id, subject_kind, subject_id, user_id, token_id, token_name, user_name, period, threshold, spent, "limit", attempts`),
+    sql.raw(`id, subject_kind, subject_id, user_id, token_id, token_name, user_name, team_id, team_name, period, threshold, spent, "limit", attempts`),
     epochMs("period_start"),
     epochMs("period_end"),
     epochMs("created_at"),
@@ -244,19 +247,28 @@ function claimStatement(observation: BudgetObservation, thresholds: number[], de
   const levels = sql.join(thresholds.map((threshold) => sql`(${threshold}::int)`), sql`, `);
   const due = deliver ? sql`now()` : sql`null::timestamptz`;
   const common = sql`${observation.period}, ${periodStart}::timestamptz, ${periodEnd}::timestamptz, levels.threshold, ${observation.spent}::bigint, ${observation.limit}::bigint, ${due}`;
-  const columns = sql`(subject_kind, subject_id, user_id, token_id, token_name, user_name, period, period_start, period_end, threshold, spent, "limit", next_attempt_at)`;
+  const columns = sql`(subject_kind, subject_id, user_id, token_id, token_name, user_name, team_id, team_name, period, period_start, period_end, threshold, spent, "limit", next_attempt_at)`;
   if (observation.kind === "token") {
     return sql`
       insert into spend_alerts ${columns}
-      select 'token', t.id, t.user_id, t.id, t.name, u.name, ${common}
+      select 'token', t.id, t.user_id, t.id, t.name, u.name, null, null, ${common}
       from tokens t join users u on u.id = t.user_id, (values ${levels}) as levels(threshold)
       where t.id = ${observation.id}
       on conflict on constraint spend_alerts_once do nothing
       returning id`;
   }
+  if (observation.kind === "team") {
+    return sql`
+      insert into spend_alerts ${columns}
+      select 'team', g.id, null, null, null, null, g.id, g.name, ${common}
+      from teams g, (values ${levels}) as levels(threshold)
+      where g.id = ${observation.id}
+      on conflict on constraint spend_alerts_once do nothing
+      returning id`;
+  }
   return sql`
     insert into spend_alerts ${columns}
-    select 'user', u.id, u.id, null, null, u.name, ${common}
+    select 'user', u.id, u.id, null, null, u.name, null, null, ${common}
     from users u, (values ${levels}) as levels(threshold)
     where u.id = ${observation.id}
     on conflict on constraint spend_alerts_once do nothing
@@ -268,9 +280,10 @@ export function alertBody(row: Row): SpendAlertBody {
   return {
     type: "spend_alert",
     id: `alert_${row.id}`,
-    subject: row.subject_kind === "token" ? "token" : "user",
+    subject: row.subject_kind === "token" ? "token" : row.subject_kind === "team" ? "team" : "user",
     token: row.token_id === null || row.token_id === undefined ? null : { id: Number(row.token_id), name: String(row.token_name) },
-    user: { id: Number(row.user_id), name: String(row.user_name) },
+    user: row.user_id === null || row.user_id === undefined ? null : { id: Number(row.user_id), name: String(row.user_name) },
+    team: row.team_id === null || row.team_id === undefined ? null : { id: Number(row.team_id), name: String(row.team_name) },
     period: String(row.period),
     period_start: isLifetime ? null : isoOrNull(row.period_start_ms),
     period_end: isoOrNull(row.period_end_ms),

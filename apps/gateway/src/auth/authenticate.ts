@@ -1,11 +1,13 @@
 import { hashTokenSecret } from "@tollgate/shared";
 import { errors } from "../errors";
 import type { GatewayServices } from "../gateway-services";
-import type { CachedToken, CachedUser } from "./cached-records";
+import type { CachedTeam, CachedToken, CachedUser } from "./cached-records";
 
 export interface Caller {
   token: CachedToken;
   user: CachedUser;
+  /** The token's team (its budget and limits bind the call besides the owner's); null for a personal token. */
+  team: CachedTeam | null;
   /** The routing group: the token's own, else its owner's. */
   group: string;
 }
@@ -34,7 +36,7 @@ export function readApiKey(request: Request): string | null {
 }
 
 /** What authentication reads: the two caches, and the count of invalid keys per address. */
-export type AuthenticationServices = Pick<GatewayServices, "tokens" | "users" | "invalidKeys">;
+export type AuthenticationServices = Pick<GatewayServices, "tokens" | "users" | "teams" | "invalidKeys">;
 
 /** A key that is no key: counted against the client's address (see InvalidKeyLimiter). */
 function invalidKey(services: Pick<AuthenticationServices, "invalidKeys">, clientAddress: string | null): never {
@@ -70,5 +72,14 @@ export async function authenticate(services: AuthenticationServices, request: Re
   if (!user.enabled) throw errors.disabledUser();
   if (token.ipAllowList && !token.ipAllowList.allows(clientAddress)) throw errors.ipNotAllowed("token");
   if (user.ipAllowList && !user.ipAllowList.allows(clientAddress)) throw errors.ipNotAllowed("user");
-  return { token, user, group: token.group ?? user.group };
+  // Personal tokens (most) read no third cache.
+  let team: CachedTeam | null = null;
+  if (token.teamId !== null) {
+    const teamResult = services.teams.get(token.teamId);
+    team = teamResult instanceof Promise ? await teamResult.catch(databaseUnavailable) : teamResult;
+    if (!team) throw errors.invalidKey();
+    if (!team.enabled) throw errors.disabledTeam();
+    if (team.ipAllowList && !team.ipAllowList.allows(clientAddress)) throw errors.ipNotAllowed("team");
+  }
+  return { token, user, team, group: token.group ?? user.group };
 }

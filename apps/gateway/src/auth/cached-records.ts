@@ -1,4 +1,4 @@
-import { type Database, tokens, userBudgetSelection, userLimitSelection, users } from "@tollgate/db";
+import { type Database, teamBudgetSelection, teams, tokens, userBudgetSelection, userLimitSelection, users } from "@tollgate/db";
 import { eq, or } from "drizzle-orm";
 import { isBudgetPeriod } from "@tollgate/shared";
 import type { BudgetFields } from "../accounting/budget-view";
@@ -16,6 +16,8 @@ interface AccessLimitFields {
 export interface CachedToken extends BudgetFields, AccessLimitFields {
   id: number;
   userId: number;
+  /** The team whose budget and limits bind the token besides its owner's; null for a personal token. */
+  teamId: number | null;
   name: string;
   keyHash: string;
   enabled: boolean;
@@ -69,6 +71,38 @@ export interface CachedUser extends BudgetFields, AccessLimitFields {
   rateLimitKey: string;
 }
 
+/** A team as the hot path needs it: its budget and the limits that bind all of its tokens together. */
+export interface CachedTeam extends BudgetFields, AccessLimitFields {
+  id: number;
+  name: string;
+  enabled: boolean;
+  /** Micro-USD the team's tokens together may spend, in all or per period; null means no budget. */
+  budgetLimit: number | null;
+  /** Lifetime spend, as last read or written. */
+  usedTotal: number;
+  /** The rate limiters' key for the team's shared counts (`t{id}`), made once per load. */
+  rateLimitKey: string;
+}
+
+export async function loadTeamById(db: Database, id: number): Promise<CachedTeam | null> {
+  const [row] = await db
+    .select({
+      id: teams.id,
+      name: teams.name,
+      status: teams.status,
+      ...teamBudgetSelection,
+      allowedModels: teams.allowedModels,
+      allowedIps: teams.allowedIps,
+      rpmLimit: teams.rpmLimit,
+      tpmLimit: teams.tpmLimit,
+    })
+    .from(teams)
+    .where(eq(teams.id, id))
+    .limit(1);
+  if (!row) return null;
+  return budgetHolderFields(row, `t${row.id}`);
+}
+
 export async function loadTokenByHash(db: Database, keyHash: string): Promise<CachedToken | null> {
   const [row] = await db
     .select()
@@ -84,6 +118,7 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
   return {
     id: row.id,
     userId: row.userId,
+    teamId: row.teamId,
     name: row.name,
     keyHash: row.keyHash,
     enabled: row.status === "enabled",
@@ -116,16 +151,21 @@ export async function loadUserById(db: Database, id: number): Promise<CachedUser
     .where(eq(users.id, id))
     .limit(1);
   if (!row) return null;
+  return { ...budgetHolderFields(row, `u${row.id}`), group: row.group, balance: row.balance, balanceUnlimited: row.balanceUnlimited };
+}
+
+type BudgetHolderRow = Parameters<typeof accessLimitFields>[0] &
+  Parameters<typeof budgetFields>[0] & { id: number; name: string; status: string; budgetLimit: number | null; usedTotal: number };
+
+/** What a user and a team share as cached: a budget shared by many tokens, access limits, a rate-limit key of their own. */
+function budgetHolderFields(row: BudgetHolderRow, rateLimitKey: string): CachedTeam {
   return {
     id: row.id,
     name: row.name,
     enabled: row.status === "enabled",
-    group: row.group,
-    balance: row.balance,
-    balanceUnlimited: row.balanceUnlimited,
     budgetLimit: row.budgetLimit,
     usedTotal: row.usedTotal,
-    rateLimitKey: `u${row.id}`,
+    rateLimitKey,
     ...accessLimitFields(row),
     ...budgetFields(row),
   };

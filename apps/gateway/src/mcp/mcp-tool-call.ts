@@ -87,13 +87,13 @@ export async function callTool(
     // Only a tool the server lists is forwarded: the log and the metrics never label calls with made-up names.
     if (!listed.some((candidate) => candidate.name === tool)) throw new GatewayError(`Unknown tool: ${model}.`, { status: 404, code: "tool_not_found" });
     const { token, user } = caller;
-    if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null) {
+    if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null || caller.team !== null) {
       await checkRateLimits(services, record, caller);
     }
     record.routed(model, entry.pricePerCall === null ? undefined : perCallPrice(entry.pricePerCall));
     if (entry.pricePerCall !== null) {
-      // A priced call is held against the key's quota, its owner's budget and balance, like a model call.
-      const holding = services.ledger.reserve(token, user, entry.pricePerCall);
+      // A priced call is held against the key's quota, its owner's budget and balance and its team's budget, like a model call.
+      const holding = services.ledger.reserve(token, user, entry.pricePerCall, undefined, caller.team);
       const held = holding instanceof Promise ? await holding : holding;
       if ("refused" in held) throw quotaRefusal(held.refused);
       record.held(held);

@@ -85,9 +85,39 @@ export async function checkRateLimits(services: GatewayServices, record: CallRec
   if (userTokens !== null) {
     applyRateLimit(services, record, userTokens instanceof Promise ? await userTokens : userTokens, "tokens", "user", tokensDecision);
   }
+  let userRequests: RateLimitDecision | null = null;
   if (user.rpmLimit !== null) {
     const checked = services.rateLimiter.check(user.rateLimitKey, user.rpmLimit);
-    applyRateLimit(services, record, checked instanceof Promise ? await checked : checked, "requests", "user", tokenRequests);
+    userRequests = checked instanceof Promise ? await checked : checked;
+    applyRateLimit(services, record, userRequests, "requests", "user", tokenRequests);
+  }
+  if (caller.team !== null) await checkTeamRateLimits(services, record, caller.team, tokensDecision, tighterOf(tokenRequests, userRequests));
+}
+
+function tighterOf(first: RateLimitDecision | null, second: RateLimitDecision | null): RateLimitDecision | null {
+  if (first === null) return second;
+  if (second === null) return first;
+  return second.remaining < first.remaining ? second : first;
+}
+
+/**
+ * The team's per-minute limits, which all of the team's keys share, counted after the key's and its owner's
+ * (limits nest: the tightest refuses, and the headers report the tighter of what was already reported).
+ */
+async function checkTeamRateLimits(
+  services: GatewayServices,
+  record: CallRecord,
+  team: NonNullable<Caller["team"]>,
+  tokensReported: RateLimitDecision | null,
+  requestsReported: RateLimitDecision | null,
+): Promise<void> {
+  if (team.tpmLimit !== null) {
+    const checked = services.tokenRateLimiter.check(team.rateLimitKey, team.tpmLimit);
+    applyRateLimit(services, record, checked instanceof Promise ? await checked : checked, "tokens", "team", tokensReported);
+  }
+  if (team.rpmLimit !== null) {
+    const checked = services.rateLimiter.check(team.rateLimitKey, team.rpmLimit);
+    applyRateLimit(services, record, checked instanceof Promise ? await checked : checked, "requests", "team", requestsReported);
   }
 }
 
@@ -100,7 +130,7 @@ export async function admitCaller(services: GatewayServices, record: CallRecord,
   record.identified(caller);
   const { token, user } = caller;
   // Most keys have no per-minute limit at all: no promise on their path.
-  if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null) {
+  if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null || caller.team !== null) {
     await checkRateLimits(services, record, caller);
   }
   return caller;
@@ -140,7 +170,7 @@ export async function admit(
     record.identified(caller);
     const { token, user } = caller;
     // Most keys have no per-minute limit at all: no promise on their path.
-    if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null) {
+    if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null || caller.team !== null) {
       await checkRateLimits(services, record, caller);
     }
   }

@@ -121,7 +121,7 @@ export class CallRecord {
     const headers: Record<string, string> = { ...this.rateLimitHeaders, "x-request-id": this.requestId };
     if (this.servedModel !== "") headers["x-tollgate-model"] = this.servedModel;
     if (this.billedCost !== null) headers["x-tollgate-cost-usd"] = microsToUsd(this.billedCost);
-    if (this.caller) addBudgetHeaders(headers, this.services.ledger, this.caller.token, this.caller.user);
+    if (this.caller) addBudgetHeaders(headers, this.services.ledger, this.caller.token, this.caller.user, this.caller.team);
     return headers;
   }
 
@@ -184,6 +184,9 @@ export class CallRecord {
     if (caller.user.tpmLimit !== null) {
       this.services.tokenRateLimiter.consume(caller.user.rateLimitKey, usage.promptTokens + usage.completionTokens);
     }
+    if (caller.team?.tpmLimit != null) {
+      this.services.tokenRateLimiter.consume(caller.team.rateLimitKey, usage.promptTokens + usage.completionTokens);
+    }
     const metered = computeUnitCost(usage, outcome.units ?? null, this.price);
     const { unit, quantity } = metered;
     const classes = promptClasses(usage);
@@ -222,7 +225,7 @@ export class CallRecord {
       tokenId: caller.token.id,
       userId: caller.user.id,
       cost,
-      periodSubjects: cost === 0 ? undefined : (this.reservation?.periodSubjects ?? this.services.ledger.periodSubjects(caller.token, caller.user)),
+      periodSubjects: cost === 0 ? undefined : (this.reservation?.periodSubjects ?? this.services.ledger.periodSubjects(caller.token, caller.user, caller.team)),
       previousKey: caller.token.secretRetiresAt !== null,
       log: {
         createdAt: this.startedAtDate,

@@ -84,12 +84,14 @@ export async function route(
   const byUnit = worstCaseUnits ? computeUnitCost(noTokens, worstCaseUnits, price) : null;
   let holding: ReturnType<GatewayServices["ledger"]["reserve"]>;
   if (byUnit && byUnit.unit !== "token") {
-    holding = services.ledger.reserve(caller.token, caller.user, byUnit.cost + toolHold, undefined);
+    holding = services.ledger.reserve(caller.token, caller.user, byUnit.cost + toolHold, undefined, caller.team);
   } else {
     const upperBound = promptUpperBound(body, bytes);
-    const metered = price !== undefined && (caller.token.quotaLimit !== null || caller.user.budgetLimit !== null || !caller.user.balanceUnlimited);
+    const metered =
+      price !== undefined &&
+      (caller.token.quotaLimit !== null || caller.user.budgetLimit !== null || !caller.user.balanceUnlimited || caller.team?.budgetLimit != null);
     const fitted = metered ? fittedReservation(body, upperBound, candidates, model, costOf) : undefined;
-    holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
+    holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted, caller.team);
   }
   const held = holding instanceof Promise ? await holding : holding;
   if ("refused" in held) throw quotaRefusal(held.refused);
@@ -98,12 +100,14 @@ export async function route(
 }
 
 /** The 429 insufficient_quota of a hold the ledger refused, saying whose limit it was. */
-export function quotaRefusal(refused: "token" | "budget" | "user"): GatewayError {
+export function quotaRefusal(refused: "token" | "budget" | "team" | "user"): GatewayError {
   return errors.insufficientQuota(
     refused === "token"
       ? "This API key's quota is used up or cannot cover this request. Raise its quota in the console."
       : refused === "budget"
         ? "Your account's spending budget is used up or cannot cover this request. Ask an administrator to raise it."
-        : "Your account balance cannot cover this request. Top up in the console.",
+        : refused === "team"
+          ? "This API key's team budget is used up or cannot cover this request. Ask the team's administrator to raise it."
+          : "Your account balance cannot cover this request. Top up in the console.",
   );
 }

@@ -1,6 +1,6 @@
 import type { Database } from "@tollgate/db";
 import type { WrittenUsage } from "../accounting/usage-writer";
-import { type CachedToken, type CachedUser, loadTokenByHash, loadUserById } from "../auth/cached-records";
+import { type CachedTeam, type CachedToken, type CachedUser, loadTeamById, loadTokenByHash, loadUserById } from "../auth/cached-records";
 import { CoarseClock } from "../auth/coarse-clock";
 import { LoadingCache } from "../auth/loading-cache";
 import type { DatabaseCircuit } from "../database-circuit";
@@ -12,6 +12,7 @@ import type { Job } from "./jobs";
 export interface AuthServices {
   tokens: LoadingCache<string, CachedToken>;
   users: LoadingCache<number, CachedUser>;
+  teams: LoadingCache<number, CachedTeam>;
   /** id -> key hash of every token seen, so that totals written by id (and NOTIFYs by id) reach the cached row. */
   tokenHashById: Map<number, string>;
   trustedProxies: IpAllowList | null;
@@ -45,12 +46,21 @@ export function createAuthServices(input: {
     maxAgeMs: options.cacheMaxAgeMs,
     now: clock.now,
   });
+  const teams = new LoadingCache<number, CachedTeam>((id) => circuit.run(() => loadTeamById(db, id)), {
+    maxEntries: 20_000,
+    negativeTtlMs: 30_000,
+    maxAgeMs: options.cacheMaxAgeMs,
+    now: clock.now,
+  });
   return {
     tokens,
     users,
+    teams,
     tokenHashById,
     trustedProxies: options.trustedProxies.length > 0 ? createIpAllowList(options.trustedProxies) : null,
-    applyTotals({ tokenTotals, userBalances, tokenPeriods, userPeriods, userTotals }) {
+    applyTotals({ tokenTotals, userBalances, tokenPeriods, userPeriods, userTotals, teamTotals, teamPeriods }) {
+      for (const [id, total] of teamTotals ?? []) teams.update(id, (team) => (team.usedTotal = total));
+      for (const [id, period] of teamPeriods ?? []) teams.update(id, (team) => Object.assign(team, period));
       for (const [id, total] of tokenTotals) {
         const hash = tokenHashById.get(id);
         if (hash) tokens.update(hash, (token) => (token.usedQuota = total));

@@ -19,6 +19,7 @@ function recordingTargets() {
     instanceId: "this-instance",
     tokens: recorder<string>("tokens"),
     users: recorder<number>("users"),
+    teams: recorder<number>("teams"),
     tokenHashById: new Map(),
     catalog: { invalidate: () => void calls.push("catalog.invalidate()") },
     settings: { invalidate: () => void calls.push("settings.invalidate()") },
@@ -73,10 +74,19 @@ describe("invalidation router", () => {
     expect(health.snapshot().has(5)).toBe(false);
   });
 
+  test("a team's insert forgets a cached absence, its spend refreshes it, and any other change evicts it and its remembered refusals", () => {
+    const { calls, targets } = recordingTargets();
+    const router = createInvalidationRouter(targets);
+    router.route(message({ table: "teams", op: "insert", id: 4 }));
+    router.route(message({ table: "teams", kind: "usage", id: 4 }));
+    router.route(message({ table: "teams", op: "delete", id: 4 }));
+    expect(calls).toEqual(["teams.forgetAbsent(4)", "teams.refresh(4)", "teams.delete(4)", "leases.forgetRefusal(team:4)"]);
+  });
+
   test("flushAll empties every cache (after a reconnection, whatever was sent meanwhile is lost)", () => {
     const { calls, targets } = recordingTargets();
     createInvalidationRouter(targets).flushAll();
-    expect(calls.sort()).toEqual(["catalog.invalidate()", "mcp.invalidate()", "settings.invalidate()", "tokens.clear()", "users.clear()"]);
+    expect(calls.sort()).toEqual(["catalog.invalidate()", "mcp.invalidate()", "settings.invalidate()", "teams.clear()", "tokens.clear()", "users.clear()"]);
   });
 
   test("a change to an MCP server reloads the MCP registrations", () => {

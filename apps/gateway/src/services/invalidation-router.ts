@@ -1,6 +1,6 @@
 import type { InvalidationMessage } from "@tollgate/db";
 import type { LeaseBook } from "../accounting/quota-leases";
-import type { CachedToken, CachedUser } from "../auth/cached-records";
+import type { CachedTeam, CachedToken, CachedUser } from "../auth/cached-records";
 import type { LoadingCache } from "../auth/loading-cache";
 import type { ChannelCatalog } from "../routing/channel-catalog";
 import type { McpDirectory } from "../mcp/mcp-directory";
@@ -15,6 +15,7 @@ export interface InvalidationTargets {
   instanceId: string;
   tokens: Pick<LoadingCache<string, CachedToken>, Evicting>;
   users: Pick<LoadingCache<number, CachedUser>, Evicting>;
+  teams: Pick<LoadingCache<number, CachedTeam>, Evicting>;
   /** id -> key hash of every token seen; a NOTIFY that names both teaches it a pair. */
   tokenHashById: Map<number, string>;
   catalog: Pick<ChannelCatalog, "invalidate">;
@@ -34,7 +35,7 @@ export interface InvalidationRouter {
 
 /** Which caches a change in which table evicts; the one place that knows. */
 export function createInvalidationRouter(targets: InvalidationTargets): InvalidationRouter {
-  const { instanceId, tokens, users, tokenHashById, catalog, settings, leases, health, mcp } = targets;
+  const { instanceId, tokens, users, teams, tokenHashById, catalog, settings, leases, health, mcp } = targets;
   return {
     route(message) {
       switch (message.table) {
@@ -59,6 +60,15 @@ export function createInvalidationRouter(targets: InvalidationTargets): Invalida
             leases.forgetRefusal(`budget:${message.id}`);
           }
           return;
+        case "teams":
+          if (message.id === undefined) return;
+          if (message.op === "insert") teams.forgetAbsent(message.id);
+          else if (message.kind === "usage") teams.refresh(message.id);
+          else {
+            teams.delete(message.id);
+            leases.forgetRefusal(`team:${message.id}`);
+          }
+          return;
         case "channels":
         case "model_prices":
           catalog.invalidate();
@@ -79,6 +89,7 @@ export function createInvalidationRouter(targets: InvalidationTargets): Invalida
     flushAll() {
       tokens.clear();
       users.clear();
+      teams.clear();
       catalog.invalidate();
       settings.invalidate();
       mcp?.invalidate();

@@ -16,6 +16,7 @@ const userLinks = [
   { to: "/tokens", label: "Tokens" },
   { to: "/logs", label: "Logs" },
   { to: "/alerts", label: "Spend alerts" },
+  { to: "/teams", label: "Teams" },
   { to: "/quick-start", label: "Quick start" },
 ];
 const adminLinks = [

@@ -20,6 +20,7 @@ function deliveryState(alert: Alert): { label: string; color: "green" | "amber" 
 }
 
 function subjectOf(alert: Alert): string {
+  if (alert.subjectKind === "team") return `Team ${alert.teamName}`;
   return alert.subjectKind === "token" ? `Token ${alert.tokenName} (${alert.userName})` : `User ${alert.userName}`;
 }
 

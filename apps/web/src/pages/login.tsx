@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useLocation } from "react-router";
 import { FormError, TextField } from "../components/form-fields";
@@ -29,8 +30,21 @@ export function LoginPage() {
   // Back to the page that sent the visitor here, if any.
   const from = (location.state as { from?: string } | null)?.from;
   const login = useAuthForm((callbacks) => trpc.auth.login.mutationOptions(callbacks), () => (from && from !== "/login" ? from : "/"));
+  const options = useQuery(trpc.auth.signInOptions.queryOptions());
+  // A single sign-on that was refused comes back here with the reason (never a token).
+  const ssoError = new URLSearchParams(window.location.search).get("sso_error");
+  const sso = options.data?.oidc ?? null;
   return (
     <AuthCard title="Sign in" subtitle="Tollgate console">
+      {sso ? (
+        <div className="mb-4 space-y-3">
+          <a className="button-primary block w-full text-center" href={sso.path} data-testid="sso-sign-in">
+            Sign in with {sso.name}
+          </a>
+          <FormError message={ssoError} />
+        </div>
+      ) : null}
+      {options.data && !options.data.password ? null : (
       <form className="space-y-4" onSubmit={login.submit(() => ({ name, password }))}>
         <TextField label="User name" name="name" autoComplete="username" errors={login.errors.fields} value={name} onChange={setName} />
         <TextField label="Password" name="password" type="password" autoComplete="current-password" errors={login.errors.fields} value={password} onChange={setPassword} />
@@ -39,6 +53,7 @@ export function LoginPage() {
           {login.isPending ? "Signing in…" : "Sign in"}
         </button>
       </form>
+      )}
     </AuthCard>
   );
 }

@@ -30,6 +30,9 @@ export function TokenForm(props: {
   const users = useQuery({ ...trpc.users.list.queryOptions({ offset: 0, limit: 200 }), enabled: props.isAdmin && !editing });
   const [name, setName] = useState(editing?.name ?? "");
   const [userId, setUserId] = useState<string>("");
+  const [teamId, setTeamId] = useState<string>("");
+  // The teams the signed-in user may make tokens for (every team for an administrator).
+  const teams = useQuery({ ...trpc.teams.list.queryOptions(), enabled: !editing });
   const [group, setGroup] = useState(editing?.group ?? "");
   const [neverExpires, setNeverExpires] = useState(editing ? editing.expiresAt === null : true);
   const [expiresAt, setExpiresAt] = useState(editing?.expiresAt ? toLocalInput(editing.expiresAt) : toLocalInput(new Date(Date.now() + 30 * 86_400_000)));
@@ -88,7 +91,7 @@ export function TokenForm(props: {
       tpmLimit,
     };
     if (editing) update.mutate({ id: editing.id, ...fields });
-    else create.mutate({ ...fields, userId: userId === "" ? undefined : Number(userId) });
+    else create.mutate({ ...fields, userId: userId === "" ? undefined : Number(userId), teamId: teamId === "" ? null : Number(teamId) });
   };
 
   const toggleModel = (model: string) =>
@@ -121,6 +124,20 @@ export function TokenForm(props: {
               {(users.data?.items ?? []).map((user) => (
                 <option key={user.id} value={user.id}>
                   {user.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      {!editing && (teams.data?.length ?? 0) > 0 ? (
+        <Field label="Team" error={errors.teamId} hint="A team's token spends from the team's budget too, within the team's limits.">
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="teamId" className={inputClass(invalid)} value={teamId} onChange={(event) => setTeamId(event.target.value)}>
+              <option value="">None (personal)</option>
+              {(teams.data ?? []).map((team) => (
+                <option key={team.id} value={team.id}>
+                  {team.name}
                 </option>
               ))}
             </select>

@@ -75,6 +75,8 @@ export function listSpendAlerts(db: Database, actor: Actor, options: { limit: nu
       userName: spendAlerts.userName,
       tokenId: spendAlerts.tokenId,
       tokenName: spendAlerts.tokenName,
+      teamId: spendAlerts.teamId,
+      teamName: spendAlerts.teamName,
       period: spendAlerts.period,
       periodStart: spendAlerts.periodStart,
       periodEnd: spendAlerts.periodEnd,

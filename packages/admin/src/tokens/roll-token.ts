@@ -1,9 +1,9 @@
 import { type Database, tokens } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { and, eq, sql } from "drizzle-orm";
-import { type Actor, isAdministrator } from "../actor";
+import type { Actor } from "../actor";
 import { AdminError } from "../admin-error";
-import { getToken, type TokenView } from "./token-operations";
+import { getToken, ownedBy, type TokenView } from "./token-operations";
 import { type RollTokenInput, rollTokenSchema } from "./token-schemas";
 
 /**
@@ -28,7 +28,7 @@ export async function rollToken(db: Database, actor: Actor, rawInput: RollTokenI
       rolledAt: sql`now()`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(tokens.id, input.id), isAdministrator(actor) ? undefined : eq(tokens.userId, actor.id)))
+    .where(and(eq(tokens.id, input.id), ownedBy(actor)))
     .returning({ id: tokens.id });
   // Another user's token is reported as missing, not forbidden: its existence is not revealed.
   if (!rolled) throw new AdminError("not_found", `Unknown token id ${input.id}`);

@@ -1,6 +1,7 @@
-import { type Database, tokenPublicColumns, tokens, userBudgetSelection, userLimitSelection, users } from "@tollgate/db";
+import { type Database, teams, tokenPublicColumns, tokens, userBudgetSelection, userLimitSelection, users } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { and, asc, count, desc, eq, ilike, or, type SQL } from "drizzle-orm";
+import { administeredTeam, teamRoleOf, unknownTeam } from "../teams/team-access";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
@@ -25,9 +26,9 @@ function unknownToken(id: number): AdminError {
   return new AdminError("not_found", `Unknown token id ${id}`);
 }
 
-/** Rows the actor may see and change: all for an administrator, their own otherwise. */
-function ownedBy(actor: Actor): SQL | undefined {
-  return isAdministrator(actor) ? undefined : eq(tokens.userId, actor.id);
+/** Rows the actor may see and change: all for an administrator; their own and their administered teams' otherwise. */
+export function ownedBy(actor: Actor): SQL | undefined {
+  return isAdministrator(actor) ? undefined : or(eq(tokens.userId, actor.id), administeredTeam(tokens.teamId, actor.id));
 }
 
 export async function getToken(db: Database, actor: Actor, id: number) {
@@ -59,7 +60,7 @@ export async function listTokens(db: Database, actor: Actor, options: { userId?:
  * One page of the actor's tokens (an administrator's: everyone's, or one owner's), newest first, whose name,
  * key prefix or owner's name contains `query`, with how many match in all.
  */
-export async function searchTokens(db: Database, actor: Actor, options: PageQuery & { userId?: number }): Promise<Page<TokenView>> {
+export async function searchTokens(db: Database, actor: Actor, options: PageQuery & { userId?: number; teamId?: number }): Promise<Page<TokenView>> {
   if (options.userId !== undefined && !isAdministrator(actor) && options.userId !== actor.id) {
     throw new AdminError("forbidden", "You can only list your own tokens");
   }
@@ -67,6 +68,7 @@ export async function searchTokens(db: Database, actor: Actor, options: PageQuer
   const where = and(
     ownedBy(actor),
     options.userId === undefined ? undefined : eq(tokens.userId, options.userId),
+    options.teamId === undefined ? undefined : eq(tokens.teamId, options.teamId),
     pattern ? or(ilike(tokens.name, pattern), ilike(tokens.keyPrefix, pattern), isAdministrator(actor) ? ilike(users.name, pattern) : undefined) : undefined,
   );
   const [items, [counted]] = await Promise.all([
@@ -137,13 +139,24 @@ function changedFields(current: TokenLimits, changes: TokenChanges): TokenChange
  */
 export async function createToken(db: Database, actor: Actor, input: CreateTokenInput): Promise<{ token: TokenView; secret: string }> {
   let userId = actor.id;
+  const teamId = input.teamId ?? null;
+  const actorTeamRole = teamId === null || isAdministrator(actor) ? null : await teamRoleOf(db, actor.id, teamId);
+  if (teamId !== null && !isAdministrator(actor) && actorTeamRole === null) throw unknownTeam(teamId, { field: "teamId" });
   if (input.userId !== undefined && input.userId !== actor.id) {
-    if (!isAdministrator(actor)) throw new AdminError("forbidden", "You can only create tokens for yourself");
+    if (!isAdministrator(actor) && actorTeamRole !== "team_admin") throw new AdminError("forbidden", "You can only create tokens for yourself");
+    // A team admin makes team tokens for the team's members only.
+    if (!isAdministrator(actor) && (await teamRoleOf(db, input.userId, teamId!)) === null) {
+      throw new AdminError("invalid_input", "The owner of a team token must be a member of the team", { field: "userId" });
+    }
     const [owner] = await db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).limit(1);
     if (!owner) throw unknownUser(input.userId, { field: "userId" });
     userId = owner.id;
   }
   if (userId === null) throw new AdminError("invalid_input", "A token needs an owner", { field: "userId" });
+  if (teamId !== null && isAdministrator(actor)) {
+    const [team] = await db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).limit(1);
+    if (!team) throw unknownTeam(teamId, { field: "teamId" });
+  }
   let group = input.group ?? null;
   if (!isAdministrator(actor) && group !== null) {
     // Naming one's own group is allowed and stored as "the owner's group", so that the token follows the
@@ -160,7 +173,7 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
     tpmLimit: input.tpmLimit ?? null,
   };
   if (!isAdministrator(actor)) {
-    const owner = await ownerLimitsOf(db, actor.id);
+    const owner = await ownerLimitsOf(db, userId);
     if (!owner.mayCreateTokens) {
       throw new AdminError("forbidden", "An administrator does not allow your account to create tokens: ask an administrator for one");
     }
@@ -172,6 +185,7 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
     .insert(tokens)
     .values({
       userId,
+      teamId,
       name: input.name,
       keyHash: hashTokenSecret(secret),
       keyPrefix: displayPrefix(secret),
@@ -213,6 +227,7 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
   await db.transaction(async (transaction) => {
     const [current] = await transaction
       .select({
+        userId: tokens.userId,
         group: tokens.group,
         status: tokens.status,
         quotaLimit: tokens.quotaLimit,
@@ -230,7 +245,8 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
       .for("update")
       .limit(1);
     if (!current) throw unknownToken(id);
-    const refused = { ...ownerLimitErrors(await ownerLimitsOf(transaction, actor.id), changedFields(current, changes)), ...ownerEditErrors(current, changes) };
+    // The owner's account limits bind the token (a team admin may be editing a member's token of the team).
+    const refused = { ...ownerLimitErrors(await ownerLimitsOf(transaction, current.userId), changedFields(current, changes)), ...ownerEditErrors(current, changes) };
     const reset = periodResetFor(changes, current);
     // A quota an administrator set is per the period they set: another period would change what it allows.
     if (Object.keys(reset).length > 0 && current.grantedLimits.quotaLimit != null) {

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { pageQuerySchema } from "../values/page-query";
 import { expirySchema } from "../values/expiry";
-import { alertThresholdsSchema, budgetPeriodSchema, timeZoneSchema } from "../values/budget-schemas";
-import { ipAllowListSchema } from "../values/ip-allow-list";
-import { groupSchema, modelListSchema, nameSchema, positiveIntSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
+import { periodAndAccessFields } from "../values/limit-fields";
+import { groupSchema, nameSchema, recordIdSchema, usdLimitSchema } from "../values/value-schemas";
 
 /** The limits a token write may set; null means "none" (never expires, unlimited, no limit, owner's group). */
 const tokenFields = z.object({
@@ -13,20 +12,7 @@ const tokenFields = z.object({
   expiresAt: expirySchema,
   /** USD; null or "unlimited": no quota. In all, or in each period with a budgetPeriod. */
   quotaLimit: usdLimitSchema,
-  /** "none" (the quota is a lifetime total), "daily", "weekly" or "monthly". */
-  budgetPeriod: budgetPeriodSchema,
-  /** IANA zone whose midnight starts a period. */
-  budgetTimeZone: timeZoneSchema,
-  /** Spend-alert thresholds in percent; null: the setting's; empty: none. */
-  alertThresholds: alertThresholdsSchema.nullable(),
-  /** Empty: every model of the token's group. */
-  allowedModels: modelListSchema,
-  /** Empty: any source address. */
-  allowedIps: ipAllowListSchema,
-  /** Requests per minute; null is no limit. */
-  rpmLimit: positiveIntSchema.nullable(),
-  /** Tokens (prompt + completion) per minute; null is no limit. */
-  tpmLimit: positiveIntSchema.nullable(),
+  ...periodAndAccessFields,
 });
 
 export const createTokenSchema = tokenFields
@@ -43,8 +29,10 @@ export const createTokenSchema = tokenFields
     tpmLimit: true,
   })
   .extend({
-    /** The owner; omitted, the actor. Only administrators create tokens for others. */
+    /** The owner; omitted, the actor. Only administrators (and a team's admins, for its members) create tokens for others. */
     userId: recordIdSchema.optional(),
+    /** The team the token belongs to (its spend also counts against the team's budget and limits); omitted: personal. */
+    teamId: recordIdSchema.nullable().optional(),
   });
 
 export const updateTokenSchema = tokenFields.partial().extend({
@@ -53,7 +41,7 @@ export const updateTokenSchema = tokenFields.partial().extend({
 });
 
 /** One owner's tokens (administrators only for others), searched by name, key prefix or owner, a page at a time. */
-export const listTokensSchema = pageQuerySchema.extend({ userId: recordIdSchema.optional() });
+export const listTokensSchema = pageQuerySchema.extend({ userId: recordIdSchema.optional(), teamId: recordIdSchema.optional() });
 
 /** Whose account limits to show: omitted, the actor's own. */
 export const ownerLimitsSchema = z.object({ userId: recordIdSchema.optional() }).default({});

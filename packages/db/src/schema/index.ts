@@ -12,3 +12,4 @@ export * from "./usage-spool";
 export * from "./stored-responses";
 export * from "./spend-alerts";
 export * from "./mcp-servers";
+export * from "./teams";

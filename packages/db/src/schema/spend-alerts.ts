@@ -1,7 +1,7 @@
 import { bigint, bigserial, index, integer, pgTable, text, timestamp, unique } from "drizzle-orm/pg-core";
 
 /**
- * One spend alert: a token or a user crossed a threshold of its budget in a period. The unique key is the
+ * One spend alert: a token, a user or a team crossed a threshold of its budget in a period. The unique key is the
  * claim: whichever gateway instance inserts the row first delivers it, so an alert is sent once per
  * threshold per period however many instances see the spend. Also the console's list of notices.
  */
@@ -9,16 +9,19 @@ export const spendAlerts = pgTable(
   "spend_alerts",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
-    /** `token` or `user`. */
-    subjectKind: text("subject_kind", { enum: ["token", "user"] }).notNull(),
+    /** `token`, `user` or `team`. */
+    subjectKind: text("subject_kind", { enum: ["token", "user", "team"] }).notNull(),
     subjectId: bigint("subject_id", { mode: "number" }).notNull(),
-    /** The token's owner, or the user itself. */
-    userId: bigint("user_id", { mode: "number" }).notNull(),
+    /** The token's owner, or the user itself; null for a team's alert. */
+    userId: bigint("user_id", { mode: "number" }),
     /** Null for a user's alert. */
     tokenId: bigint("token_id", { mode: "number" }),
     /** Names when the alert was raised (a later rename or deletion does not change what was sent). */
     tokenName: text("token_name"),
-    userName: text("user_name").notNull(),
+    userName: text("user_name"),
+    /** A team's alert: the team, and its name when the alert was raised; null otherwise. */
+    teamId: bigint("team_id", { mode: "number" }),
+    teamName: text("team_name"),
     /** `none`, `daily`, `weekly` or `monthly`. */
     period: text("period").notNull(),
     /** First instant of the period; the Unix epoch for a lifetime budget. */

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { accessLimitColumns } from "../access-limit-columns";
 import { budgetColumns } from "../budget-columns";
+import { teams } from "./teams";
 import { users } from "./users";
 
 /**
@@ -29,6 +30,11 @@ export const tokens = pgTable(
     id: bigserial("id", { mode: "number" }).primaryKey(),
     userId: bigint("user_id", { mode: "number" }).notNull().references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
+    /**
+     * The team the token belongs to (its spend counts against the team's budget and limits as well as its
+     * owner's); null for a personal token. A team with tokens cannot be deleted.
+     */
+    teamId: bigint("team_id", { mode: "number" }).references(() => teams.id, { onDelete: "restrict" }),
     /** Hex SHA-256 of the full secret (`sk-...`); the secret itself is never stored. */
     keyHash: text("key_hash").notNull().unique(),
     /** What the console shows, e.g. `sk-abcd…wxyz`. */
@@ -71,5 +77,5 @@ export const tokens = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index("tokens_user_idx").on(table.userId)],
+  (table) => [index("tokens_user_idx").on(table.userId), index("tokens_team_idx").on(table.teamId)],
 );

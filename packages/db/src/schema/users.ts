@@ -8,6 +8,10 @@ export const users = pgTable("users", {
   /** argon2id hash from Bun.password; null for users who never log in to the console (service accounts). */
   passwordHash: text("password_hash"),
   role: text("role", { enum: ["admin", "user"] }).notNull().default("user"),
+  /** The OIDC issuer's `sub` for this user (single sign-on), unique; null for a user who never signed in that way. */
+  oidcSubject: text("oidc_subject").unique(),
+  /** Email address as the identity provider verified it; null when none was given or verified. */
+  email: text("email"),
   /** Routing group: a token without its own group uses its owner's. */
   group: text("group").notNull().default("default"),
   /** Prepaid balance in micro-USD (1 USD = 1,000,000); spending lowers it. Ignored when balanceUnlimited. */

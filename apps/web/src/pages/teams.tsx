@@ -1,0 +1,155 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link } from "react-router";
+import { BudgetCell } from "../components/budget-fields";
+import { FormActions, NumberField, TextField } from "../components/form-fields";
+import { Badge, Modal, PageHeader, QueryState } from "../components/ui";
+import { useFormErrors } from "../lib/use-form-errors";
+import { useTRPC } from "../trpc";
+
+/** "" means none; otherwise the text as typed (the server validates it). */
+const optionalNumber = (text: string): number | null => (text.trim() === "" ? null : Number(text));
+const listFrom = (text: string): string[] =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+/** Teams: every team for an administrator, the teams one belongs to otherwise. */
+export function TeamsPage(props: { isAdmin: boolean }) {
+  const trpc = useTRPC();
+  const list = useQuery(trpc.teams.list.queryOptions());
+  const [creating, setCreating] = useState(false);
+  return (
+    <div>
+      <PageHeader
+        title="Teams"
+        description="A team's budget, model list and per-minute limits bind all of its tokens together, inside each token's and owner's own limits."
+        actions={
+          props.isAdmin ? (
+            <button type="button" className="button-primary" onClick={() => setCreating(true)}>
+              Add team
+            </button>
+          ) : null
+        }
+      />
+      <QueryState isPending={list.isPending} error={list.error} />
+      {list.data ? (
+        list.data.length === 0 ? (
+          <p className="text-sm text-slate-500">{props.isAdmin ? "No teams yet." : "You are not a member of any team."}</p>
+        ) : (
+          <div className="card overflow-x-auto">
+            <table className="w-full text-sm" data-testid="teams-table">
+              <thead className="text-left text-xs uppercase text-slate-500">
+                <tr>
+                  <th className="px-3 py-2">Name</th>
+                  <th className="px-3 py-2">Members</th>
+                  <th className="px-3 py-2">Tokens</th>
+                  <th className="px-3 py-2">Budget</th>
+                  <th className="px-3 py-2">SSO group</th>
+                  <th className="px-3 py-2">Status</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((team) => (
+                  <tr key={team.id} className="border-t border-slate-100">
+                    <td className="px-3 py-2 font-medium">
+                      <Link className="text-indigo-700 hover:underline" to={`/teams/${team.id}`}>
+                        {team.name}
+                      </Link>
+                    </td>
+                    <td className="px-3 py-2">{team.memberCount}</td>
+                    <td className="px-3 py-2">{team.tokenCount}</td>
+                    <td className="px-3 py-2 whitespace-nowrap">
+                      <BudgetCell budget={team.budget} />
+                    </td>
+                    <td className="px-3 py-2">{team.oidcGroup ?? "—"}</td>
+                    <td className="px-3 py-2">
+                      <Badge color={team.status === "enabled" ? "green" : "slate"}>{team.status}</Badge>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+      ) : null}
+      {creating ? (
+        <Modal title="Add team" onClose={() => setCreating(false)}>
+          <TeamForm
+            onDone={async () => {
+              await list.refetch();
+              setCreating(false);
+            }}
+            onCancel={() => setCreating(false)}
+          />
+        </Modal>
+      ) : null}
+    </div>
+  );
+}
+
+/** Creates a team, or (with `team`) changes its settings: administrators only. */
+export function TeamForm(props: {
+  team?: { id: number; name: string; description: string; oidcGroup: string | null; budgetLimit: number | null; budgetPeriod: string; allowedModels: string[]; rpmLimit: number | null; tpmLimit: number | null };
+  onDone: () => Promise<void> | void;
+  onCancel: () => void;
+}) {
+  const trpc = useTRPC();
+  const current = props.team;
+  const [name, setName] = useState(current?.name ?? "");
+  const [description, setDescription] = useState(current?.description ?? "");
+  const [oidcGroup, setOidcGroup] = useState(current?.oidcGroup ?? "");
+  const [budget, setBudget] = useState(current?.budgetLimit == null ? "" : String(current.budgetLimit / 1_000_000));
+  const [budgetPeriod, setBudgetPeriod] = useState(current?.budgetPeriod ?? "none");
+  const [models, setModels] = useState(current?.allowedModels.join(", ") ?? "");
+  const [rpm, setRpm] = useState(current?.rpmLimit == null ? "" : String(current.rpmLimit));
+  const [tpm, setTpm] = useState(current?.tpmLimit == null ? "" : String(current.tpmLimit));
+  const form = useFormErrors();
+  const create = useMutation(trpc.teams.create.mutationOptions({ onSuccess: props.onDone, onError: form.fromError }));
+  const update = useMutation(trpc.teams.update.mutationOptions({ onSuccess: props.onDone, onError: form.fromError }));
+  const submit = (event: React.FormEvent) => {
+    event.preventDefault();
+    form.clear();
+    const values = {
+      name,
+      description,
+      oidcGroup: oidcGroup.trim() === "" ? null : oidcGroup.trim(),
+      budget: budget.trim() === "" ? "unlimited" : budget.trim(),
+      budgetPeriod,
+      allowedModels: listFrom(models),
+      rpmLimit: optionalNumber(rpm),
+      tpmLimit: optionalNumber(tpm),
+    };
+    if (current) update.mutate({ id: current.id, ...values });
+    else create.mutate(values);
+  };
+  return (
+    <form className="space-y-4" onSubmit={submit}>
+      <TextField label="Name" name="name" errors={form.errors.fields} value={name} onChange={setName} />
+      <TextField label="Description" name="description" errors={form.errors.fields} value={description} onChange={setDescription} />
+      <TextField
+        label="Single sign-on group"
+        name="oidcGroup"
+        hint="Members of this identity-provider group join the team when they sign in."
+        errors={form.errors.fields}
+        value={oidcGroup}
+        onChange={setOidcGroup}
+      />
+      <TextField label="Budget (USD)" name="budget" placeholder="unlimited" errors={form.errors.fields} value={budget} onChange={setBudget} />
+      <label className="block text-sm">
+        <span className="font-medium text-slate-700">Budget period</span>
+        <select className="input mt-1" name="budgetPeriod" value={budgetPeriod} onChange={(event) => setBudgetPeriod(event.target.value)}>
+          <option value="none">none (in all)</option>
+          <option value="daily">daily</option>
+          <option value="weekly">weekly</option>
+          <option value="monthly">monthly</option>
+        </select>
+      </label>
+      <TextField label="Models (comma-separated; empty: any)" name="allowedModels" errors={form.errors.fields} value={models} onChange={setModels} />
+      <NumberField label="Requests per minute (all tokens together)" name="rpmLimit" errors={form.errors.fields} value={rpm} onChange={setRpm} />
+      <NumberField label="Tokens per minute (all tokens together)" name="tpmLimit" errors={form.errors.fields} value={tpm} onChange={setTpm} />
+      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel={current ? "Save" : "Add team"} busy={create.isPending || update.isPending} />
+    </form>
+  );
+}

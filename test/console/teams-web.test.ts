@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { teams, users } from "@tollgate/db";
+import { createSecretBox } from "@tollgate/shared";
+import { createChannelProber } from "@tollgate/upstream";
+import { eq } from "drizzle-orm";
+import { createConsole } from "../../apps/console/src/create-console";
+import { createSetupCodes } from "../../packages/admin/src/index";
+import { type Browser, launchChromium, type Page } from "../../apps/console/test-support/chromium";
+import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
+import { seeder, TEST_SECRET } from "../helpers/gateway-fixture";
+import { startTestOidcProvider, type TestOidcProvider } from "../helpers/test-oidc-provider";
+import { ensureWebBuild, webDistDir } from "./build-web";
+
+// A ceiling for a whole browser session, not a tuned timing: every step waits for a condition.
+setDefaultTimeout(120_000);
+
+let database: FreshDatabase;
+let server: ReturnType<typeof Bun.serve>;
+let provider: TestOidcProvider;
+let browser: Browser;
+let page: Page;
+let origin: string;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  await ensureWebBuild();
+  database = await freshDatabase();
+  let consoleApp: ReturnType<typeof createConsole> | null = null;
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      return (await consoleApp?.handle(request)) ?? new Response("not found", { status: 404 });
+    },
+  });
+  origin = `http://127.0.0.1:${server.port}`;
+  provider = await startTestOidcProvider({
+    redirectUri: `${origin}/auth/oidc/callback`,
+    accounts: { "ada-sub": { email: "ada@example.com", emailVerified: true, username: "ada", groups: ["tollgate-admins", "research"] } },
+  });
+  consoleApp = createConsole({
+    database: database.handle,
+    secretBox: await createSecretBox(TEST_SECRET),
+    setupCodes: createSetupCodes(TEST_SECRET),
+    testChannel: createChannelProber(),
+    webDistDir,
+    clientAddress: () => "127.0.0.1",
+    oidc: {
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: provider.clientSecret,
+      groupsClaim: "groups",
+      adminGroups: ["tollgate-admins"],
+      displayName: "Example SSO",
+      only: true,
+      allowHttpIssuer: true,
+    },
+  });
+  // An administrator exists (no first-run page); the team the provider's group maps to.
+  await seeder(database.handle, await createSecretBox(TEST_SECRET)).user({ name: "root" });
+  await database.handle.db.update(users).set({ role: "admin" }).where(eq(users.name, "root"));
+  await database.handle.db.insert(teams).values({ name: "Research", oidcGroup: "research", rpmLimit: 120 });
+  page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
+  page.on("pageerror", (error) => console.error(`[browser] ${error.message}`));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await provider?.stop();
+  await server?.stop(true);
+  await database?.drop();
+});
+
+describe("single sign-on and teams in the browser", () => {
+  test("Sign in with the provider lands an administrator on the dashboard; the Teams pages list the mapped team, its members, and add a team", async () => {
+    await page.goto(`${origin}/login`);
+    const button = page.getByRole("link", { name: "Sign in with Example SSO" });
+    await button.waitFor();
+    // OIDC_ONLY: no password form.
+    expect(await page.getByLabel("Password", { exact: true }).count()).toBe(0);
+    await button.click();
+    await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+
+    await page.getByRole("navigation").getByRole("link", { name: "Teams", exact: true }).click();
+    const table = page.getByTestId("teams-table");
+    await table.getByRole("link", { name: "Research" }).click();
+    await page.getByRole("heading", { level: 1, name: "Research" }).waitFor();
+    const members = page.getByTestId("team-members");
+    await members.getByText("ada").waitFor();
+    expect(await members.getByText("from single sign-on").count()).toBe(1);
+    expect(await page.getByTestId("team-limits").textContent()).toContain("120 requests");
+
+    await page.getByRole("navigation").getByRole("link", { name: "Teams", exact: true }).click();
+    await page.getByRole("button", { name: "Add team" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Name").fill("Platform");
+    await dialog.getByLabel("Budget (USD)").fill("25");
+    await dialog.getByRole("button", { name: "Add team" }).click();
+    await table.getByRole("link", { name: "Platform" }).waitFor();
+    const [created] = await database.handle.db.select().from(teams).where(eq(teams.name, "Platform"));
+    expect(created!.budgetLimit).toBe(25_000_000);
+  });
+});
