@@ -4,6 +4,7 @@ import { defaultOutageAllowance, type OutageAllowanceOptions } from "./accountin
 import { defaultLeaseOptions, type LeaseOptions } from "./accounting/quota-leases";
 import { defaultSpendAlertOptions, type SpendAlertOptions } from "./alerts/spend-alerts";
 import { defaultChannelHealthOptions, type ChannelHealthOptions } from "./routing/channel-health";
+import type { TracingConfig } from "./tracing/call-trace";
 
 export interface GatewayOptions {
   maxBodyBytes: number;
@@ -65,6 +66,13 @@ export interface GatewayOptions {
    * gateway built last sets it.
    */
   countDeadlineMs: number;
+  /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables); null: no tracing at all. */
+  tracing: TracingConfig | null;
+  /**
+   * The exact response cache's in-process store (without REDIS_URL): its most entries, and the largest
+   * answer kept on either store (RESPONSE_CACHE_MAX_ENTRIES, RESPONSE_CACHE_MAX_ENTRY_BYTES).
+   */
+  responseCache: { maxEntries: number; maxEntryBytes: number };
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -100,4 +108,6 @@ export const defaultGatewayOptions: GatewayOptions = {
   spendAlerts: defaultSpendAlertOptions,
   upstreamAddressPolicy: DEFAULT_UPSTREAM_ADDRESS_POLICY,
   countDeadlineMs: 2_000,
+  tracing: null,
+  responseCache: { maxEntries: 10_000, maxEntryBytes: 1024 * 1024 },
 };

@@ -17,6 +17,8 @@ import { type Job, type RunningJobs, startJobs } from "@tollgate/gateway/service
 import { createPolicyServices } from "@tollgate/gateway/services/policy-services";
 import { createRoutingServices } from "@tollgate/gateway/services/routing-services";
 import type { SecretBox } from "@tollgate/shared";
+import { createOtelTracing } from "@tollgate/gateway/tracing/otel-tracing";
+import { localResponseCacheStore, redisResponseCacheStore } from "@tollgate/gateway/response-cache/response-cache-store";
 
 /**
  * The composition root of the gateway's services: builds them from one factory per concern (auth caches, accounting, routing, policy, alerts, the
@@ -54,6 +56,13 @@ export function createGatewayServices(input: {
   const router = createInvalidationRouter({ instanceId, ...auth, ...routing, leases: accounting.leases });
   const listener = createInvalidationListener({ database, circuit, instanceId, router, log, options });
   const prometheus = createGatewayMetrics();
+  const tracing = options.tracing ? createOtelTracing(options.tracing) : null;
+  const responseCache = {
+    store: options.redisUrl
+      ? redisResponseCacheStore({ url: options.redisUrl, keyPrefix: `${options.redisKeyPrefix ?? "tollgate:"}cache:`, log })
+      : localResponseCacheStore(options.responseCache),
+    maxEntryBytes: options.responseCache.maxEntryBytes,
+  };
   const jobs: Job[] = [
     ...auth.jobs,
     ...routing.jobs,
@@ -88,6 +97,8 @@ export function createGatewayServices(input: {
     metrics: createMetricsHooks(prometheus),
     disableChannel: routing.disableChannel,
     trustedProxies: auth.trustedProxies,
+    tracing,
+    responseCache,
     jobs,
     get activeJobs() {
       return running?.active ?? 0;
@@ -118,6 +129,8 @@ export function createGatewayServices(input: {
       await accounting.leases.stop();
       await listener.stop();
       await policy.close();
+      await tracing?.shutdown();
+      await responseCache.store.close();
     },
   };
   return services;

@@ -1,6 +1,7 @@
 import type { GatewayOptions } from "@tollgate/gateway/gateway-services";
 import { join } from "node:path";
 import { addressPolicyFrom, type ServerEnvironment } from "./env";
+import { tracingConfigFrom } from "./tracing-config";
 
 function list(value: string): string[] {
   return value.split(",").map((entry) => entry.trim()).filter(Boolean);
@@ -36,6 +37,8 @@ export function gatewayOptionsFrom(environment: ServerEnvironment): Partial<Gate
       capMicroUsd: Math.round(environment.OUTAGE_ALLOWANCE_MAX_USD * 1_000_000),
     },
     invalidKeysPerMinute: environment.INVALID_KEYS_PER_MINUTE,
+    tracing: tracingConfigFrom(environment),
+    responseCache: { maxEntries: environment.RESPONSE_CACHE_MAX_ENTRIES, maxEntryBytes: environment.RESPONSE_CACHE_MAX_ENTRY_BYTES },
     channelHealth: {
       failureThreshold: Math.max(1, environment.CHANNEL_FAILURE_THRESHOLD),
       windowMs: environment.CHANNEL_FAILURE_WINDOW_MS,

@@ -40,6 +40,10 @@ export interface CachedToken extends BudgetFields, AccessLimitFields {
   secretRetiresAt: number | null;
   /** Spend-alert thresholds (percent); null: the setting's. */
   alertThresholds: number[] | null;
+  /** Seconds answers stay in the response cache for this token's calls; null: off unless a call asks for it. */
+  responseCacheTtlSeconds: number | null;
+  /** Whose calls share cached answers: the owner's (user), this token's, or the routing group's. */
+  responseCacheScope: "user" | "token" | "group";
 }
 
 export interface CachedUser extends BudgetFields, AccessLimitFields {
@@ -89,6 +93,8 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
     usedQuota: row.usedQuota,
     secretRetiresAt,
     alertThresholds: row.alertThresholds,
+    responseCacheTtlSeconds: row.responseCacheTtlSeconds,
+    responseCacheScope: row.responseCacheScope,
     ...accessLimitFields(row),
     ...budgetFields(row),
   };
