@@ -109,7 +109,7 @@ export function createGatewayServices(input: {
       running = startJobs(jobs, log);
       // Warm the small caches so that the first requests, and /readyz, find them loaded.
       // ...and let the first Redis connection settle, so the first requests are counted where all the others are.
-      await Promise.all([routing.warm(), policy.ready()]);
+      await Promise.all([routing.warm(), policy.ready(), responseCache.store.ready()]);
       collectGatewaySources(prometheus, {
         caches: { tokens: auth.tokens, users: auth.users },
         usageQueueDepth: () => accounting.usage.queueDepth,

@@ -169,7 +169,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   record.finish({ status: 200, usage, usageEstimated: estimated, billReservation, units, channel, upstreamModel: attempt.upstreamModel, builtInToolCalls });
   const body = codec.renderWhole ? codec.renderWhole(answer, usage, estimated) : answer.body;
   const contentType = answer.contentType ?? "application/json";
-  if (cachePlan) storeAnswer(services.responseCache, services.log, cachePlan, contentType, body);
+  if (cachePlan) await storeAnswer(services.responseCache, services.log, cachePlan, contentType, body);
   return new Response(body, { status: 200, headers: { "content-type": contentType, ...record.answerHeaders() } });
 }
 

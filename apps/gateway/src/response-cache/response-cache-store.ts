@@ -9,6 +9,8 @@ import type { Logger } from "../logger";
 export interface ResponseCacheStore {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** Resolves once the store can answer (the first Redis connection settled, connected or not). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export function localResponseCacheStore(options: { maxEntries: number; maxEntryB
     async set(key, value, ttlSeconds) {
       entries.set(key, value, { ttl: ttlSeconds * 1000 });
     },
+    ready: async () => {},
     async close() {
       entries.clear();
     },
@@ -60,6 +63,10 @@ export function redisResponseCacheStore(options: { url: string; keyPrefix: strin
       } catch (error) {
         failed(error);
       }
+    },
+    async ready() {
+      // Without an offline queue, commands sent before the first connection fail: connect at startup.
+      await client.connect().catch(failed);
     },
     async close() {
       client.close();

@@ -107,11 +107,15 @@ export function isRefusal(text: string): boolean {
   );
 }
 
-/** Keeps a successful answer under the plan's key, unless it is a refusal or larger than the cap (done off the answer's path). */
-export function storeAnswer(cache: ResponseCache, log: Logger, plan: CachePlan, contentType: string, body: string): void {
+/**
+ * Keeps a successful answer under the plan's key, unless it is a refusal or larger than the cap. Awaited
+ * before the answer ends (one SETEX, or a map write): the next identical call, on any instance, finds it.
+ * A failed write is logged, never the call's failure.
+ */
+export async function storeAnswer(cache: ResponseCache, log: Logger, plan: CachePlan, contentType: string, body: string): Promise<void> {
   if (plan.mode === "bypass" || body.length > cache.maxEntryBytes || isRefusal(body)) return;
   const entry = JSON.stringify({ storedAt: Date.now(), contentType, body } satisfies CachedAnswer);
-  cache.store.set(plan.key, entry, plan.ttlSeconds).catch((error: unknown) => log("warn", "response cache write failed", { error: String(error) }));
+  await cache.store.set(plan.key, entry, plan.ttlSeconds).catch((error: unknown) => log("warn", "response cache write failed", { error: String(error) }));
 }
 
 /**
@@ -137,9 +141,9 @@ export function keepStreamCopy(
         }
         controller.enqueue(chunk);
       },
-      flush() {
+      async flush() {
         if (copy === null || !completed()) return;
-        storeAnswer(cache, log, plan, "text/event-stream; charset=utf-8", copy + decoder.decode());
+        await storeAnswer(cache, log, plan, "text/event-stream; charset=utf-8", copy + decoder.decode());
       },
     }),
   );
