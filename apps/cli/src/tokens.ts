@@ -27,8 +27,20 @@ const tokenFlags = {
   allowedIps: "--ip",
   rpmLimit: "--rpm",
   tpmLimit: "--tpm",
+  responseCacheTtlSeconds: "--cache-ttl",
+  responseCacheScope: "--cache-scope",
   ...budgetFlagLabels,
 };
+
+/** --cache-ttl: seconds answers stay in the response cache, or `off` (also `none`) to stop caching the token's calls. */
+function cacheTtlFromText(value: string | undefined): number | null | undefined {
+  const word = value?.trim().toLowerCase();
+  return word === "off" || word === "none" ? null : integerFromText(value);
+}
+
+function describeCache(token: TokenView): string {
+  return token.responseCacheTtlSeconds === null ? "off (a call may ask with x-tollgate-cache)" : `${token.responseCacheTtlSeconds} s, shared by ${token.responseCacheScope}`;
+}
 
 /** What is left of the quota: in the current period when it has one. */
 function remainingQuota(token: TokenView): number | null {
@@ -58,6 +70,8 @@ function tokenJson(token: TokenView, now: Date) {
     group: token.group,
     rpm: token.rpmLimit,
     tpm: token.tpmLimit,
+    cacheTtlSeconds: token.responseCacheTtlSeconds,
+    cacheScope: token.responseCacheScope,
     lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
     rolledAt: token.rolledAt?.toISOString() ?? null,
     previousPrefix: token.previousKeyPrefix,
@@ -91,6 +105,7 @@ function tokenFields(token: TokenView, now: Date): [string, string][] {
     ["group", token.group ?? `owner's group`],
     ["rpm", token.rpmLimit === null ? "no limit" : String(token.rpmLimit)],
     ["tpm", token.tpmLimit === null ? "no limit" : String(token.tpmLimit)],
+    ["response cache", describeCache(token)],
     ["last used", formatDate(token.lastUsedAt, "never")],
     ...previousKeyFields(token, now),
     ["created", token.createdAt.toISOString()],
@@ -160,6 +175,8 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
       period: "string",
       "time-zone": "string",
       "alert-at": "string",
+      "cache-ttl": "string",
+      "cache-scope": "string",
       json: "boolean",
     },
   });
@@ -178,6 +195,8 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
       budgetPeriod: flags.period,
       budgetTimeZone: flags["time-zone"],
       alertThresholds: thresholdsFromText(flags["alert-at"]),
+      responseCacheTtlSeconds: cacheTtlFromText(flags["cache-ttl"]),
+      responseCacheScope: flags["cache-scope"] as never,
     },
     tokenFlags,
   );
@@ -206,13 +225,23 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
   const now = new Date();
   const { flags, positionals } = parseCommandArguments(argv, {
     command: "token update",
-    flags: { rpm: "string", tpm: "string", quota: "string", period: "string", "time-zone": "string", "alert-at": "string", json: "boolean" },
+    flags: {
+      rpm: "string",
+      tpm: "string",
+      quota: "string",
+      period: "string",
+      "time-zone": "string",
+      "alert-at": "string",
+      "cache-ttl": "string",
+      "cache-scope": "string",
+      json: "boolean",
+    },
     positionals: ["ID"],
   });
   const id = recordIdFromText(positionals[0] as string, "token");
-  const given = [flags.rpm, flags.tpm, flags.quota, flags.period, flags["time-zone"], flags["alert-at"]];
+  const given = [flags.rpm, flags.tpm, flags.quota, flags.period, flags["time-zone"], flags["alert-at"], flags["cache-ttl"], flags["cache-scope"]];
   if (given.every((value) => value === undefined)) {
-    throw new CommandError("token update needs --rpm, --tpm, --quota, --period, --time-zone or --alert-at");
+    throw new CommandError("token update needs --rpm, --tpm, --quota, --period, --time-zone, --alert-at, --cache-ttl or --cache-scope");
   }
   const changes = parseInput(
     updateTokenSchema,
@@ -224,6 +253,8 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
       budgetPeriod: flags.period,
       budgetTimeZone: flags["time-zone"],
       alertThresholds: thresholdsFromText(flags["alert-at"]),
+      responseCacheTtlSeconds: cacheTtlFromText(flags["cache-ttl"]),
+      responseCacheScope: flags["cache-scope"] as never,
     },
     tokenFlags,
   );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { responseCacheScopeSchema, responseCacheTtlSchema } from "../values/response-cache-schemas";
 import { pageQuerySchema } from "../values/page-query";
 import { expirySchema } from "../values/expiry";
 import { alertThresholdsSchema, budgetPeriodSchema, timeZoneSchema } from "../values/budget-schemas";
@@ -27,6 +28,10 @@ const tokenFields = z.object({
   rpmLimit: positiveIntSchema.nullable(),
   /** Tokens (prompt + completion) per minute; null is no limit. */
   tpmLimit: positiveIntSchema.nullable(),
+  /** Seconds answers stay in the exact response cache for the token's calls; null: off (a call may still ask). */
+  responseCacheTtlSeconds: responseCacheTtlSchema.nullable(),
+  /** Whose calls share cached answers: the owner's (user), the token's alone, or the routing group's (administrators only). */
+  responseCacheScope: responseCacheScopeSchema,
 });
 
 export const createTokenSchema = tokenFields
@@ -41,6 +46,8 @@ export const createTokenSchema = tokenFields
     allowedIps: true,
     rpmLimit: true,
     tpmLimit: true,
+    responseCacheTtlSeconds: true,
+    responseCacheScope: true,
   })
   .extend({
     /** The owner; omitted, the actor. Only administrators create tokens for others. */
