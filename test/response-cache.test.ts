@@ -253,6 +253,23 @@ describe("exact response cache in process (no Redis)", () => {
     expect(elsewhere.headers.get("x-tollgate-cache")).toBe("miss");
   });
 
+  test("a streamed Messages call is replayed as the same Anthropic event stream", async () => {
+    const token = await cachingToken();
+    const body = JSON.stringify({ model: MODEL, max_tokens: 100, stream: true, messages: [{ role: "user", content: uniquePrompt() }] });
+    const request = () =>
+      new Request("http://gateway.test/v1/messages", { method: "POST", headers: { "x-api-key": token.secret, "content-type": "application/json", "anthropic-version": "2023-06-01" }, body });
+    upstream.enqueue({ kind: "ok", content: "claude style words" });
+    const miss = await alone.handle(request());
+    expect(miss.headers.get("x-tollgate-cache")).toBe("miss");
+    const original = await miss.text();
+    expect(original).toContain("event: message_stop");
+    const calls = upstream.requests.length;
+    const hit = await alone.handle(request());
+    expect(hit.headers.get("x-tollgate-cache")).toBe("hit");
+    expect(await hit.text()).toBe(original);
+    expect(upstream.requests.length).toBe(calls);
+  });
+
   test("embeddings are cached too", async () => {
     const token = await cachingToken();
     const body = JSON.stringify({ model: "embedding-model", input: uniquePrompt() });

@@ -94,6 +94,7 @@ describe("OpenTelemetry traces", () => {
     expect(attempt!.attributes["gen_ai.usage.input_tokens"]).toBe(11);
     expect(attempt!.attributes["gen_ai.usage.output_tokens"]).toBe(3);
     expect(attempt!.attributes["tollgate.stream"]).toBe(true);
+    expect(attempt!.attributes["gen_ai.response.finish_reasons"]).toEqual(["stop"]);
     expect(typeof attempt!.attributes["tollgate.channel.id"]).toBe("number");
     // The upstream was sent the attempt's context: same trace, the attempt span as its parent.
     const sent = stack.upstream.requests.at(-1)!;
@@ -157,6 +158,40 @@ describe("OpenTelemetry traces", () => {
     const server = spans.slice(before).find((span) => span.kind === SERVER)!;
     expect(server.parentSpanId).toBeNull();
     expect(stack.upstream.requests.at(-1)!.headers.traceparent).toContain(server.traceId);
+  });
+});
+
+describe("OTEL_GENAI_CAPTURE_CONTENT=true", () => {
+  test("prompts and answers, whole and streamed, are recorded on the attempt spans", async () => {
+    const capturing = await startGatewayStack({ gateway: { tracing: { ...tracingConfig(receiver.tracesUrl), serviceName: "capturing", captureContent: true } } });
+    try {
+      await capturing.seed.channel({ baseUrl: capturing.upstream.url, models: ["captured-model"] });
+      const token = await capturing.seed.token({ userId: capturing.userId });
+      const call = (stream: boolean, prompt: string) =>
+        capturing.gateway.handle(
+          new Request("http://gateway.test/v1/chat/completions", {
+            method: "POST",
+            headers: { authorization: `Bearer ${token.secret}`, "content-type": "application/json" },
+            body: JSON.stringify({ model: "captured-model", stream, messages: [{ role: "user", content: prompt }] }),
+          }),
+        );
+      capturing.upstream.enqueue({ kind: "ok", content: "whole reply text" });
+      await (await call(false, "whole prompt text")).text();
+      capturing.upstream.enqueue({ kind: "ok", content: "streamed reply text" });
+      await (await call(true, "streamed prompt text")).text();
+      await capturing.gateway.services.tracing!.flush();
+      const spans = await receiver.waitForSpans(
+        (all) => all.filter((span) => span.resource["service.name"] === "capturing" && span.kind === CLIENT).length >= 2,
+        "the capturing gateway's attempt spans",
+      );
+      const attempts = spans.filter((span) => span.resource["service.name"] === "capturing" && span.kind === CLIENT);
+      const whole = attempts.find((span) => String(span.attributes["gen_ai.input.messages"]).includes("whole prompt text"))!;
+      const streamed = attempts.find((span) => String(span.attributes["gen_ai.input.messages"]).includes("streamed prompt text"))!;
+      expect(String(whole.attributes["gen_ai.output.messages"])).toContain("whole reply text");
+      expect(String(streamed.attributes["gen_ai.output.messages"])).toContain("streamed reply text");
+    } finally {
+      await capturing.stop();
+    }
   });
 });
 

@@ -103,6 +103,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   }
   const isEventStream = answersAsStream(forwarded.adapter, response);
   if (codec.relay && parsed.stream && isEventStream && response.body) {
+    if (record.trace) forwarded.response = record.trace.watchStream(response);
     const sink = streamSink(services, record, request, codec, parsed, forwarded, watch, admission.body.bytes);
     if (!cachePlan) {
       const relayed = codec.relay(forwarded, parsed.request, sink);

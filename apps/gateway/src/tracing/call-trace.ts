@@ -17,6 +17,11 @@ export interface CallTrace {
   attemptFailed(errorType: string, status?: number): void;
   /** A whole answer's body, in the client's format: response model and finish reasons are read from it. */
   answered(body: string): void;
+  /**
+   * The upstream's streamed answer, watched as it passes for its finish reasons (read before the relay
+   * sees each chunk, so they are known when the stream's end is accounted).
+   */
+  watchStream(response: Response): Response;
   /** The call ends (exactly once): the open attempt span and the server span end with what was accounted. */
   finished(summary: CallSummary): void;
 }
@@ -46,8 +51,6 @@ export interface CallSummary {
   group: string | null;
   /** hit, miss, bypass or refresh; null when the response cache was not consulted. */
   cache: string | null;
-  /** Text produced, only read when content capture is on. */
-  produced?: () => string;
 }
 
 /** Builds a trace for each /v1 call; null in services when tracing is off. */

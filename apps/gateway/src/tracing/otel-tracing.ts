@@ -17,7 +17,10 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from "@opentelemetry/semantic-conventions";
 import type { CallSummary, CallTrace, GatewayTracing, TracedAttempt, TracingConfig } from "./call-trace";
-import { answerFacts, genAiOperationOf, genAiProviderOf } from "./gen-ai-names";
+import { answerFacts, genAiOperationOf, genAiProviderOf, streamedFinishReasons, streamedText } from "./gen-ai-names";
+
+/** The most of a streamed answer's events kept for content capture. */
+const MAX_CAPTURED_STREAM_CHARS = 256 * 1024;
 
 const headersGetter: TextMapGetter<Headers> = {
   get: (carrier, key) => carrier.get(key) ?? undefined,
@@ -63,6 +66,8 @@ class OtelCallTrace implements CallTrace {
   private responseModel: string | null = null;
   private finishReasons: string[] | null = null;
   private output: string | null = null;
+  /** A streamed answer's events as they passed (content capture only), read into text when the call ends. */
+  private streamEvents = "";
 
   constructor(
     private readonly tracer: Tracer,
@@ -159,6 +164,19 @@ class OtelCallTrace implements CallTrace {
     if (this.captureContent) this.output = body;
   }
 
+  watchStream(response: Response): Response {
+    if (!response.body) return response;
+    const reasons = new Set<string>();
+    this.finishReasons = null;
+    const keep = this.captureContent
+      ? (text: string) => {
+          if (this.streamEvents.length < MAX_CAPTURED_STREAM_CHARS) this.streamEvents += text;
+        }
+      : undefined;
+    const watched = response.body.pipeThrough(streamedFinishReasons(reasons, () => (this.finishReasons = [...reasons]), keep));
+    return new Response(watched, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
   finished(summary: CallSummary): void {
     const failed = summary.status >= 400;
     const callAttributes: Attributes = {
@@ -182,7 +200,7 @@ class OtelCallTrace implements CallTrace {
       }
       if (this.finishReasons && this.finishReasons.length > 0) span.setAttribute("gen_ai.response.finish_reasons", this.finishReasons);
       if (this.captureContent) {
-        const output = this.output ?? summary.produced?.();
+        const output = this.output ?? (this.streamEvents ? streamedText(this.streamEvents) : null);
         if (output) span.setAttribute("gen_ai.output.messages", output);
       }
       if (failed) {
