@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createToken, updateToken } from "@tollgate/admin";
-import { modelPrices, tokens } from "@tollgate/db";
+import { modelPrices } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
 
@@ -14,11 +14,7 @@ beforeAll(async () => {
 
 afterAll(() => harness.close());
 
-async function tokenRow(id: number) {
-  const [row] = await harness.context.db.select().from(tokens).where(eq(tokens.id, id));
-  if (!row) throw new Error(`no token ${id}`);
-  return row;
-}
+const tokenRow = (id: number) => harness.tokenRow(id);
 
 describe("token --cache-ttl and --cache-scope", () => {
   test("a token is created without caching, and --cache-ttl turns it on with the owner's scope", async () => {

@@ -32,6 +32,19 @@ const tokenFlags = {
   ...budgetFlagLabels,
 };
 
+/** The flags `token update` takes, which `token create` takes too. */
+const updatableFlags = {
+  rpm: "string",
+  tpm: "string",
+  quota: "string",
+  period: "string",
+  "time-zone": "string",
+  "alert-at": "string",
+  "cache-ttl": "string",
+  "cache-scope": "string",
+  json: "boolean",
+} as const;
+
 /** --cache-ttl: seconds answers stay in the response cache, or `off` (also `none`) to stop caching the token's calls. */
 function cacheTtlFromText(value: string | undefined): number | null | undefined {
   const word = value?.trim().toLowerCase();
@@ -162,23 +175,7 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
   const now = new Date();
   const { flags } = parseCommandArguments(argv, {
     command: "token create",
-    flags: {
-      user: "string",
-      name: "string",
-      models: "string",
-      quota: "string",
-      expires: "string",
-      ip: "string",
-      group: "string",
-      rpm: "string",
-      tpm: "string",
-      period: "string",
-      "time-zone": "string",
-      "alert-at": "string",
-      "cache-ttl": "string",
-      "cache-scope": "string",
-      json: "boolean",
-    },
+    flags: { user: "string", name: "string", models: "string", expires: "string", ip: "string", group: "string", ...updatableFlags },
   });
   const userNameOrId = requireFlag(flags.user, "user");
   const input = parseInput(
@@ -225,17 +222,7 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
   const now = new Date();
   const { flags, positionals } = parseCommandArguments(argv, {
     command: "token update",
-    flags: {
-      rpm: "string",
-      tpm: "string",
-      quota: "string",
-      period: "string",
-      "time-zone": "string",
-      "alert-at": "string",
-      "cache-ttl": "string",
-      "cache-scope": "string",
-      json: "boolean",
-    },
+    flags: updatableFlags,
     positionals: ["ID"],
   });
   const id = recordIdFromText(positionals[0] as string, "token");
