@@ -23,33 +23,42 @@ function measure(body: (index: number) => void): number {
   return Math.min(...rounds);
 }
 
+/** The six updates one streamed call makes, whichever registry holds the series. */
+interface CallSeries {
+  requests: LabelledCounter;
+  duration: LabelledHistogram;
+  ttft: LabelledHistogram;
+  tokens: LabelledCounter;
+  cost: LabelledCounter;
+}
+interface LabelledCounter {
+  labels(...values: Array<string | number>): { inc(by?: number): void };
+}
+interface LabelledHistogram {
+  labels(...values: Array<string | number>): { observe(value: number): void };
+}
+
+function recordCall(series: CallSeries, index: number): void {
+  const endpoint = endpoints[index & 1]!;
+  const model = models[index & 3]!;
+  series.requests.labels(endpoint, model, channels[index % 3]!, statuses[index % 5]!).inc();
+  series.duration.labels(endpoint, model).observe((index % 1000) / 1000);
+  series.ttft.labels(model).observe((index % 300) / 1000);
+  series.tokens.labels(model, "prompt").inc(100);
+  series.tokens.labels(model, "completion").inc(50);
+  series.cost.labels(model).inc(75);
+}
+
 /** What the gateway records at the end of one streamed call. */
 function tollgateRecorder() {
   const metrics = createGatewayMetrics({ processMetrics: false });
-  return {
-    metrics,
-    record(index: number) {
-      const endpoint = endpoints[index & 1]!;
-      const model = models[index & 3]!;
-      const channel = channels[index % 3]!;
-      const status = statuses[index % 5]!;
-      metrics.requests.labels(endpoint, model, channel, status).inc();
-      metrics.requestDuration.labels(endpoint, model).observe((index % 1000) / 1000);
-      metrics.timeToFirstToken.labels(model).observe((index % 300) / 1000);
-      metrics.tokens.labels(model, "prompt").inc(100);
-      metrics.tokens.labels(model, "completion").inc(50);
-      metrics.cost.labels(model).inc(75);
-    },
-  };
+  const series = { requests: metrics.requests, duration: metrics.requestDuration, ttft: metrics.timeToFirstToken, tokens: metrics.tokens, cost: metrics.cost } satisfies CallSeries;
+  return { metrics, record: (index: number) => recordCall(series, index) };
 }
 
 /** The slice of prom-client's API used here (it is not a dependency, so its types are not there). */
-interface PromChild {
-  inc(by?: number): void;
-  observe(value: number): void;
-}
 interface PromMetric {
-  labels(...values: string[]): PromChild;
+  labels(...values: Array<string | number>): { inc(by?: number): void; observe(value: number): void };
   inc(labels: Record<string, string>, by?: number): void;
   observe(labels: Record<string, string>, value: number): void;
 }
@@ -73,20 +82,10 @@ async function promClientRecorder() {
   const ttft = new promClient.Histogram({ name: "tollgate_time_to_first_token_seconds", help: "x", labelNames: ["model"], buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30], registers: [registry] });
   const tokens = new promClient.Counter({ name: "tollgate_tokens_total", help: "x", labelNames: ["model", "kind"], registers: [registry] });
   const cost = new promClient.Counter({ name: "tollgate_cost_microusd_total", help: "x", labelNames: ["model"], registers: [registry] });
+  const series = { requests, duration, ttft, tokens, cost } satisfies CallSeries;
   return {
     registry,
-    record(index: number) {
-      const endpoint = endpoints[index & 1]!;
-      const model = models[index & 3]!;
-      const channel = channels[index % 3]!;
-      const status = statuses[index % 5]!;
-      requests.labels(endpoint, model, channel, String(status)).inc();
-      duration.labels(endpoint, model).observe((index % 1000) / 1000);
-      ttft.labels(model).observe((index % 300) / 1000);
-      tokens.labels(model, "prompt").inc(100);
-      tokens.labels(model, "completion").inc(50);
-      cost.labels(model).inc(75);
-    },
+    record: (index: number) => recordCall(series, index),
     /** prom-client's other calling style: a label object per call. */
     recordWithObjects(index: number) {
       const endpoint = endpoints[index & 1]!;

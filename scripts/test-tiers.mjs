@@ -17,6 +17,8 @@ export const TIERS = ["unit", "integration", "e2e"];
 
 /** Tests that drive a browser or start the server or the CLI as a process. */
 export const E2E_FILES = [
+  "test/mcp-stdio.test.ts",
+  "test/console/mcp-servers-web.test.ts",
   "apps/cli/src/index.test.ts",
   "test/console/e2e.test.ts",
   "test/console/token-roll-web.test.ts",
@@ -31,6 +33,8 @@ export const E2E_FILES = [
 
 /** Tests beside the code that need a database, a fake upstream, a socket or Redis. */
 export const INTEGRATION_FILES_BESIDE_CODE = [
+  "apps/cli/src/mcp.test.ts",
+  "packages/upstream/src/mcp/connect-mcp-server.test.ts",
   "apps/cli/src/budgets.test.ts",
   "apps/cli/src/channels.test.ts",
   "apps/cli/src/models.test.ts",

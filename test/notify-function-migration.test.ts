@@ -36,7 +36,7 @@ async function installed(handle: DatabaseHandle): Promise<{ body: string; trigge
   return { body: String(fn?.prosrc), triggers };
 }
 
-const TRIGGERS = ["channels_notify", "model_prices_notify", "settings_notify", "tokens_notify", "users_notify"];
+const TRIGGERS = ["channels_notify", "mcp_servers_notify", "model_prices_notify", "settings_notify", "tokens_notify", "users_notify"];
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {

@@ -1,64 +1,33 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
 import { tokens } from "@tollgate/db";
 import { createSecretBox, hashTokenSecret } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
-import { createConsole } from "../../apps/console/src/create-console";
-import { type Browser, launchChromium, type Page } from "../../apps/console/test-support/chromium";
+import type { Page } from "../../apps/console/test-support/chromium";
 import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
 import { seeder, TEST_SECRET } from "../helpers/gateway-fixture";
-import { createChannelProber } from "@tollgate/upstream";
-import { ensureWebBuild, webDistDir } from "./build-web";
+import { type BrowserConsole, startBrowserConsole } from "./browser-console";
 
 // A ceiling for a whole browser session, not a tuned timing: every step waits for a condition.
 setDefaultTimeout(120_000);
 
 let database: FreshDatabase;
-let server: ReturnType<typeof Bun.serve>;
-let browser: Browser;
+let browserConsole: BrowserConsole;
 let page: Page;
-let setupCodes: SetupCodes;
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  await ensureWebBuild();
   database = await freshDatabase();
-  const secretBox = await createSecretBox(TEST_SECRET);
-  setupCodes = createSetupCodes(TEST_SECRET);
-  const consoleApp = createConsole({
-    database: database.handle,
-    secretBox,
-    setupCodes,
-    testChannel: createChannelProber(),
-    webDistDir,
-    clientAddress: () => "127.0.0.1",
-  });
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      return (await consoleApp.handle(request)) ?? new Response("not found", { status: 404 });
-    },
-  });
-  page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
-  page.on("pageerror", (error) => console.error(`[browser] ${error.message}`));
+  browserConsole = await startBrowserConsole(database);
+  page = browserConsole.page;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop(true);
+  await browserConsole?.close();
   await database?.drop();
 });
 
 describe("rolling a token's key in the console", () => {
   test("Roll shows the new key once and the row shows the previous key until its grace period ends", async () => {
-    await page.goto(`http://127.0.0.1:${server.port}/tokens`);
-    await page.getByLabel("Setup code").fill((await setupCodes.current(database.handle.db))!);
-    await page.getByLabel("Administrator name").fill("root");
-    await page.getByLabel("Password", { exact: true }).fill("root-password");
-    await page.getByLabel("Repeat the password").fill("root-password");
-    await page.getByRole("button", { name: "Create administrator" }).click();
-    await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+    await browserConsole.createFirstAdministrator("/tokens");
     const seed = seeder(database.handle, await createSecretBox(TEST_SECRET));
     const owner = await seed.user({ name: "roller" });
     const token = await seed.token({ userId: owner.id, name: "rolled in the browser" });

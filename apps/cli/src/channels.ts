@@ -2,7 +2,8 @@ import { type ChannelView, createChannel, createChannelSchema, deleteChannel, fe
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { integerFromText, listFromText, modelMappingFromText, pairsFromText, parseInput, recordIdFromText } from "./flag-values";
-import { formatFields, formatJson, formatList, formatTable } from "./format-output";
+import { formatFields, formatJson, formatList } from "./format-output";
+import { listCommand } from "./list-command";
 import { parseCommandArguments } from "./parse-arguments";
 import { statusCommand, statusOf } from "./status-command";
 
@@ -115,25 +116,21 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
   ]);
 }
 
-async function listChannelsCommand(argv: readonly string[], context: CommandContext): Promise<string> {
-  const { flags } = parseCommandArguments(argv, { command: "channel list", flags: { json: "boolean" } });
-  const rows = await listChannels(context.db, context.secretBox);
-  if (flags.json) return formatJson(rows.map(channelJson));
-  return formatTable(
-    ["ID", "NAME", "STATUS", "PRIORITY", "WEIGHT", "GROUPS", "MODELS", "KEY", "BASE URL"],
-    rows.map((channel) => [
-      String(channel.id),
-      channel.name,
-      channel.status,
-      String(channel.priority),
-      String(channel.weight),
-      formatList(channel.groups, "-"),
-      formatList(channel.models, "-"),
-      channel.keyMasked ?? "(cannot decrypt)",
-      channel.baseUrl,
-    ]),
-  );
-}
+const listChannelsCommand = listCommand("channel list", {
+  load: ({ db, secretBox }) => listChannels(db, secretBox),
+  json: channelJson,
+  columns: [
+    ["ID", (channel) => String(channel.id)],
+    ["NAME", (channel) => channel.name],
+    ["STATUS", (channel) => channel.status],
+    ["PRIORITY", (channel) => String(channel.priority)],
+    ["WEIGHT", (channel) => String(channel.weight)],
+    ["GROUPS", (channel) => formatList(channel.groups, "-")],
+    ["MODELS", (channel) => formatList(channel.models, "-")],
+    ["KEY", (channel) => channel.keyMasked ?? "(cannot decrypt)"],
+    ["BASE URL", (channel) => channel.baseUrl],
+  ],
+});
 
 /**
  * `channel models ID`, or `channel models --type T --base-url URL --key KEY [--preset P] [--api-version V]`

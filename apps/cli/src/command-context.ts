@@ -7,6 +7,8 @@ export interface CommandContext {
   secretBox: SecretBox;
   /** Which hosts channels and the webhook may point at; default: private networks allowed. */
   addressPolicy?: UpstreamAddressPolicy;
+  /** MCP_STDIO_ENABLED: `mcp test` may run a stdio server's command. */
+  mcpStdioEnabled?: boolean;
 }
 
 export interface CommandResult {

@@ -67,7 +67,12 @@ async function runWithDatabase(environment: ReturnType<typeof readCliEnvironment
     await migrateDatabase(handle);
     // PGlite sets its files' modes itself (past the umask): owner-only again once it has written them.
     if (environment.databaseUrl === undefined) restrictDataDir(environment.dataDir);
-    return await runCommand(argv, { db: handle.db, secretBox, addressPolicy: { allowPrivateNetworks: environment.allowPrivateNetworks } });
+    return await runCommand(argv, {
+      db: handle.db,
+      secretBox,
+      addressPolicy: { allowPrivateNetworks: environment.allowPrivateNetworks },
+      mcpStdioEnabled: readVariable("MCP_STDIO_ENABLED") === "true",
+    });
   } finally {
     await handle.close();
   }
@@ -78,7 +83,7 @@ async function main(): Promise<number> {
   try {
     // Secrets named by an environment variable or typed at a prompt, never on the command line.
     let resolved: { argv: string[] } | { error: string } = { argv: process.argv.slice(2) };
-    for (const flag of ["--key", "--webhook-secret", "--password"]) {
+    for (const flag of ["--key", "--webhook-secret", "--password", "--credential"]) {
       if ("argv" in resolved) resolved = keyFromEnvironment(resolved.argv, (name) => readVariable(name), flag);
     }
     if ("argv" in resolved) resolved = await passwordFromPrompt(resolved.argv, readPasswordFromStandardInput);

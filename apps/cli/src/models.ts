@@ -2,7 +2,8 @@ import { listModels, type ModelListing, setPrice, setPriceSchema, updateModelRou
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { integerFromText, listFromText, pairsFromText, parseInput } from "./flag-values";
-import { formatJson, formatTable, formatUsd, usdForJson } from "./format-output";
+import { formatJson, formatUsd, usdForJson } from "./format-output";
+import { listCommand } from "./list-command";
 import { parseCommandArguments } from "./parse-arguments";
 
 /** What one unit costs, in words: "per image", "per audio second", ... */
@@ -142,26 +143,26 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
   return `price of ${saved.model} ${describePrice(saved)}${bound}\n`;
 }
 
-async function listModelsCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
-  const { flags } = parseCommandArguments(argv, { command: "model list", flags: { json: "boolean" } });
-  const models = await listModels(db);
-  if (flags.json) return formatJson(models.map(({ model, price, channels }) => ({ model, ...priceJson(price), channels })));
-  return formatTable(
-    ["MODEL", "INPUT/1M", "OUTPUT/1M", "CACHE READ/1M", "CACHE WRITE/1M", "CACHE WRITE 1H/1M", "OTHER UNIT", "CHANNELS"],
-    models.map(({ model, price, channels }) => [
-      model,
-      price ? formatUsd(price.inputPrice) : "unpriced",
-      price ? formatUsd(price.outputPrice) : "unpriced",
-      price ? cachePrice(price.cachedInputPrice, "=input") : "unpriced",
-      price ? cachePrice(price.cacheWritePrice, "=input") : "unpriced",
-      price ? cachePrice(price.cacheWrite1hPrice, "=input") : "unpriced",
-      price && price.unit !== "token" ? describePrice(price) : "",
-      channels.length === 0
-        ? "(no channel)"
-        : channels.map((channel) => `${channel.name}#${channel.id}${channel.status === "enabled" ? "" : ` (${channel.status})`}`).join(", "),
-    ]),
-  );
-}
+const listModelsCommand = listCommand("model list", {
+  load: ({ db }) => listModels(db),
+  json: ({ model, price, channels }) => ({ model, ...priceJson(price), channels }),
+  columns: [
+    ["MODEL", ({ model }) => model],
+    ["INPUT/1M", ({ price }) => (price ? formatUsd(price.inputPrice) : "unpriced")],
+    ["OUTPUT/1M", ({ price }) => (price ? formatUsd(price.outputPrice) : "unpriced")],
+    ["CACHE READ/1M", ({ price }) => (price ? cachePrice(price.cachedInputPrice, "=input") : "unpriced")],
+    ["CACHE WRITE/1M", ({ price }) => (price ? cachePrice(price.cacheWritePrice, "=input") : "unpriced")],
+    ["CACHE WRITE 1H/1M", ({ price }) => (price ? cachePrice(price.cacheWrite1hPrice, "=input") : "unpriced")],
+    ["OTHER UNIT", ({ price }) => (price && price.unit !== "token" ? describePrice(price) : "")],
+    [
+      "CHANNELS",
+      ({ channels }) =>
+        channels.length === 0
+          ? "(no channel)"
+          : channels.map((channel) => `${channel.name}#${channel.id}${channel.status === "enabled" ? "" : ` (${channel.status})`}`).join(", "),
+    ],
+  ],
+});
 
 export const modelCommands: Record<string, CommandHandler> = {
   price: setModelPrice,

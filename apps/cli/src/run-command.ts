@@ -4,6 +4,7 @@ import { channelCommands } from "./channels";
 import type { CommandContext, CommandHandler, CommandResult } from "./command-context";
 import { CommandError, USAGE_EXIT_CODE } from "./command-error";
 import { asLine } from "./flag-values";
+import { mcpCommands } from "./mcp";
 import { modelCommands } from "./models";
 import { tokenCommands } from "./tokens";
 import { isResource, type Resource, usageText } from "./usage";
@@ -17,6 +18,7 @@ const commands: Record<Resource, Record<string, CommandHandler>> = {
   model: modelCommands,
   token: tokenCommands,
   alerts: alertCommands,
+  mcp: mcpCommands,
 };
 
 const HELP_WORDS = new Set(["help", "--help", "-h"]);

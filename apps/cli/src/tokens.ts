@@ -8,11 +8,13 @@ import {
   listTokens,
   rollToken,
   rollTokenSchema,
+  setTokenMcpAccess,
   type TokenView,
   updateToken,
   updateTokenSchema,
 } from "@tollgate/admin";
 import { budgetFields, budgetFlagLabels, budgetJson, thresholdsFromText } from "./budget-flags";
+import { mcpAccessFields, tokenMcpAccessFromFlags } from "./mcp";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { integerFromText, listFromText, parseInput, recordIdFromText } from "./flag-values";
@@ -222,13 +224,18 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
   const now = new Date();
   const { flags, positionals } = parseCommandArguments(argv, {
     command: "token update",
-    flags: updatableFlags,
+    flags: { ...updatableFlags, "mcp-servers": "string", "mcp-tools": "string" },
     positionals: ["ID"],
   });
   const id = recordIdFromText(positionals[0] as string, "token");
   const given = [flags.rpm, flags.tpm, flags.quota, flags.period, flags["time-zone"], flags["alert-at"], flags["cache-ttl"], flags["cache-scope"]];
+  const mcpInput = tokenMcpAccessFromFlags(id, flags["mcp-servers"], flags["mcp-tools"]);
   if (given.every((value) => value === undefined)) {
-    throw new CommandError("token update needs --rpm, --tpm, --quota, --period, --time-zone, --alert-at, --cache-ttl or --cache-scope");
+    if (mcpInput !== null) {
+      const mcpAccess = await setTokenMcpAccess(context.db, mcpInput);
+      return flags.json ? formatJson(mcpAccess) : formatFields([["token", String(id)], ...mcpAccessFields(mcpAccess)]);
+    }
+    throw new CommandError("token update needs --rpm, --tpm, --quota, --period, --time-zone, --alert-at, --cache-ttl, --cache-scope, --mcp-servers or --mcp-tools");
   }
   const changes = parseInput(
     updateTokenSchema,
@@ -246,8 +253,9 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
     tokenFlags,
   );
   const token = await updateToken(context.db, cliOperator, changes);
-  if (flags.json) return formatJson(tokenJson(token, now));
-  return formatFields(tokenFields(token, now));
+  const mcpAccess = mcpInput === null ? null : await setTokenMcpAccess(context.db, mcpInput);
+  if (flags.json) return formatJson(mcpAccess ? { ...tokenJson(token, now), mcpServers: mcpAccess.mcpServers, mcpTools: mcpAccess.mcpTools } : tokenJson(token, now));
+  return formatFields([...tokenFields(token, now), ...(mcpAccess ? mcpAccessFields(mcpAccess) : [])]);
 }
 
 async function listTokensCommand(argv: readonly string[], context: CommandContext): Promise<string> {

@@ -69,6 +69,21 @@ const sections = {
       yet saved; Azure OpenAI channels cannot list their deployments with an API key.
   channel enable ID | channel disable ID | channel delete ID
 `,
+  mcp: `MCP servers (the gateway's /mcp endpoint):
+  mcp add --name NAME (--url URL | --command "PROGRAM ARG...") [--transport streamable-http|sse|stdio]
+      [--credential-env VAR | --credential SECRET] [--credential-header HEADER] [--group G[,G2]]
+      [--price-per-call USD]
+      Registers an upstream MCP server; its tools are NAME__TOOL behind /mcp, and /mcp/NAME serves it
+      alone. The credential is sent as "Authorization: Bearer SECRET" (or in --credential-header) and
+      stored encrypted. A --command (stdio) server runs on the gateway's host only where
+      MCP_STDIO_ENABLED=true. --group: the routing groups whose tokens may use it (default: every
+      group). --price-per-call bills each tools/call.
+  mcp list
+  mcp test NAME_OR_ID     connects, initializes and lists the server's tools
+  mcp remove NAME_OR_ID
+      A token reaches MCP servers only once granted: token update ID --mcp-servers NAME,NAME|*
+      (--mcp-tools NAME__TOOL,NAME__* narrows it to those tools); none takes it away.
+`,
   model: `Models:
   model price --model MODEL --input USD_PER_1M --output USD_PER_1M [--cache-read USD_PER_1M]
               [--cache-write USD_PER_1M] [--cache-write-1h USD_PER_1M]
@@ -105,6 +120,7 @@ const sections = {
       by this token only (token) or by everyone in the token's routing group (group).
   token update ID [--rpm N|none] [--tpm N|none] [--quota USD|unlimited] [--period P] [--time-zone ZONE]
                   [--alert-at ...] [--cache-ttl SECONDS|off] [--cache-scope user|token|group]
+                  [--mcp-servers NAME[,NAME]|*|none] [--mcp-tools SERVER__TOOL[,SERVER__*]|none]
       Changes a token's limits; none removes a per-minute one. A new period or time zone starts the
       period's count afresh.
       The limits set here (and a disable) are ceilings for the token's owner: in the console they may

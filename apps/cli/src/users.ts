@@ -16,7 +16,8 @@ import { budgetFields, budgetFlagLabels, budgetJson, thresholdsFromText } from "
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { integerFromText, listFromText, parseInput } from "./flag-values";
-import { formatFields, formatJson, formatTable, formatUsd, usdForJson } from "./format-output";
+import { formatFields, formatJson, formatUsd, usdForJson } from "./format-output";
+import { listCommand } from "./list-command";
 import { parseCommandArguments } from "./parse-arguments";
 
 function userJson(user: UserView) {
@@ -165,25 +166,21 @@ async function updateUserCommand(argv: readonly string[], { db }: CommandContext
   return formatFields([["user", `${updated.name} (id ${updated.id})`], ...limitFields(updated)]);
 }
 
-async function listUsersCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
-  const { flags } = parseCommandArguments(argv, { command: "user list", flags: { json: "boolean" } });
-  const rows = await listUsers(db);
-  if (flags.json) return formatJson(rows.map(userJson));
-  return formatTable(
-    ["ID", "NAME", "ROLE", "GROUP", "BALANCE", "BUDGET", "SPENT", "RESETS", "STATUS"],
-    rows.map((user) => [
-      String(user.id),
-      user.name,
-      user.role,
-      user.group,
-      displayBalance(user),
-      displayBudget(user),
-      user.budgetLimit === null ? "-" : formatUsd(user.budget.spent),
-      user.budget.resetsAt?.toISOString() ?? "-",
-      user.status,
-    ]),
-  );
-}
+const listUsersCommand = listCommand("user list", {
+  load: ({ db }) => listUsers(db),
+  json: userJson,
+  columns: [
+    ["ID", (user) => String(user.id)],
+    ["NAME", (user) => user.name],
+    ["ROLE", (user) => user.role],
+    ["GROUP", (user) => user.group],
+    ["BALANCE", displayBalance],
+    ["BUDGET", displayBudget],
+    ["SPENT", (user) => (user.budgetLimit === null ? "-" : formatUsd(user.budget.spent))],
+    ["RESETS", (user) => user.budget.resetsAt?.toISOString() ?? "-"],
+    ["STATUS", (user) => user.status],
+  ],
+});
 
 async function topUpUserCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
   const { flags, positionals } = parseCommandArguments(argv, {

@@ -31,6 +31,8 @@ export interface ConsoleDependencies {
   testChannel: ChannelProber;
   /** Which hosts channels and the spend-alert webhook may point at; default: private networks allowed (UPSTREAM_ALLOW_PRIVATE_NETWORKS). */
   addressPolicy?: UpstreamAddressPolicy;
+  /** MCP_STDIO_ENABLED: the MCP servers page's Test may run a stdio server's command. */
+  mcpStdioEnabled?: boolean;
   /**
    * The first-run setup codes (the server derives them from its secret): while no administrator exists the
    * console offers its first-run page, which asks for the current code. Null: no first-run page (the CLI's
@@ -118,6 +120,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
       sessionTtlMs,
       testChannel: deps.testChannel,
       addressPolicy: deps.addressPolicy ?? DEFAULT_UPSTREAM_ADDRESS_POLICY,
+      mcpStdioEnabled: deps.mcpStdioEnabled ?? false,
       publicBaseUrl: publicBaseUrl ?? `${secure ? "https:" : url.protocol}//${url.host}`,
       clientIp,
       secure,

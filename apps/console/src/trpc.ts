@@ -23,6 +23,8 @@ export interface ConsoleContext {
   testChannel: ChannelProber;
   /** Which hosts channels and the spend-alert webhook may point at. */
   addressPolicy: UpstreamAddressPolicy;
+  /** MCP_STDIO_ENABLED: Test may run a stdio MCP server's command. */
+  mcpStdioEnabled: boolean;
   /** Base URL for the Quick start panel, without /v1. */
   publicBaseUrl: string;
   clientIp: string | null;

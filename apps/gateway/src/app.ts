@@ -6,7 +6,7 @@ import { ENDPOINT_TABLE } from "./endpoint-table";
 import { admitCaller } from "./pipeline/admit";
 import { CallRecord } from "./pipeline/call-record";
 import type { Codec, WholeAnswer } from "./pipeline/codec";
-import { type EndpointRow, type HandlerRow, isCodecRow } from "./pipeline/endpoint";
+import { type EndpointRow, type HandlerRow, isCodecRow, isSelfAdmittingRow } from "./pipeline/endpoint";
 import { type AnswerWatch, runExchange } from "./pipeline/run-exchange";
 import { handleHealth, handleReadiness } from "./routes/health";
 import { createMetricsHandler } from "./routes/metrics";
@@ -255,6 +255,9 @@ export function createApp(dependencies: AppDependencies) {
       const codec = typeof row.codec === "function" ? row.codec(services) : row.codec;
       const route = row.path;
       handle = (request, params) => handleCall(request, codec, params, route);
+    } else if (isSelfAdmittingRow(row)) {
+      handle = (request, params) =>
+        withoutIdleTimeout(request, () => withErrors(() => row.serve({ services, request, clientAddress: clientAddressOf(request), params })));
     } else {
       handle = (request, params) => handlePlain(request, row, params);
     }
@@ -277,7 +280,7 @@ export function createApp(dependencies: AppDependencies) {
       row.method,
       elysiaPathOf(row.path),
       ({ request, params }) => {
-        const named = params as Record<string, string>;
+        const named = (params ?? NO_PARAMS) as Record<string, string>;
         return handle(request, wildcard === null ? named : { ...named, [wildcard]: named["*"] ?? "" });
       },
       { parse: "none" },

@@ -9,14 +9,15 @@ import { moderationsCodec } from "./codecs/moderations/moderations-codec";
 import { chatCompletionsCodec, textCompletionsCodec } from "./codecs/openai-chat/chat-completions-codec";
 import { rerankCodec } from "./codecs/rerank/rerank-codec";
 import { responsesModule } from "./codecs/responses/responses-module";
+import { mcpModule } from "./mcp/mcp-module";
 import type { BackgroundJob, EndpointModule, EndpointRow } from "./pipeline/endpoint";
 import { geminiModels, handleListModels, handleRetrieveModel, modelsErrorResponse } from "./routes/models";
 
 /** Endpoint families that bring more than rows (state, background jobs): each adds its rows and its jobs. */
-const MODULES = { responses: responsesModule } satisfies Record<string, EndpointModule>;
+const MODULES = { responses: responsesModule, mcp: mcpModule } satisfies Record<string, EndpointModule>;
 
 /**
- * Every endpoint the gateway serves under /v1, one row each: app.ts registers exactly these (each inside the
+ * Every endpoint the gateway serves under /v1 (and /mcp), one row each: app.ts registers exactly these (each inside the
  * one admission and CallRecord wrapper), and the 404 and 405 answers list them. The order is the order the
  * 404 lists them in. Adding an endpoint is a codec and a row here.
  */
@@ -39,6 +40,8 @@ export const ENDPOINT_TABLE: readonly EndpointRow[] = [
   // The Gemini API (@google/genai, Gemini CLI): /v1beta, and /v1, where @google/genai sends it by default.
   ...geminiMethodRows("/v1"),
   ...geminiBetaRows(geminiModels),
+  // The MCP gateway (not under /v1): Streamable HTTP, sessions of its own.
+  ...MODULES.mcp.rows,
 ];
 
 /** The background jobs of the table's modules, started and stopped with the gateway's services. */

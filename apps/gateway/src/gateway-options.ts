@@ -1,3 +1,4 @@
+import { defaultMcpOptions, type McpOptions } from "./mcp/mcp-directory";
 import { DEFAULT_UPSTREAM_ADDRESS_POLICY, type UpstreamAddressPolicy } from "@tollgate/shared";
 import { DEFAULT_UPSTREAM_MAX_BODY_BYTES, DEFAULT_UPSTREAM_MAX_EVENT_BYTES } from "@tollgate/upstream";
 import { defaultOutageAllowance, type OutageAllowanceOptions } from "./accounting/outage-allowance";
@@ -66,6 +67,8 @@ export interface GatewayOptions {
    * gateway built last sets it.
    */
   countDeadlineMs: number;
+  /** The MCP gateway: stdio servers allowed (MCP_STDIO_ENABLED), cool-down, timeouts, sessions. */
+  mcp: McpOptions;
   /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables); null: no tracing at all. */
   tracing: TracingConfig | null;
   /**
@@ -108,6 +111,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   spendAlerts: defaultSpendAlertOptions,
   upstreamAddressPolicy: DEFAULT_UPSTREAM_ADDRESS_POLICY,
   countDeadlineMs: 2_000,
+  mcp: defaultMcpOptions,
   tracing: null,
   responseCache: { maxEntries: 10_000, maxEntryBytes: 1024 * 1024 },
 };

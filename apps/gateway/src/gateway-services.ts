@@ -10,6 +10,7 @@ import type { GatewayMetricsHooks, GatewayOptions } from "./gateway-options";
 import type { InFlightCalls } from "./in-flight-calls";
 import type { ListenerCheck } from "./listener-check";
 import type { Logger } from "./logger";
+import type { McpServices } from "./mcp/mcp-services";
 import type { GatewayMetrics } from "./metrics/gateway-metrics";
 import type { IpAllowList } from "./policy/ip-allow-list";
 import type { RateLimiter, TokenRateLimiter } from "./policy/rate-limiter-port";
@@ -57,6 +58,8 @@ export interface GatewayServices {
   /** Marks a channel auto_disabled (its key was rejected); every instance sees it through NOTIFY. */
   disableChannel(channel: RoutableChannel, reason: string): void;
   trustedProxies: IpAllowList | null;
+  /** The MCP gateway's servers, upstream connections and client sessions (/mcp). */
+  mcp: McpServices;
   /** OpenTelemetry tracing, chosen once at startup: null when no OTLP endpoint is configured (nothing traced). */
   tracing: GatewayTracing | null;
   /** The exact response cache (opt-in per token or per request): on Redis when REDIS_URL is set, else in process. */

@@ -1,4 +1,4 @@
-import type { EndpointRow } from "./pipeline/endpoint";
+import { type EndpointRow, isSelfAdmittingRow } from "./pipeline/endpoint";
 
 /** What an endpoint table serves, as the 404 and 405 answers use it. */
 export interface ServedEndpoints {
@@ -21,9 +21,10 @@ export function displayPath(path: string): string {
 
 /** The table's endpoints and the methods served at a path, worked out once (at startup). */
 export function servedEndpoints(table: readonly EndpointRow[]): ServedEndpoints {
-  const endpoints = table.map((row) => ({ method: row.method, path: displayPath(row.path), pattern: patternOf(displayPath(row.path)) }));
+  const endpoints = table.map((row) => ({ method: row.method, path: displayPath(row.path), pattern: patternOf(displayPath(row.path)), api: !isSelfAdmittingRow(row) }));
   return {
-    list: endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`),
+    // The /v1 API's endpoints: a protocol of its own (/mcp) answers its own errors and is not listed.
+    list: endpoints.filter((endpoint) => endpoint.api).map((endpoint) => `${endpoint.method} ${endpoint.path}`),
     methodsServedAt: (path) => endpoints.filter((endpoint) => endpoint.pattern.test(path)).map((endpoint) => endpoint.method),
   };
 }

@@ -36,7 +36,7 @@ export interface AdminBridge {
   withdraw(): void;
 }
 
-export function createAdminBridge(options: { dataDir: string; db: Database; secretBox: SecretBox; addressPolicy?: UpstreamAddressPolicy }): AdminBridge {
+export function createAdminBridge(options: { dataDir: string; db: Database; secretBox: SecretBox; addressPolicy?: UpstreamAddressPolicy; mcpStdioEnabled?: boolean }): AdminBridge {
   const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
   const serverFile = join(options.dataDir, "server.json");
   return {
@@ -58,7 +58,7 @@ export function createAdminBridge(options: { dataDir: string; db: Database; secr
         const error = { message: "argv must be an array of strings", type: "invalid_request_error", param: "argv", code: "invalid_value" };
         return Response.json({ error }, { status: 400 });
       }
-      return Response.json(await runCommand(body.argv as string[], { db: options.db, secretBox: options.secretBox, addressPolicy: options.addressPolicy }));
+      return Response.json(await runCommand(body.argv as string[], { db: options.db, secretBox: options.secretBox, addressPolicy: options.addressPolicy, mcpStdioEnabled: options.mcpStdioEnabled }));
     },
     advertise(port) {
       writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, adminSecret: secret }), { mode: 0o600 });

@@ -13,6 +13,7 @@ import { createAlertsServices } from "@tollgate/gateway/services/alerts-services
 import { createAuthServices } from "@tollgate/gateway/services/auth-services";
 import { createInvalidationListener } from "@tollgate/gateway/services/invalidation-listener";
 import { createInvalidationRouter } from "@tollgate/gateway/services/invalidation-router";
+import { createMcpServices } from "@tollgate/gateway/mcp/mcp-services";
 import { type Job, type RunningJobs, startJobs } from "@tollgate/gateway/services/jobs";
 import { createPolicyServices } from "@tollgate/gateway/services/policy-services";
 import { createRoutingServices } from "@tollgate/gateway/services/routing-services";
@@ -53,7 +54,8 @@ export function createGatewayServices(input: {
     },
   });
   const policy = createPolicyServices({ log, options });
-  const router = createInvalidationRouter({ instanceId, ...auth, ...routing, leases: accounting.leases });
+  const mcp = createMcpServices({ database, secretBox, log, options });
+  const router = createInvalidationRouter({ instanceId, ...auth, ...routing, leases: accounting.leases, mcp: mcp.directory });
   const listener = createInvalidationListener({ database, circuit, instanceId, router, log, options });
   const prometheus = createGatewayMetrics();
   const tracing = options.tracing ? createOtelTracing(options.tracing) : null;
@@ -70,6 +72,7 @@ export function createGatewayServices(input: {
     ...alerts.jobs,
     ...policy.jobs,
     ...listener.jobs,
+    ...mcp.jobs,
     // The endpoint modules' own work (the purge of expired stored responses), skipped while the database is away.
     ...ENDPOINT_JOBS.map((job): Job => ({ name: job.name, intervalMs: job.everyMs, run: () => (circuit.isOpen ? undefined : job.run(services)) })),
   ];
@@ -97,6 +100,7 @@ export function createGatewayServices(input: {
     metrics: createMetricsHooks(prometheus),
     disableChannel: routing.disableChannel,
     trustedProxies: auth.trustedProxies,
+    mcp,
     tracing,
     responseCache,
     jobs,
@@ -129,6 +133,7 @@ export function createGatewayServices(input: {
       await accounting.leases.stop();
       await listener.stop();
       await policy.close();
+      await mcp.stop();
       await tracing?.shutdown();
       await responseCache.store.close();
     },

@@ -70,6 +70,10 @@ const schema = z.object({
   BODY_READ_TIMEOUT_MS: integer(30_000),
   /** Time in-flight requests and streams get to finish on SIGTERM/SIGINT before they are cut (and billed). */
   SHUTDOWN_DRAIN_MS: integer(30_000),
+  /** MCP servers registered as a local command (stdio) may run on this host; off unless "true". */
+  MCP_STDIO_ENABLED: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+  /** How long an MCP server that failed is left alone before it is called again. */
+  MCP_COOLDOWN_MS: integer(30_000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** One JSON line per /v1 request on stdout ("false" to turn off). */
   LOG_REQUESTS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),

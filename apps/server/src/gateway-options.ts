@@ -1,4 +1,5 @@
 import type { GatewayOptions } from "@tollgate/gateway/gateway-services";
+import { defaultMcpOptions } from "@tollgate/gateway/mcp/mcp-directory";
 import { join } from "node:path";
 import { addressPolicyFrom, type ServerEnvironment } from "./env";
 import { tracingConfigFrom } from "./tracing-config";
@@ -37,6 +38,14 @@ export function gatewayOptionsFrom(environment: ServerEnvironment): Partial<Gate
       capMicroUsd: Math.round(environment.OUTAGE_ALLOWANCE_MAX_USD * 1_000_000),
     },
     invalidKeysPerMinute: environment.INVALID_KEYS_PER_MINUTE,
+    mcp: {
+      ...defaultMcpOptions,
+      stdioEnabled: environment.MCP_STDIO_ENABLED,
+      cooldownMs: environment.MCP_COOLDOWN_MS,
+      // An MCP server cools down after as many failures within the window as a channel does.
+      failureThreshold: Math.max(1, environment.CHANNEL_FAILURE_THRESHOLD),
+      failureWindowMs: environment.CHANNEL_FAILURE_WINDOW_MS,
+    },
     tracing: tracingConfigFrom(environment),
     responseCache: { maxEntries: environment.RESPONSE_CACHE_MAX_ENTRIES, maxEntryBytes: environment.RESPONSE_CACHE_MAX_ENTRY_BYTES },
     channelHealth: {

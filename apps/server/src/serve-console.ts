@@ -27,6 +27,8 @@ export function serveConsole(input: { environment: ServerEnvironment; storage: S
     // Behind a trusted proxy the login limits count the client's address, by the gateway's rule.
     clientAddress: (request) => resolveClientAddress(server?.requestIP(request)?.address ?? null, request.headers.get("x-forwarded-for"), trustedProxies),
     bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
+    // MCP servers run as a local command are tested only where the gateway may run them.
+    mcpStdioEnabled: environment.MCP_STDIO_ENABLED,
   });
   server = Bun.serve({
     port: environment.PORT,

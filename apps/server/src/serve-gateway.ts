@@ -38,6 +38,8 @@ export async function serveGateway(input: {
         testChannel: createChannelProber(addressPolicyFrom(environment)),
         addressPolicy: addressPolicyFrom(environment),
         bodyReadTimeoutMs: environment.BODY_READ_TIMEOUT_MS,
+        // MCP servers run as a local command are tested only where the gateway may run them.
+        mcpStdioEnabled: environment.MCP_STDIO_ENABLED,
       })
     : null;
   // The app brings the rest of the server's options: the idle timeout, and a body size limit that leaves
@@ -47,7 +49,13 @@ export async function serveGateway(input: {
     fallback: consoleApp ? (request) => consoleApp.handle(request) : undefined,
     idleTimeoutSeconds: environment.HTTP_IDLE_TIMEOUT_S,
   });
-  const bridge = embedded ? createAdminBridge({ dataDir: environment.TOLLGATE_DATA_DIR, db: database.db, secretBox, addressPolicy: addressPolicyFrom(environment) }) : null;
+  const bridge = embedded ? createAdminBridge({
+        dataDir: environment.TOLLGATE_DATA_DIR,
+        db: database.db,
+        secretBox,
+        addressPolicy: addressPolicyFrom(environment),
+        mcpStdioEnabled: environment.MCP_STDIO_ENABLED,
+      }) : null;
   if (bridge) {
     // The bridge checks the socket's own address: X-Forwarded-For never makes a request loopback.
     app.post(ADMIN_BRIDGE_PATH, ({ request }) => bridge.handle(request, app.server?.requestIP(request)?.address ?? null), { parse: "none" });

@@ -14,6 +14,7 @@ const QuickStartPage = lazy(() => import("./pages/quick-start").then((module) =>
 const ChannelsPage = lazy(() => import("./pages/channels").then((module) => ({ default: module.ChannelsPage })));
 const ModelsPage = lazy(() => import("./pages/models").then((module) => ({ default: module.ModelsPage })));
 const AlertsPage = lazy(() => import("./pages/alerts").then((module) => ({ default: module.AlertsPage })));
+const McpServersPage = lazy(() => import("./pages/mcp-servers").then((module) => ({ default: module.McpServersPage })));
 const UsersPage = lazy(() => import("./pages/users").then((module) => ({ default: module.UsersPage })));
 
 const loading = <p className="p-8 text-sm text-slate-500">Loading…</p>;
@@ -58,6 +59,7 @@ export function App() {
             {isAdmin ? <Route path="/channels" element={<ChannelsPage />} /> : null}
             {isAdmin ? <Route path="/models" element={<ModelsPage />} /> : null}
             {isAdmin ? <Route path="/users" element={<UsersPage currentUserId={me.data.id} />} /> : null}
+            {isAdmin ? <Route path="/mcp-servers" element={<McpServersPage />} /> : null}
             <Route path="*" element={<AdminOnly isAdmin={isAdmin} />} />
           </Routes>
         </Suspense>
@@ -66,7 +68,7 @@ export function App() {
   );
 }
 
-const adminPaths: Record<string, string> = { "/channels": "Channels", "/models": "Models & prices", "/users": "Users" };
+const adminPaths: Record<string, string> = { "/channels": "Channels", "/models": "Models & prices", "/users": "Users", "/mcp-servers": "MCP servers" };
 
 /** An unknown path goes to the dashboard; an administrators' page opened by a user says why it is not shown. */
 function AdminOnly(props: { isAdmin: boolean }) {

@@ -24,3 +24,5 @@ export * from "./values/budget-status";
 export * from "./alerts/alert-schemas";
 export * from "./alerts/alert-operations";
 export * from "./onboarding/setup-code";
+export * from "./mcp/mcp-server-schemas";
+export * from "./mcp/mcp-server-operations";

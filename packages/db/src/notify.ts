@@ -5,7 +5,7 @@ export const INVALIDATION_CHANNEL = "tollgate_invalidate";
  * Tables the triggers report, plus `channel_health`, which gateways send each other (cool-downs), and
  * `ping`, a gateway's check that its own LISTEN connection still delivers (every other instance ignores it).
  */
-export type InvalidationTable = "tokens" | "users" | "channels" | "model_prices" | "settings" | "channel_health" | "ping";
+export type InvalidationTable = "tokens" | "users" | "channels" | "model_prices" | "settings" | "channel_health" | "ping" | "mcp_servers";
 
 /** What a trigger sends: ids and key hashes only, never a secret. */
 export interface InvalidationMessage {

@@ -8,3 +8,8 @@ export function channelKeyBinding(channelId: number): string {
 
 /** The spend-alert webhook's HMAC secret (settings row `spend_alert_webhook_secret`). */
 export const WEBHOOK_SECRET_BINDING = "settings:spend_alert_webhook_secret";
+
+/** An upstream MCP server's credential (mcp_servers.credential_encrypted). */
+export function mcpServerCredentialBinding(serverId: number): string {
+  return `mcp_servers:credential:${serverId}`;
+}

@@ -4,6 +4,7 @@ import { authRouter } from "./auth";
 import { channelsRouter } from "./channels";
 import { dashboardRouter } from "./dashboard";
 import { logsRouter } from "./logs";
+import { mcpRouter } from "./mcp";
 import { modelsRouter } from "./models";
 import { quickStartRouter } from "./quick-start";
 import { tokensRouter } from "./tokens";
@@ -19,6 +20,7 @@ export const appRouter = router({
   dashboard: dashboardRouter,
   quickStart: quickStartRouter,
   alerts: alertsRouter,
+  mcp: mcpRouter,
 });
 
 /** The SPA imports only this type. */

@@ -33,6 +33,7 @@ const fullRow: Required<Omit<UsageRecord["log"], "id">> = {
   firstTokenMs: 20,
   clientIp: "::1",
   stream: true,
+  responseBytes: 2048,
   responseCache: "hit",
 };
 

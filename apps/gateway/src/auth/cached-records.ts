@@ -40,6 +40,10 @@ export interface CachedToken extends BudgetFields, AccessLimitFields {
   secretRetiresAt: number | null;
   /** Spend-alert thresholds (percent); null: the setting's. */
   alertThresholds: number[] | null;
+  /** MCP servers the token may use through /mcp (`*`: every one its group may); empty or absent: none. */
+  mcpServers?: readonly string[];
+  /** MCP tools it may call (`server__tool`, `server__*`); empty or absent: every tool of those servers. */
+  mcpTools?: readonly string[];
   /** Seconds answers stay in the response cache for this token's calls; null: off unless a call asks for it. */
   responseCacheTtlSeconds: number | null;
   /** Whose calls share cached answers: the owner's (user), this token's, or the routing group's. */
@@ -93,6 +97,8 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
     usedQuota: row.usedQuota,
     secretRetiresAt,
     alertThresholds: row.alertThresholds,
+    mcpServers: row.mcpServers,
+    mcpTools: row.mcpTools,
     responseCacheTtlSeconds: row.responseCacheTtlSeconds,
     responseCacheScope: row.responseCacheScope,
     ...accessLimitFields(row),

@@ -67,7 +67,7 @@ function applyRateLimit(
  * a call that one key's own limit refuses never uses up the requests its owner's other keys share (one the
  * owner's limit refuses has been counted in the key's own, which only that key feels).
  */
-async function checkRateLimits(services: GatewayServices, record: CallRecord, caller: Caller): Promise<void> {
+export async function checkRateLimits(services: GatewayServices, record: CallRecord, caller: Caller): Promise<void> {
   const { token, user } = caller;
   const tokenTokens = token.tpmLimit === null ? null : services.tokenRateLimiter.check(token.id, token.tpmLimit);
   const userTokens = user.tpmLimit === null ? null : services.tokenRateLimiter.check(user.rateLimitKey, user.tpmLimit);

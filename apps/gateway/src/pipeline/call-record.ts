@@ -34,6 +34,8 @@ export interface CallOutcome {
    * so that a call whose count fails is never free.
    */
   billReservation?: boolean;
+  /** Bytes of the answer's result, where the endpoint measures it (MCP tools/call). */
+  responseBytes?: number;
   /** Answered from the response cache: billed the model's cache-hit price, nothing else. */
   cacheHit?: boolean;
 }
@@ -276,6 +278,7 @@ export class CallRecord {
         firstTokenMs,
         clientIp: this.clientAddress,
         stream: outcome.stream ?? false,
+        responseBytes: outcome.responseBytes ?? null,
         responseCache: this.responseCache,
       },
     });

@@ -46,7 +46,26 @@ export interface HandlerRow extends RowBase {
   errorResponse?(error: GatewayError, headers: Record<string, string>, request: Request): Response;
 }
 
-export type EndpointRow = CodecRow | HandlerRow;
+/** What a self-admitting row's handler gets: the request, who sent it (the socket, trusted proxies applied) and the path's parameters. */
+export interface SelfAdmittedCall {
+  services: GatewayServices;
+  request: Request;
+  clientAddress: string | null;
+  params: Record<string, string>;
+}
+
+/**
+ * An endpoint that speaks a protocol with its own sessions, errors and unit of account (MCP's Streamable
+ * HTTP at /mcp): it authenticates each HTTP request itself and opens a CallRecord per call it bills (a
+ * tools/call), not per HTTP request. The wrapper only lifts the idle timeout and answers what it throws.
+ */
+export interface SelfAdmittingRow extends RowBase {
+  /** The endpoint's name in the README's table (its calls are logged under the names it gives them). */
+  endpoint: string;
+  serve(call: SelfAdmittedCall): Promise<Response>;
+}
+
+export type EndpointRow = CodecRow | HandlerRow | SelfAdmittingRow;
 
 /** Work an endpoint module needs done in the background while the gateway runs (a purge of what expired). */
 export interface BackgroundJob {
@@ -67,4 +86,8 @@ export interface EndpointModule {
 
 export function isCodecRow(row: EndpointRow): row is CodecRow {
   return "codec" in row;
+}
+
+export function isSelfAdmittingRow(row: EndpointRow): row is SelfAdmittingRow {
+  return "serve" in row;
 }

@@ -2,7 +2,7 @@ import { computeCost, computeUnitCost, highestPromptPrice, type MeteredUnits } f
 import { allowsBuiltInTools, builtInToolHold, builtInToolNotAllowed, type RequestedBuiltInTool } from "../accounting/built-in-tools";
 import { promptUpperBound } from "../accounting/estimate-prompt-tokens";
 import { fittedReservation, promptOverContextWindow } from "../accounting/fitted-reservation";
-import { errors } from "../errors";
+import { errors, type GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
 import { checkModelAllowed } from "../policy/model-allowed";
 import type { RoutableChannel } from "../routing/channel-catalog";
@@ -92,15 +92,18 @@ export async function route(
     holding = services.ledger.reserve(caller.token, caller.user, costOf(upperBound), fitted);
   }
   const held = holding instanceof Promise ? await holding : holding;
-  if ("refused" in held) {
-    throw errors.insufficientQuota(
-      held.refused === "token"
-        ? "This API key's quota is used up or cannot cover this request. Raise its quota in the console."
-        : held.refused === "budget"
-          ? "Your account's spending budget is used up or cannot cover this request. Ask an administrator to raise it."
-          : "Your account balance cannot cover this request. Top up in the console.",
-    );
-  }
+  if ("refused" in held) throw quotaRefusal(held.refused);
   record.held(held);
   return candidates;
+}
+
+/** The 429 insufficient_quota of a hold the ledger refused, saying whose limit it was. */
+export function quotaRefusal(refused: "token" | "budget" | "user"): GatewayError {
+  return errors.insufficientQuota(
+    refused === "token"
+      ? "This API key's quota is used up or cannot cover this request. Raise its quota in the console."
+      : refused === "budget"
+        ? "Your account's spending budget is used up or cannot cover this request. Ask an administrator to raise it."
+        : "Your account balance cannot cover this request. Top up in the console.",
+  );
 }

@@ -24,6 +24,7 @@ function recordingTargets() {
     settings: { invalidate: () => void calls.push("settings.invalidate()") },
     leases: { forgetRefusal: (subject) => void calls.push(`leases.forgetRefusal(${subject})`) },
     health,
+    mcp: { invalidate: () => void calls.push("mcp.invalidate()") },
   };
   return { calls, targets, health };
 }
@@ -75,6 +76,13 @@ describe("invalidation router", () => {
   test("flushAll empties every cache (after a reconnection, whatever was sent meanwhile is lost)", () => {
     const { calls, targets } = recordingTargets();
     createInvalidationRouter(targets).flushAll();
-    expect(calls.sort()).toEqual(["catalog.invalidate()", "settings.invalidate()", "tokens.clear()", "users.clear()"]);
+    expect(calls.sort()).toEqual(["catalog.invalidate()", "mcp.invalidate()", "settings.invalidate()", "tokens.clear()", "users.clear()"]);
+  });
+
+  test("a change to an MCP server reloads the MCP registrations", () => {
+    const { calls, targets } = recordingTargets();
+    const router = createInvalidationRouter(targets);
+    router.route(message({ table: "mcp_servers", id: 4 }));
+    expect(calls).toEqual(["mcp.invalidate()"]);
   });
 });

@@ -3,6 +3,7 @@ import type { LeaseBook } from "../accounting/quota-leases";
 import type { CachedToken, CachedUser } from "../auth/cached-records";
 import type { LoadingCache } from "../auth/loading-cache";
 import type { ChannelCatalog } from "../routing/channel-catalog";
+import type { McpDirectory } from "../mcp/mcp-directory";
 import type { ChannelHealth } from "../routing/channel-health";
 import type { SettingsCache } from "../settings-cache";
 
@@ -20,6 +21,8 @@ export interface InvalidationTargets {
   settings: Pick<SettingsCache, "invalidate">;
   leases: Pick<LeaseBook, "forgetRefusal">;
   health: Pick<ChannelHealth, "apply">;
+  /** The registered MCP servers (absent where no MCP gateway is built). */
+  mcp?: Pick<McpDirectory, "invalidate">;
 }
 
 export interface InvalidationRouter {
@@ -31,7 +34,7 @@ export interface InvalidationRouter {
 
 /** Which caches a change in which table evicts; the one place that knows. */
 export function createInvalidationRouter(targets: InvalidationTargets): InvalidationRouter {
-  const { instanceId, tokens, users, tokenHashById, catalog, settings, leases, health } = targets;
+  const { instanceId, tokens, users, tokenHashById, catalog, settings, leases, health, mcp } = targets;
   return {
     route(message) {
       switch (message.table) {
@@ -63,6 +66,9 @@ export function createInvalidationRouter(targets: InvalidationTargets): Invalida
         case "settings":
           settings.invalidate();
           return;
+        case "mcp_servers":
+          mcp?.invalidate();
+          return;
         case "channel_health":
           if (message.origin === instanceId || message.id === undefined) return;
           if (message.state === "healthy") health.apply({ channelId: message.id, state: "healthy" });
@@ -75,6 +81,7 @@ export function createInvalidationRouter(targets: InvalidationTargets): Invalida
       users.clear();
       catalog.invalidate();
       settings.invalidate();
+      mcp?.invalidate();
     },
   };
 }

@@ -22,6 +22,7 @@ const adminLinks = [
   { to: "/channels", label: "Channels" },
   { to: "/models", label: "Models & prices" },
   { to: "/users", label: "Users" },
+  { to: "/mcp-servers", label: "MCP servers" },
 ];
 
 function Link(props: { to: string; label: string }) {

@@ -10,6 +10,7 @@ import { formatUsdExact } from "../lib/money";
 import type { TokenView } from "../lib/router-types";
 import { useTRPC } from "../trpc";
 import { TokenForm } from "./token-form";
+import { TokenMcpAccess } from "./token-mcp-access";
 import { RollTokenButton, TokenKeys } from "./token-roll-dialog";
 
 function tokenState(token: TokenView): { label: string; color: "green" | "red" | "amber" | "slate" } {
@@ -118,6 +119,7 @@ export function TokensPage(props: { isAdmin: boolean }) {
             onSaved={saved}
             onCreated={(secret, name) => setCreated({ secret, name })}
           />
+          {props.isAdmin && editing !== "new" ? <TokenMcpAccess tokenId={editing.id} /> : null}
         </Modal>
       ) : null}
       {created ? <SecretDialog {...created} onClose={() => setCreated(null)} /> : null}

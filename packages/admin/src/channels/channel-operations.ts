@@ -1,9 +1,10 @@
-import { channels, type Database, resultRows, usageHourly } from "@tollgate/db";
+import { channels, type Database, usageHourly } from "@tollgate/db";
 import { channelKeyBinding, DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
 import { type ChannelPresetEntry, type ChannelProbeResult, type ChannelToProbe, channelPresets } from "@tollgate/upstream";
 import { appliesOnlyMessage, channelKeyProblem, settingApplies } from "./channel-types";
 import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
+import { insertWithDrawnId } from "../values/insert-with-drawn-id";
 import { maskKey } from "../mask-key";
 import { type CreateChannelInput, presetTypeRefusal, type UpdateChannelInput } from "./channel-schemas";
 
@@ -120,14 +121,9 @@ export async function createChannel(
 ): Promise<ChannelView> {
   const { apiKey, ...fields } = input;
   checkBaseUrlAllowed(fields.baseUrl, policy);
-  const id = await db.transaction(async (transaction) => {
-    const [next] = resultRows(await transaction.execute(sql`select nextval(pg_get_serial_sequence('channels', 'id')) as id`));
-    if (!next) throw new Error("no channel id was drawn");
-    const id = Number(next.id);
+  const id = await insertWithDrawnId(db, "channels", async (transaction, id) => {
     const apiKeyEncrypted = await secretBox.encrypt(apiKey, channelKeyBinding(id));
-    const [created] = await transaction.insert(channels).values({ ...fields, id, apiKeyEncrypted }).returning({ id: channels.id });
-    if (!created) throw new Error("the new channel was not returned");
-    return created.id;
+    await transaction.insert(channels).values({ ...fields, id, apiKeyEncrypted });
   });
   return getChannel(db, secretBox, id);
 }

@@ -10,3 +10,4 @@ export * from "./quota-leases";
 export * from "./usage-spool";
 export * from "./stored-responses";
 export * from "./spend-alerts";
+export * from "./mcp-servers";

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { accessLimitColumns } from "../access-limit-columns";
 import { budgetColumns } from "../budget-columns";
@@ -58,6 +59,13 @@ export const tokens = pgTable(
     previousKeyExpiresAt: timestamp("previous_key_expires_at", { withTimezone: true }),
     /** Last use of the previous secret during its grace period, written behind. */
     previousKeyLastUsedAt: timestamp("previous_key_last_used_at", { withTimezone: true }),
+    /**
+     * MCP servers (by name) the token may use through /mcp; `*`: every server its group may use; empty: no
+     * MCP access (403).
+     */
+    mcpServers: text("mcp_servers").array().notNull().default(sql`'{}'::text[]`),
+    /** Tools the token may call (`server__tool`, or `server__*`); empty: every tool of its servers. */
+    mcpTools: text("mcp_tools").array().notNull().default(sql`'{}'::text[]`),
     /** When the current secret was created by a roll; null for the token's first secret. */
     rolledAt: timestamp("rolled_at", { withTimezone: true }),
     /** Seconds an answer stays in the exact response cache for this token's calls; null: the cache is off unless a call asks for it. */

@@ -1,9 +1,9 @@
-import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import type { AnthropicContentBlock, AnthropicMessageParam, AnthropicTextBlock, AnthropicToolUseBlock } from "./anthropic-wire-types";
 import { cacheControlOf } from "./cache-breakpoints";
 import { textBlocksOf, userContentBlocks } from "./translate-content-parts";
 import { assistantToolCalls } from "../shared/tool-call-arguments";
+import { visitChatMessages } from "../shared/visit-chat-messages";
 
 export interface TranslatedConversation {
   /** A string, or text blocks when a part carries `cache_control` (which only a block can hold). */
@@ -82,30 +82,16 @@ function markLastBlock<Block extends AnthropicContentBlock>(blocks: Block[], mes
 
 /** OpenAI's `messages` -> Anthropic's top-level `system` and alternating user/assistant `messages`. */
 export function translateMessages(messages: unknown): TranslatedConversation {
-  if (!Array.isArray(messages)) throw new TranslationError("'messages' must be an array.", "messages");
   const systemBlocks: AnthropicTextBlock[] = [];
   const turns: Turn[] = [];
-  messages.forEach((message, index) => {
-    const param = `messages[${index}]`;
-    if (!isRecord(message)) throw new TranslationError(`'${param}' must be an object.`, param);
-    switch (message.role) {
-      case "system":
-      case "developer":
-        // A loop, not push(...blocks): a spread of a very long list overflows the argument stack.
-        for (const block of markLastBlock(textBlocksOf(message.content, `${param}.content`), message, param)) systemBlocks.push(block);
-        break;
-      case "user":
-        appendTurn(turns, "user", markLastBlock(userContentBlocks(message.content, `${param}.content`), message, param));
-        break;
-      case "assistant":
-        appendTurn(turns, "assistant", markLastBlock(assistantBlocks(message, param), message, param));
-        break;
-      case "tool":
-        appendTurn(turns, "user", markLastBlock([toolResultBlock(message, param)], message, param));
-        break;
-      default:
-        throw new TranslationError(`Messages with role '${clientValueText(message.role)}' are not supported for Anthropic models.`, `${param}.role`);
-    }
+  visitChatMessages(messages, "Anthropic", {
+    system(message, param) {
+      // A loop, not push(...blocks): a spread of a very long list overflows the argument stack.
+      for (const block of markLastBlock(textBlocksOf(message.content, `${param}.content`), message, param)) systemBlocks.push(block);
+    },
+    user: (message, param) => appendTurn(turns, "user", markLastBlock(userContentBlocks(message.content, `${param}.content`), message, param)),
+    assistant: (message, param) => appendTurn(turns, "assistant", markLastBlock(assistantBlocks(message, param), message, param)),
+    tool: (message, param) => appendTurn(turns, "user", markLastBlock([toolResultBlock(message, param)], message, param)),
   });
   return { system: systemOf(systemBlocks), messages: turns.map(toMessageParam) };
 }

@@ -2,6 +2,7 @@ import { clientValueText, isRecord } from "@tollgate/shared";
 import { TranslationError } from "../provider-adapter";
 import { parseBase64DataUrl } from "../shared/parse-data-url";
 import { assistantToolCalls } from "../shared/tool-call-arguments";
+import { visitChatMessages } from "../shared/visit-chat-messages";
 import type { ConverseContentBlock, ConverseMessage, ConverseSystemBlock } from "./bedrock-wire-types";
 
 const CACHE_POINT = { cachePoint: { type: "default" } } as const;
@@ -90,7 +91,6 @@ function toolResultBlock(message: Record<string, unknown>, param: string): Conve
  * Converse requires after an assistant's toolUse).
  */
 export function translateMessages(messages: unknown): { system: ConverseSystemBlock[]; messages: ConverseMessage[] } {
-  if (!Array.isArray(messages)) throw new TranslationError("'messages' must be an array.", "messages");
   const system: ConverseSystemBlock[] = [];
   const turns: ConverseMessage[] = [];
   const append = (role: ConverseMessage["role"], blocks: ConverseContentBlock[]) => {
@@ -99,26 +99,13 @@ export function translateMessages(messages: unknown): { system: ConverseSystemBl
     if (last?.role === role) for (const block of blocks) last.content.push(block);
     else turns.push({ role, content: [...blocks] });
   };
-  messages.forEach((message, index) => {
-    const param = `messages[${index}]`;
-    if (!isRecord(message)) throw new TranslationError(`'${param}' must be an object.`, param);
-    switch (message.role) {
-      case "system":
-      case "developer":
-        for (const block of textBlocks(message.content, `${param}.content`)) system.push(block);
-        break;
-      case "user":
-        append("user", userBlocks(message.content, `${param}.content`));
-        break;
-      case "assistant":
-        append("assistant", assistantBlocks(message, param));
-        break;
-      case "tool":
-        append("user", [toolResultBlock(message, param)]);
-        break;
-      default:
-        throw new TranslationError(`Messages with role '${clientValueText(message.role)}' are not supported for Bedrock models.`, `${param}.role`);
-    }
+  visitChatMessages(messages, "Bedrock", {
+    system(message, param) {
+      for (const block of textBlocks(message.content, `${param}.content`)) system.push(block);
+    },
+    user: (message, param) => append("user", userBlocks(message.content, `${param}.content`)),
+    assistant: (message, param) => append("assistant", assistantBlocks(message, param)),
+    tool: (message, param) => append("user", [toolResultBlock(message, param)]),
   });
   for (const turn of turns) {
     if (turn.role !== "user") continue;

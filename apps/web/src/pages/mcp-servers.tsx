@@ -1,0 +1,187 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { FormActions, SelectField, TextField } from "../components/form-fields";
+import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton } from "../components/resource-table";
+import { Badge, Modal, PageHeader } from "../components/ui";
+import { formatMs, formatNumber } from "../lib/format";
+import { formatUsd } from "../lib/money";
+import type { Outputs } from "../lib/router-types";
+import { useFormErrors } from "../lib/use-form-errors";
+import { useResourceList } from "../lib/use-resource-list";
+import { useTRPC } from "../trpc";
+
+type McpServerRow = Outputs["mcp"]["list"][number] & { status: string };
+type McpTestResult = Outputs["mcp"]["test"];
+
+const transports = [
+  ["streamable-http", "Streamable HTTP (current)"],
+  ["sse", "HTTP+SSE (older servers)"],
+  ["stdio", "Local command (stdio; needs MCP_STDIO_ENABLED=true)"],
+] as const;
+
+/** Enabled, disabled, or cooling down after a failure (until when, in the tooltip). */
+function statusOf(server: Outputs["mcp"]["list"][number]): string {
+  if (!server.enabled) return "disabled";
+  return server.cooldownUntil && new Date(server.cooldownUntil).getTime() > Date.now() ? "cooling down" : "enabled";
+}
+
+/** Register an MCP server: where it is, its credential (sealed, never shown again), who may use it, its price. */
+function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<void> }) {
+  const trpc = useTRPC();
+  const [name, setName] = useState("");
+  const [transport, setTransport] = useState<(typeof transports)[number][0]>("streamable-http");
+  const [url, setUrl] = useState("");
+  const [command, setCommand] = useState("");
+  const [credential, setCredential] = useState("");
+  const [credentialHeader, setCredentialHeader] = useState("");
+  const [groups, setGroups] = useState("");
+  const [price, setPrice] = useState("");
+  const form = useFormErrors();
+  const create = useMutation(trpc.mcp.create.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    form.clear();
+    create.mutate({
+      name: name.trim(),
+      transport,
+      url: transport === "stdio" ? null : url.trim(),
+      command: transport === "stdio" ? command.split(/\s+/).filter(Boolean) : null,
+      credential: credential.trim() === "" ? null : credential.trim(),
+      credentialHeader: credentialHeader.trim() === "" ? null : credentialHeader.trim(),
+      groups: groups.split(",").map((group) => group.trim()).filter(Boolean),
+      pricePerCall: price.trim() === "" ? null : price.trim(),
+    });
+  };
+  const errors = form.errors.fields;
+  return (
+    <form onSubmit={submit} className="space-y-4">
+      <TextField label="Name" name="name" value={name} onChange={setName} errors={errors} hint="Its tools are NAME__TOOL behind /mcp; /mcp/NAME serves it alone." required />
+      <SelectField label="Transport" name="transport" value={transport} onChange={(value) => setTransport(value as typeof transport)} options={transports} errors={errors} />
+      {transport === "stdio" ? (
+        <TextField label="Command" name="command" value={command} onChange={setCommand} errors={errors} placeholder="npx -y @modelcontextprotocol/server-everything" />
+      ) : (
+        <TextField label="URL" name="url" value={url} onChange={setUrl} errors={errors} placeholder="https://mcp.example.com/mcp" />
+      )}
+      <TextField label="Credential" name="credential" type="password" autoComplete="off" value={credential} onChange={setCredential} errors={errors} hint="Sent as Authorization: Bearer …, or in the header below; stored encrypted." />
+      <TextField label="Credential header" name="credentialHeader" value={credentialHeader} onChange={setCredentialHeader} errors={errors} placeholder="authorization" />
+      <TextField label="Groups" name="groups" value={groups} onChange={setGroups} errors={errors} hint="Routing groups whose tokens may use it, comma-separated; empty: every group." />
+      <TextField label="Price per call (USD)" name="pricePerCall" inputMode="decimal" value={price} onChange={setPrice} errors={errors} placeholder="free" />
+      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Add MCP server" busy={create.isPending} />
+    </form>
+  );
+}
+
+/** The outcome of the last Test: the tools the server lists, or why it failed. */
+function TestOutcome(props: { result: McpTestResult | undefined }) {
+  const result = props.result;
+  if (!result) return <span className="text-slate-400">not tested</span>;
+  if (!result.ok) {
+    return (
+      <div className="max-w-64 whitespace-normal break-words text-xs text-red-600" data-testid="mcp-test-error">
+        {result.error}
+      </div>
+    );
+  }
+  return (
+    <div className="space-y-1" data-testid="mcp-tools">
+      <Badge color="green">OK · {formatMs(result.latencyMs)}</Badge>
+      <div className="flex max-w-72 flex-wrap gap-1">
+        {result.tools.map((tool) => (
+          <span key={tool.name} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs" title={tool.description ?? undefined}>
+            {tool.name}
+          </span>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+export function McpServersPage() {
+  const trpc = useTRPC();
+  const list = useResourceList({
+    query: trpc.mcp.list.queryOptions(),
+    rowsOf: (servers): McpServerRow[] => servers.map((server) => ({ ...server, status: statusOf(server) })),
+    remove: trpc.mcp.delete.mutationOptions(),
+  });
+  const [adding, setAdding] = useState(false);
+  const [results, setResults] = useState<Record<number, McpTestResult>>({});
+  const test = useMutation(trpc.mcp.test.mutationOptions({ onSuccess: (result) => setResults((all) => ({ ...all, [result.id]: result })) }));
+  const toggle = useMutation(trpc.mcp.update.mutationOptions({ onSuccess: list.refresh }));
+  const usage = useQuery({ ...trpc.mcp.usage.queryOptions(), staleTime: 0 });
+  const usageOf = (server: McpServerRow) => usage.data?.find((row) => row.server === server.name);
+  const saved = async () => {
+    await list.refresh();
+    setAdding(false);
+  };
+
+  return (
+    <div>
+      <PageHeader
+        title="MCP servers"
+        description="Model Context Protocol servers behind the gateway's /mcp endpoint: clients use their tools with a Tollgate key, under its limits, logged and priced."
+        actions={
+          <button type="button" className="button-primary" onClick={() => setAdding(true)}>
+            Add MCP server
+          </button>
+        }
+      />
+      <NamedRecordTable
+        noun="mcp-server"
+        source={list}
+        empty="No MCP servers yet. Add one, then grant tokens access to it on the token form."
+        nameDetails={(server) => (
+          <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={server.url ?? server.command?.join(" ") ?? undefined}>
+            {server.url ?? server.command?.join(" ")}
+          </div>
+        )}
+        columns={[
+          {
+            header: "Status",
+            cell: (server) => (
+              <Badge color={server.status === "enabled" ? "green" : server.status === "cooling down" ? "red" : "slate"} title={server.lastError ?? undefined}>
+                {server.status}
+              </Badge>
+            ),
+          },
+          { header: "Transport", cell: (server) => server.transport },
+          { header: "Groups", cell: (server) => (server.groups.length === 0 ? "every group" : server.groups.join(", ")) },
+          { header: "Price/call", numeric: true, cell: (server) => (server.pricePerCall === null ? "free" : formatUsd(server.pricePerCall)) },
+          { header: "Credential", className: "font-mono text-xs", cell: (server) => server.credentialMasked ?? "—" },
+          { header: "Tools", cell: (server) => <TestOutcome result={results[server.id]} /> },
+          {
+            header: "Last 24h",
+            cell: (server) => {
+              const traffic = usageOf(server);
+              if (!traffic) return <span className="text-slate-400">no calls</span>;
+              return (
+                <div className="whitespace-nowrap" data-testid="mcp-usage">
+                  <div>{formatNumber(traffic.calls)} calls</div>
+                  <div className="text-xs text-slate-500">
+                    {formatNumber(traffic.errors)} errors · {formatUsd(traffic.cost)}
+                  </div>
+                </div>
+              );
+            },
+          },
+        ]}
+        actions={(server) => (
+          <>
+            <RowButton disabled={test.isPending && test.variables?.id === server.id} onClick={() => test.mutate({ id: server.id })}>
+              {test.isPending && test.variables?.id === server.id ? "Testing…" : "Test"}
+            </RowButton>
+            <RowButton disabled={toggle.isPending} onClick={() => toggle.mutate({ id: server.id, enabled: !server.enabled })}>
+              {server.enabled ? "Disable" : "Enable"}
+            </RowButton>
+            <DeleteButton list={list} row={server} />
+          </>
+        )}
+      />
+      {adding ? (
+        <Modal title="Add MCP server" onClose={() => setAdding(false)} wide>
+          <McpServerForm onCancel={() => setAdding(false)} onSaved={saved} />
+        </Modal>
+      ) : null}
+      <ConfirmDelete list={list} noun="MCP server" afterName={() => "? Its tools disappear from /mcp at once."} />
+    </div>
+  );
+}

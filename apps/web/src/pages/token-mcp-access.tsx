@@ -1,0 +1,60 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useState } from "react";
+import { FormActions, TextField } from "../components/form-fields";
+import { useFormErrors } from "../lib/use-form-errors";
+import { useTRPC } from "../trpc";
+
+/** `a, b` <-> ["a", "b"]. */
+const listOf = (text: string) => text.split(",").map((item) => item.trim()).filter(Boolean);
+
+/**
+ * A token's MCP access (administrators only): the MCP servers it may use through /mcp (`*`: every one its
+ * group may; empty: none, 403) and the tools (`server__tool`, `server__*`; empty: every tool of them).
+ */
+export function TokenMcpAccess(props: { tokenId: number }) {
+  const trpc = useTRPC();
+  const access = useQuery(trpc.mcp.tokenAccess.queryOptions({ id: props.tokenId }));
+  const servers = useQuery(trpc.mcp.list.queryOptions());
+  const [mcpServers, setMcpServers] = useState("");
+  const [mcpTools, setMcpTools] = useState("");
+  const [saved, setSaved] = useState(false);
+  useEffect(() => {
+    if (!access.data) return;
+    setMcpServers(access.data.mcpServers.join(", "));
+    setMcpTools(access.data.mcpTools.join(", "));
+  }, [access.data]);
+  const form = useFormErrors();
+  const save = useMutation(trpc.mcp.setTokenAccess.mutationOptions({ onSuccess: () => setSaved(true), onError: form.fromError }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    form.clear();
+    setSaved(false);
+    save.mutate({ id: props.tokenId, mcpServers: listOf(mcpServers), mcpTools: listOf(mcpTools) });
+  };
+  const names = servers.data?.map((server) => server.name).join(", ");
+  return (
+    <form onSubmit={submit} className="mt-6 space-y-4 border-t border-slate-200 pt-4" data-testid="token-mcp-access">
+      <h3 className="text-sm font-semibold">MCP access</h3>
+      <TextField
+        label="MCP servers"
+        name="mcpServers"
+        value={mcpServers}
+        onChange={setMcpServers}
+        errors={form.errors.fields}
+        placeholder="none: no MCP access"
+        hint={`Comma-separated names, or * for every server the token's group may use.${names ? ` Registered: ${names}.` : ""}`}
+      />
+      <TextField
+        label="MCP tools"
+        name="mcpTools"
+        value={mcpTools}
+        onChange={setMcpTools}
+        errors={form.errors.fields}
+        placeholder="every tool of those servers"
+        hint="server__tool or server__*, comma-separated."
+      />
+      {saved ? <p className="text-sm text-green-700">MCP access saved.</p> : null}
+      <FormActions error={form.errors.form} submitLabel="Save MCP access" busy={save.isPending} />
+    </form>
+  );
+}
