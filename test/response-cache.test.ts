@@ -180,6 +180,12 @@ describe("exact response cache across two instances on Redis", () => {
       .where(and(eq(requestLogs.tokenId, token.row.id), eq(requestLogs.responseCache, "hit")));
     expect(row!.cost).toBe(1234);
     expect(row!.promptTokens).toBe(0);
+    // A token of the same owner whose quota cannot cover the hit's price is refused, not served.
+    const nearlySpent = await seed.token({ userId, quotaLimit: 1 });
+    await database.handle.db.update(tokens).set({ responseCacheTtlSeconds: 60 }).where(eq(tokens.id, nearlySpent.row.id));
+    const refused = await second.handle(chatRequest(nearlySpent.secret, body));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-tollgate-cache")).toBe("miss");
   });
 
   test("scopes never leak: another user misses, another token of the same user hits only in the user scope, a group scope shares", async () => {

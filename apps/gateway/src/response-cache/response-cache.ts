@@ -63,7 +63,8 @@ export function cachePlanFor(request: Request, endpoint: string, admission: Admi
 /**
  * The cached answer for the plan's key, as the client's response, or null (a miss: the call goes upstream).
  * A hit is still checked against the caller's model rules and routing group (a key never serves a model the
- * caller may not use), then billed at the model's cache-hit price and logged as a hit.
+ * caller may not use), its price held against the quota, then billed at the model's cache-hit price and
+ * logged as a hit.
  */
 export async function answerFromCache(services: GatewayServices, record: CallRecord, plan: CachePlan, admission: Admission, stream: boolean): Promise<Response | null> {
   const stored = await services.responseCache.store.get(plan.key);
@@ -74,7 +75,17 @@ export async function answerFromCache(services: GatewayServices, record: CallRec
   const catalogResult = services.catalog.get();
   const catalog = catalogResult instanceof Promise ? await catalogResult : catalogResult;
   if (!channelsFor(catalog.channelsByModel.get(model), caller.group).listedInGroup) return null;
-  record.routed(model, catalog.prices.get(model));
+  const price = catalog.prices.get(model);
+  const hitPrice = price?.cacheHitPrice ?? 0;
+  if (hitPrice > 0) {
+    // A priced hit is held against the quota like any call: one that does not fit goes the usual way,
+    // where routing refuses it (429) in the client's format.
+    const holding = services.ledger.reserve(caller.token, caller.user, hitPrice, undefined);
+    const held = holding instanceof Promise ? await holding : holding;
+    if ("refused" in held) return null;
+    record.held(held);
+  }
+  record.routed(model, price);
   record.responseCache = "hit";
   record.markFirstByte();
   record.finish({ status: 200, usage: null, cacheHit: true, stream });
