@@ -93,6 +93,8 @@ const schema = z.object({
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
   /** Delay between two batch exports of spans, in ms. */
   OTEL_BSP_SCHEDULE_DELAY: integer(5000),
+  /** "true": no traces, whatever the endpoint says (the OpenTelemetry SDKs' switch). */
+  OTEL_SDK_DISABLED: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
   /** "true": prompts and answers are recorded on the upstream spans (off by default: they may hold personal data). */
   OTEL_GENAI_CAPTURE_CONTENT: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
   /** Entries the in-process response cache keeps (without REDIS_URL); the least recently used go first. */

@@ -5,8 +5,9 @@ import { keyValueList, tracingConfigFrom } from "./tracing-config";
 const environment = (values: Record<string, string>) => readServerEnvironment("all", { TOLLGATE_DATA_DIR: "/tmp/tollgate-test", ...values });
 
 describe("tracingConfigFrom", () => {
-  test("no OTLP endpoint: no tracing at all", () => {
+  test("no OTLP endpoint, or OTEL_SDK_DISABLED=true: no tracing at all", () => {
     expect(tracingConfigFrom(environment({}))).toBeNull();
+    expect(tracingConfigFrom(environment({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" }))).toBeNull();
   });
 
   test("OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/traces; the traces endpoint is used as it is and wins", () => {

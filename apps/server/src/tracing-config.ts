@@ -24,7 +24,7 @@ export function keyValueList(value: string): Record<string, string> {
 export function tracingConfigFrom(environment: ServerEnvironment): TracingConfig | null {
   const base = environment.OTEL_EXPORTER_OTLP_ENDPOINT;
   const tracesUrl = environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined);
-  if (!tracesUrl) return null;
+  if (!tracesUrl || environment.OTEL_SDK_DISABLED) return null;
   const resourceAttributes = keyValueList(environment.OTEL_RESOURCE_ATTRIBUTES);
   return {
     tracesUrl,
