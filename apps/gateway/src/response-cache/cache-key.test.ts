@@ -12,9 +12,12 @@ describe("responseCacheKey", () => {
     expect(responseCacheKey("chat.completions", "u1", "m", reordered)).toBe(responseCacheKey("chat.completions", "u1", "m", body));
   });
 
-  test("stream, stream_options and user are left out; every other field counts", () => {
-    const streamed = { ...body, stream: true, stream_options: { include_usage: true }, user: "end-user-7" };
+  test("stream and user are left out; every other field counts, stream_options too", () => {
+    const streamed = { ...body, stream: true, user: "end-user-7" };
     expect(responseCacheKey("chat.completions", "u1", "m", streamed)).toBe(responseCacheKey("chat.completions", "u1", "m", body));
+    expect(responseCacheKey("chat.completions", "u1", "m", { ...streamed, stream_options: { include_usage: true } })).not.toBe(
+      responseCacheKey("chat.completions", "u1", "m", streamed),
+    );
     expect(responseCacheKey("chat.completions", "u1", "m", { ...body, temperature: 0.3 })).not.toBe(responseCacheKey("chat.completions", "u1", "m", body));
     expect(responseCacheKey("chat.completions", "u1", "m", { ...body, seed: 1 })).not.toBe(responseCacheKey("chat.completions", "u1", "m", body));
   });

@@ -1,11 +1,15 @@
 import { createHash } from "node:crypto";
 
-/** Fields left out of the key: how the answer is delivered and who the end user is do not change it. */
-const EXCLUDED = new Set(["stream", "stream_options", "user"]);
+/**
+ * Fields left out of the key: whether the answer is streamed (whole and streamed answers are kept under
+ * the same key, side by side) and who the end user is do not change it. `stream_options` stays in: a
+ * replayed stream carries a usage chunk only when the stored one did.
+ */
+const EXCLUDED = new Set(["stream", "user"]);
 
 /**
  * The body as canonical JSON: object keys sorted at every depth, no whitespace (admission already bounded
- * its depth), `stream`, `stream_options` and `user` left out at the top level.
+ * its depth), `stream` and `user` left out at the top level.
  */
 export function canonicalBody(value: Record<string, unknown>): string {
   const keys = Object.keys(value)
