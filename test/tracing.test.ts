@@ -148,6 +148,20 @@ describe("OpenTelemetry traces", () => {
     expect(new Set(sentParents)).toEqual(new Set([failed.spanId, answered.spanId]));
   });
 
+  test("a response-cache hit is a server span marked hit, with no upstream attempt", async () => {
+    const body = { model: "traced-model", messages: [{ role: "user", content: `cached ${crypto.randomUUID()}` }] };
+    stack.upstream.enqueue({ kind: "ok", content: "cached words" });
+    await (await chat(body, { "x-tollgate-cache": "on" })).text();
+    const traceId = randomHex(16);
+    const hit = await chat(body, { "x-tollgate-cache": "on", traceparent: `00-${traceId}-${randomHex(8)}-01` });
+    expect(hit.headers.get("x-tollgate-cache")).toBe("hit");
+    await stack.gateway.services.tracing!.flush();
+    const spans = await receiver.waitForSpans((all) => all.some((span) => span.traceId === traceId && span.kind === SERVER), "the hit's server span");
+    const ofTrace = spans.filter((span) => span.traceId === traceId);
+    expect(ofTrace.find((span) => span.kind === SERVER)!.attributes["tollgate.cache"]).toBe("hit");
+    expect(ofTrace.filter((span) => span.kind === CLIENT)).toHaveLength(0);
+  });
+
   test("a call without a traceparent starts a trace of its own", async () => {
     stack.upstream.enqueue({ kind: "ok", content: "fresh" });
     const before = receiver.spans.length;
