@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { requestLogs } from "@tollgate/db";
 import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
 
 // A fresh PGlite takes seconds to migrate on a busy machine: a bound on hangs, not a tuned timing.
@@ -41,5 +42,18 @@ describe("a token's response cache through the console", () => {
     expect(zero.fieldErrors?.responseCacheTtlSeconds?.[0]).toContain("at least 1 second");
     const long = await rejection(owner.caller.tokens.create({ name: "long", responseCacheTtlSeconds: 700_000 }));
     expect(long.fieldErrors?.responseCacheTtlSeconds?.[0]).toContain("at most");
+  });
+
+  test("the request log lists what the response cache did for each call", async () => {
+    const owner = await harness.signedInUser({ name: "logged" });
+    const { token } = await owner.caller.tokens.create({ name: "logged", responseCacheTtlSeconds: 60 });
+    const row = { userId: owner.id, tokenId: token.id, endpoint: "chat.completions", model: "m", status: 200, latencyMs: 1 };
+    await harness.database.handle.db.insert(requestLogs).values([
+      { ...row, requestId: "cache-hit", responseCache: "hit" },
+      { ...row, requestId: "no-cache", responseCache: null },
+    ]);
+    const listed = await owner.caller.logs.list({ tokenId: token.id });
+    const byRequest = Object.fromEntries(listed.items.map((item) => [item.requestId, item.responseCache]));
+    expect(byRequest).toEqual({ "cache-hit": "hit", "no-cache": null });
   });
 });
