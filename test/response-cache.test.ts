@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { modelPrices, requestLogs, tokens } from "@tollgate/db";
 import { responseCacheKey } from "@tollgate/gateway/response-cache/cache-key";
 import { and, eq } from "drizzle-orm";
@@ -6,6 +6,9 @@ import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, requestLogsOf, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+
+// Tests here start gateways on fresh databases (seconds on a busy machine): a bound on hangs, not a tuned timing.
+setDefaultTimeout(60_000);
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 

@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { TracingConfig } from "@tollgate/gateway/tracing/call-trace";
 import { type FakeOtlpReceiver, startFakeOtlpReceiver } from "./helpers/fake-otlp-receiver";
 import { type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
+
+// Tests here start gateways on fresh databases (seconds on a busy machine): a bound on hangs, not a tuned timing.
+setDefaultTimeout(60_000);
 
 let receiver: FakeOtlpReceiver;
 let stack: GatewayStack;
@@ -206,6 +209,33 @@ describe("OTEL_GENAI_CAPTURE_CONTENT=true", () => {
     } finally {
       await capturing.stop();
     }
+  });
+});
+
+describe("a collector that does not answer", () => {
+  test("calls are answered as usual, and the gateway stops", async () => {
+    const closed = startFakeOtlpReceiver();
+    const unreachable = closed.tracesUrl;
+    await closed.close();
+    const orphan = await startGatewayStack({ gateway: { tracing: tracingConfig(unreachable) } });
+    let stopped = false;
+    try {
+      await orphan.seed.channel({ baseUrl: orphan.upstream.url, models: ["lonely-model"] });
+      const token = await orphan.seed.token({ userId: orphan.userId });
+      const response = await orphan.gateway.handle(
+        new Request("http://gateway.test/v1/chat/completions", {
+          method: "POST",
+          headers: { authorization: `Bearer ${token.secret}`, "content-type": "application/json" },
+          body: JSON.stringify({ model: "lonely-model", messages: [{ role: "user", content: "hi" }] }),
+        }),
+      );
+      expect(response.status).toBe(200);
+      await orphan.stop();
+      stopped = true;
+    } finally {
+      if (!stopped) await orphan.stop();
+    }
+    expect(stopped).toBe(true);
   });
 });
 

@@ -19,6 +19,9 @@ import {
 import type { CallSummary, CallTrace, GatewayTracing, TracedAttempt, TracingConfig } from "./call-trace";
 import { answerFacts, genAiOperationOf, genAiProviderOf, streamedFinishReasons, streamedText } from "./gen-ai-names";
 
+/** The longest a shutdown waits for the last spans to reach the collector. */
+const SHUTDOWN_EXPORT_MS = 2_000;
+
 /** The most of a streamed answer's events kept for content capture. */
 const MAX_CAPTURED_STREAM_CHARS = 256 * 1024;
 
@@ -240,7 +243,12 @@ export function createOtelTracing(config: TracingConfig): GatewayTracing {
       new OtelCallTrace(tracer, propagator, config.captureContent, endpoint, request, route, clientAddress, requestId),
     flush: () => provider.forceFlush(),
     async shutdown() {
-      await provider.shutdown();
+      // A collector that is down loses the last batch: the exporter's retries never hold up the shutdown
+      // past SHUTDOWN_EXPORT_MS, nor fail it.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_EXPORT_MS)));
+      await Promise.race([provider.shutdown().catch(() => {}), deadline]);
+      clearTimeout(timer);
     },
   };
 }
