@@ -16,7 +16,7 @@ const ledger = new QuotaLedger(leases, new BudgetWindows(), Date.now);
 const token = (values: Partial<CachedToken>): CachedToken => ({
   id: 1, userId: 1, teamId: null, name: "t", keyHash: "h", enabled: true, group: null, expiresAt: null, quotaLimit: null, usedQuota: 0,
   allowedModels: null, ipAllowList: null, rpmLimit: null, tpmLimit: null, secretRetiresAt: null, alertThresholds: null,
-  budgetPeriod: "none", budgetTimeZone: "UTC", periodStart: null, periodUsed: 0, ...values,
+  budgetPeriod: "none", budgetTimeZone: "UTC", periodStart: null, periodUsed: 0, responseCacheTtlSeconds: null, responseCacheScope: "user", ...values,
 });
 const user = (values: Partial<CachedUser>): CachedUser => ({
   id: 1, name: "u", enabled: true, group: "default", balance: 0, balanceUnlimited: true, budgetLimit: null, usedTotal: 0,

@@ -12,6 +12,8 @@
 //   BENCH_DATABASE_URL                                 a Postgres server: the gateway runs on a fresh database
 //                                                      there instead of embedded PGlite
 //   BENCH_TOKEN_RULES_OFF                              e.g. "ip,rpm": the bench token without those limits
+//   BENCH_TRACING=1                                    the gateway exports OpenTelemetry spans to an OTLP sink process
+//   BENCH_CACHE=hit | refresh                          the bench token caches answers: every call a hit, or a miss that stores
 //   BENCH_MODE=cpu (or `--cpu`)                        the CPU-bound mode (bench/lib/cpu-bound.ts): upstream with
 //                                                      no delay, servers pinned to a core, CPU per request vs
 //                                                      the proxy over BENCH_REPETITIONS (3) interleaved rounds
@@ -20,7 +22,7 @@ import type { DriverResult } from "./load-driver";
 import { drive, type ProcessUsage } from "./lib/drive";
 import { formatMs, formatTable } from "./lib/format";
 import { runCpuBoundBench } from "./lib/cpu-bound";
-import { chatBody, startStack } from "./lib/stack";
+import { chatBody, gatewayHeaders, startStack } from "./lib/stack";
 
 if (process.env.BENCH_MODE === "cpu" || process.argv.includes("--cpu")) {
   await runCpuBoundBench();
@@ -70,7 +72,7 @@ try {
     const targets: Array<{ target: Target; url: string; headers: Record<string, string>; pid: number | null }> = [
       { target: "direct", url: `${stack.upstream.url}/chat/completions`, headers: { authorization: "Bearer sk-bench-upstream" }, pid: null },
       { target: "proxy", url: `${stack.proxy!.url}/chat/completions`, headers: {}, pid: stack.proxy!.pid },
-      { target: "gateway", url: `${stack.gateway.url}/chat/completions`, headers: { authorization: `Bearer ${stack.key}` }, pid: stack.gateway.pid },
+      { target: "gateway", url: `${stack.gateway.url}/chat/completions`, headers: gatewayHeaders(stack.key), pid: stack.gateway.pid },
     ];
     for (const target of targets) {
       const outcome = await drive(

@@ -43,6 +43,7 @@ export const INTEGRATION_FILES_BESIDE_CODE = [
   "apps/cli/src/run-command.test.ts",
   "apps/cli/src/token-roll.test.ts",
   "apps/cli/src/tokens.test.ts",
+  "apps/cli/src/response-cache-flags.test.ts",
   "apps/cli/src/users.test.ts",
   "apps/console/src/export/log-query-plans.test.ts",
   "apps/gateway/src/accounting/quota-leases.test.ts",

@@ -9,7 +9,7 @@ import { cpus, loadavg } from "node:os";
 import type { DriverResult } from "../load-driver";
 import { drive, type ProcessUsage } from "./drive";
 import { formatTable } from "./format";
-import { chatBody, startStack } from "./stack";
+import { chatBody, gatewayHeaders, startStack } from "./stack";
 
 type Target = "proxy" | "gateway";
 
@@ -84,7 +84,10 @@ export async function runCpuBoundBench(): Promise<void> {
     upstreamEnv: { BENCH_UPSTREAM_DELAY_MS: "0", BENCH_CHUNK_INTERVAL_MS: "0" },
   });
   const postgres = stack.storage === "postgres";
-  const rulesOff = process.env.BENCH_TOKEN_RULES_OFF ? `; token rules off: ${process.env.BENCH_TOKEN_RULES_OFF}` : "";
+  const rulesOff =
+    (process.env.BENCH_TOKEN_RULES_OFF ? `; token rules off: ${process.env.BENCH_TOKEN_RULES_OFF}` : "") +
+    (process.env.BENCH_TRACING === "1" ? "; tracing on (OTLP sink)" : "") +
+    (process.env.BENCH_CACHE ? `; response cache: ${process.env.BENCH_CACHE}` : "");
   const logOff = process.env.LOG_REQUESTS === "false" ? "; LOG_REQUESTS=false" : "";
   console.log(
     `gateway storage: ${stack.storage}; proxy and gateway on core ${serverCore}, driver and upstream on core ${driverCore} ` +
@@ -101,7 +104,7 @@ export async function runCpuBoundBench(): Promise<void> {
     if (primeMs > 0) {
       for (const service of [stack.proxy!, stack.gateway]) {
         const headers: Record<string, string> = { "content-type": "application/json" };
-        if (service === stack.gateway) headers.authorization = `Bearer ${stack.key}`;
+        if (service === stack.gateway) Object.assign(headers, gatewayHeaders(stack.key));
         for (const stream of [false, true]) {
           const config = { url: `${service.url}/chat/completions`, headers, body: chatBody(stream), concurrency: connections, warmupMs: 0, durationMs: primeMs / 2, stream };
           await drive(config, [], driverPrefix);
@@ -117,7 +120,7 @@ export async function runCpuBoundBench(): Promise<void> {
         for (const target of order) {
           const service = target === "proxy" ? stack.proxy! : stack.gateway;
           const headers: Record<string, string> = { "content-type": "application/json" };
-          if (target === "gateway") headers.authorization = `Bearer ${stack.key}`;
+          if (target === "gateway") Object.assign(headers, gatewayHeaders(stack.key));
           const outcome = await drive(
             { url: `${service.url}/chat/completions`, headers, body: chatBody(scenario.stream), concurrency: scenario.concurrency, warmupMs, durationMs, stream: scenario.stream },
             [service.pid],

@@ -42,7 +42,24 @@ const tokenRules: Record<string, string[]> = {
 export function benchTokenRules(): string[] {
   const off = new Set((process.env.BENCH_TOKEN_RULES_OFF ?? "").split(",").map((name) => name.trim()).filter(Boolean));
   for (const name of off) if (!(name in tokenRules)) throw new Error(`BENCH_TOKEN_RULES_OFF: unknown rule ${name}; one of ${Object.keys(tokenRules).join(", ")}`);
-  return Object.entries(tokenRules).flatMap(([name, flags]) => (off.has(name) ? [] : flags));
+  return [...Object.entries(tokenRules).flatMap(([name, flags]) => (off.has(name) ? [] : flags)), ...responseCacheRule()];
+}
+
+/**
+ * BENCH_CACHE=hit: the bench token caches answers (every call after the first is a hit: the hit path's cost);
+ * BENCH_CACHE=refresh: it caches, and every call asks x-tollgate-cache: refresh (a miss that stores: the miss
+ * path's cost). Unset: no cache, the path every call takes by default.
+ */
+function responseCacheRule(): string[] {
+  const mode = process.env.BENCH_CACHE;
+  if (mode === undefined || mode === "") return [];
+  if (mode !== "hit" && mode !== "refresh") throw new Error(`BENCH_CACHE: ${mode}; one of hit, refresh`);
+  return ["--cache-ttl", "3600"];
+}
+
+/** The headers of a call to the gateway: the bench key, and the cache header BENCH_CACHE=refresh asks for. */
+export function gatewayHeaders(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}`, ...(process.env.BENCH_CACHE === "refresh" ? { "x-tollgate-cache": "refresh" } : {}) };
 }
 
 export interface Stack {
@@ -114,10 +131,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   );
   let proxy: Service | null = null;
   let gateway: Service | null = null;
+  // BENCH_TRACING=1: the gateway exports its spans (OTLP/HTTP) to a sink of its own, beside the upstream.
+  const otlpSink =
+    process.env.BENCH_TRACING === "1"
+      ? await startService("OTLP sink", [...(options.upstreamArgvPrefix ?? []), bun, join(root, "bench/otlp-sink.ts")], benchEnv({ PORT: "0" }))
+      : null;
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bench-"));
   const database = process.env.BENCH_DATABASE_URL ? await createBenchDatabase(process.env.BENCH_DATABASE_URL) : null;
   const stopAll = async () => {
     await Promise.all([gateway?.stop(), proxy?.stop(), upstream.stop()]);
+    // After the gateway: its last spans are exported as it stops.
+    await otlpSink?.stop();
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
@@ -133,6 +157,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       TOLLGATE_SECRET: database ? "bench-secret-0123456789abcdef" : undefined,
       REDIS_URL: process.env.BENCH_GATEWAY_REDIS_URL,
       LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? "info",
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlpSink?.url,
       ...options.gatewayEnv,
     });
     gateway = await startService(

@@ -1,7 +1,7 @@
 import { expect } from "bun:test";
 import { balanceLogs, channels, modelPrices, tokens, users } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
-import { asc } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { type FreshDatabase, freshDatabase } from "../../../test/helpers/fresh-database";
 import type { CommandContext, CommandResult } from "./command-context";
 import { runCommand } from "./run-command";
@@ -19,6 +19,8 @@ export interface CliHarness {
   expectRejected(argv: string[], expected: string | RegExp): Promise<string>;
   /** Every row the CLI can write, in a stable order. */
   snapshot(): Promise<unknown>;
+  /** A token's row as stored. */
+  tokenRow(id: number): Promise<typeof tokens.$inferSelect>;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,11 @@ export async function createCliHarness(): Promise<CliHarness> {
       else expect(result.stderr).toMatch(expected);
       expect(await harness.snapshot()).toEqual(before);
       return result.stderr;
+    },
+    async tokenRow(id) {
+      const [row] = await db.select().from(tokens).where(eq(tokens.id, id));
+      if (!row) throw new Error(`no token ${id}`);
+      return row;
     },
     async snapshot() {
       return {

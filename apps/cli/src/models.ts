@@ -33,6 +33,8 @@ function priceJson(price: ModelListing["price"]) {
     defaultMaxTokens: price?.defaultMaxTokens ?? null,
     fallbacks: price?.fallbackModels ?? null,
     contextWindow: price?.contextWindow ?? null,
+    /** Billed per answer served from the response cache. */
+    cacheHitUsd: price ? usdForJson(price.cacheHitPrice) : null,
   };
 }
 
@@ -67,17 +69,22 @@ function cachePrice(micros: number | null, unset = "same as input"): string {
   return micros === null ? unset : formatUsd(micros);
 }
 
+/** The response cache's price per hit, when it has one. */
+function cacheHitWords(price: NonNullable<ModelListing["price"]>): string {
+  return price.cacheHitPrice > 0 ? `; cached answer ${formatUsd(price.cacheHitPrice)}` : "";
+}
+
 /** A price in one line: the unit's price (and per-size table), or the token prices. */
 function describePrice(price: NonNullable<ModelListing["price"]>): string {
   if (price.unit === "token") {
     return (
       `per 1M tokens: input ${formatUsd(price.inputPrice)}, output ${formatUsd(price.outputPrice)}, cache read ${cachePrice(price.cachedInputPrice)}, ` +
-      `cache write ${cachePrice(price.cacheWritePrice)}, cache write 1h ${cachePrice(price.cacheWrite1hPrice)}`
+      `cache write ${cachePrice(price.cacheWritePrice)}, cache write 1h ${cachePrice(price.cacheWrite1hPrice)}${cacheHitWords(price)}`
     );
   }
   const sizes = price.imagePrices ? Object.entries(price.imagePrices).map(([key, micros]) => `${key} ${formatUsd(micros)}`) : [];
   const base = price.unitPrice === null ? [] : [`${sizes.length > 0 ? "other sizes " : ""}${formatUsd(price.unitPrice)}`];
-  return `${unitWords[price.unit]}: ${[...sizes, ...base].join(", ")}`;
+  return `${unitWords[price.unit]}: ${[...sizes, ...base].join(", ")}${cacheHitWords(price)}`;
 }
 
 async function setModelPrice(argv: readonly string[], { db }: CommandContext): Promise<string> {
@@ -95,6 +102,7 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
       "unit-price": "string",
       "image-price": "string",
       "default-max-tokens": "string",
+      "cache-hit": "string",
       json: "boolean",
     },
   });
@@ -115,6 +123,7 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
       // `1024x1024=0.04,1024x1024/hd=0.08`: sizes (or size/quality) to USD amounts, checked by the schema.
       imagePrices: pairsFromText(flags["image-price"], "image-price", "SIZE[/QUALITY]=USD", "prices"),
       defaultMaxTokens: integerFromText(flags["default-max-tokens"]),
+      cacheHitPrice: flags["cache-hit"],
     },
     {
       inputPrice: "--input",
@@ -125,6 +134,7 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
       unitPrice: "--unit-price",
       imagePrices: "--image-price",
       defaultMaxTokens: "--default-max-tokens",
+      cacheHitPrice: "--cache-hit",
     },
   );
   const saved = await setPrice(db, input);

@@ -196,6 +196,8 @@ describe("token list and show", () => {
       group: null,
       rpm: 5,
       tpm: 2000,
+      cacheTtlSeconds: null,
+      cacheScope: "user",
       lastUsedAt: null,
       rolledAt: null,
       previousPrefix: null,
@@ -255,7 +257,7 @@ describe("token update", () => {
   test("refuses bad arguments without writing anything", async () => {
     const created = await createToken("--tpm", "100");
     const id = String(created.id);
-    await harness.expectRejected(["token", "update", id], "token update needs --rpm, --tpm, --quota, --period, --time-zone, --alert-at, --mcp-servers or --mcp-tools");
+    await harness.expectRejected(["token", "update", id], "token update needs --rpm, --tpm, --quota, --period, --time-zone, --alert-at, --cache-ttl, --cache-scope, --mcp-servers or --mcp-tools");
     await harness.expectRejected(["token", "update", id, "--tpm", "0"], "--tpm must be a positive integer");
     await harness.expectRejected(["token", "update", id, "--rpm", "-3"], "--rpm must be a positive integer");
     await harness.expectRejected(["token", "update", id, "--name", "x"], "unknown flag --name for token update");

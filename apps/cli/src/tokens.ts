@@ -30,8 +30,33 @@ const tokenFlags = {
   allowedIps: "--ip",
   rpmLimit: "--rpm",
   tpmLimit: "--tpm",
+  responseCacheTtlSeconds: "--cache-ttl",
+  responseCacheScope: "--cache-scope",
   ...budgetFlagLabels,
 };
+
+/** The flags `token update` takes, which `token create` takes too. */
+const updatableFlags = {
+  rpm: "string",
+  tpm: "string",
+  quota: "string",
+  period: "string",
+  "time-zone": "string",
+  "alert-at": "string",
+  "cache-ttl": "string",
+  "cache-scope": "string",
+  json: "boolean",
+} as const;
+
+/** --cache-ttl: seconds answers stay in the response cache, or `off` (also `none`) to stop caching the token's calls. */
+function cacheTtlFromText(value: string | undefined): number | null | undefined {
+  const word = value?.trim().toLowerCase();
+  return word === "off" || word === "none" ? null : integerFromText(value);
+}
+
+function describeCache(token: TokenView): string {
+  return token.responseCacheTtlSeconds === null ? "off (a call may ask with x-tollgate-cache)" : `${token.responseCacheTtlSeconds} s, shared by ${token.responseCacheScope}`;
+}
 
 /** What is left of the quota: in the current period when it has one. */
 function remainingQuota(token: TokenView): number | null {
@@ -62,6 +87,8 @@ function tokenJson(token: TokenView, now: Date) {
     group: token.group,
     rpm: token.rpmLimit,
     tpm: token.tpmLimit,
+    cacheTtlSeconds: token.responseCacheTtlSeconds,
+    cacheScope: token.responseCacheScope,
     lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
     rolledAt: token.rolledAt?.toISOString() ?? null,
     previousPrefix: token.previousKeyPrefix,
@@ -95,6 +122,7 @@ function tokenFields(token: TokenView, now: Date): [string, string][] {
     ["group", token.group ?? `owner's group`],
     ["rpm", token.rpmLimit === null ? "no limit" : String(token.rpmLimit)],
     ["tpm", token.tpmLimit === null ? "no limit" : String(token.tpmLimit)],
+    ["response cache", describeCache(token)],
     ["last used", formatDate(token.lastUsedAt, "never")],
     ...previousKeyFields(token, now),
     ["created", token.createdAt.toISOString()],
@@ -151,22 +179,7 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
   const now = new Date();
   const { flags } = parseCommandArguments(argv, {
     command: "token create",
-    flags: {
-      user: "string",
-      team: "string",
-      name: "string",
-      models: "string",
-      quota: "string",
-      expires: "string",
-      ip: "string",
-      group: "string",
-      rpm: "string",
-      tpm: "string",
-      period: "string",
-      "time-zone": "string",
-      "alert-at": "string",
-      json: "boolean",
-    },
+    flags: { user: "string", team: "string", name: "string", models: "string", expires: "string", ip: "string", group: "string", ...updatableFlags },
   });
   const userNameOrId = requireFlag(flags.user, "user");
   const input = parseInput(
@@ -183,6 +196,8 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
       budgetPeriod: flags.period,
       budgetTimeZone: flags["time-zone"],
       alertThresholds: thresholdsFromText(flags["alert-at"]),
+      responseCacheTtlSeconds: cacheTtlFromText(flags["cache-ttl"]),
+      responseCacheScope: flags["cache-scope"] as never,
     },
     tokenFlags,
   );
@@ -212,28 +227,18 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
   const now = new Date();
   const { flags, positionals } = parseCommandArguments(argv, {
     command: "token update",
-    flags: {
-      rpm: "string",
-      tpm: "string",
-      quota: "string",
-      period: "string",
-      "time-zone": "string",
-      "alert-at": "string",
-      "mcp-servers": "string",
-      "mcp-tools": "string",
-      json: "boolean",
-    },
+    flags: { ...updatableFlags, "mcp-servers": "string", "mcp-tools": "string" },
     positionals: ["ID"],
   });
   const id = recordIdFromText(positionals[0] as string, "token");
-  const given = [flags.rpm, flags.tpm, flags.quota, flags.period, flags["time-zone"], flags["alert-at"]];
+  const given = [flags.rpm, flags.tpm, flags.quota, flags.period, flags["time-zone"], flags["alert-at"], flags["cache-ttl"], flags["cache-scope"]];
   const mcpInput = tokenMcpAccessFromFlags(id, flags["mcp-servers"], flags["mcp-tools"]);
   if (given.every((value) => value === undefined)) {
     if (mcpInput !== null) {
       const mcpAccess = await setTokenMcpAccess(context.db, mcpInput);
       return flags.json ? formatJson(mcpAccess) : formatFields([["token", String(id)], ...mcpAccessFields(mcpAccess)]);
     }
-    throw new CommandError("token update needs --rpm, --tpm, --quota, --period, --time-zone, --alert-at, --mcp-servers or --mcp-tools");
+    throw new CommandError("token update needs --rpm, --tpm, --quota, --period, --time-zone, --alert-at, --cache-ttl, --cache-scope, --mcp-servers or --mcp-tools");
   }
   const changes = parseInput(
     updateTokenSchema,
@@ -245,6 +250,8 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
       budgetPeriod: flags.period,
       budgetTimeZone: flags["time-zone"],
       alertThresholds: thresholdsFromText(flags["alert-at"]),
+      responseCacheTtlSeconds: cacheTtlFromText(flags["cache-ttl"]),
+      responseCacheScope: flags["cache-scope"] as never,
     },
     tokenFlags,
   );

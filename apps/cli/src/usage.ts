@@ -96,6 +96,7 @@ const sections = {
       per 1M characters of input (speech) or per request instead of per token.
       [--default-max-tokens N]: completion tokens held against quota when a request names no
       max_tokens (default: the global setting).
+      [--cache-hit USD]: billed for each answer served from the response cache (default 0).
   model fallback --model MODEL --to MODEL[,MODEL...] | --clear
       Models tried in order when every channel of MODEL fails (a retryable or channel fault) or the
       prompt exceeds its context window; each is used only where the caller's model list allows it,
@@ -115,8 +116,13 @@ const sections = {
       without an offset is UTC. --rpm: requests per minute; --tpm: tokens (prompt + completion) per
       minute, counted when each request ends. Both default to no limit. With --team the token
       belongs to the team: its spend also counts against the team's budget and limits.
+      minute, counted when each request ends. Both default to no limit.
+      [--cache-ttl SECONDS|off] [--cache-scope user|token|group]: identical calls of the token are
+      answered from the response cache for SECONDS (default off); shared by the owner's tokens (user),
+      by this token only (token) or by everyone in the token's routing group (group).
   token update ID [--rpm N|none] [--tpm N|none] [--quota USD|unlimited] [--period P] [--time-zone ZONE]
-                  [--alert-at ...] [--mcp-servers NAME[,NAME]|*|none] [--mcp-tools SERVER__TOOL[,SERVER__*]|none]
+                  [--alert-at ...] [--cache-ttl SECONDS|off] [--cache-scope user|token|group]
+                  [--mcp-servers NAME[,NAME]|*|none] [--mcp-tools SERVER__TOOL[,SERVER__*]|none]
       Changes a token's limits; none removes a per-minute one. A new period or time zone starts the
       period's count afresh.
       The limits set here (and a disable) are ceilings for the token's owner: in the console they may

@@ -145,13 +145,16 @@ export function createApp(dependencies: AppDependencies) {
   const handleCall = async <Parsed, Translation, Answer extends WholeAnswer>(
     request: Request,
     codec: Codec<Parsed, Translation, Answer>,
-    params: Record<string, string> = {},
+    params: Record<string, string>,
+    /** The row's path, the server span's http.route. */
+    route: string,
   ) => {
     const server = serverRef;
     const lifted = server !== null && idleTimeoutSeconds !== 0;
     if (lifted) server.timeout(request, 0);
     const watch: AnswerWatch = { streaming: false, drained: () => lifted && server.timeout(request, idleTimeoutSeconds) };
     const record = new CallRecord(services, clientAddressOf(request), codec.endpoint);
+    if (services.tracing) record.trace = services.tracing.startCall(request, codec.endpoint, route, record.clientAddress, record.requestId);
     try {
       const response = await runExchange(services, record, request, codec, watch, params);
       if (!watch.streaming) watch.drained();
@@ -250,7 +253,8 @@ export function createApp(dependencies: AppDependencies) {
     let handle: RowHandler;
     if (isCodecRow(row)) {
       const codec = typeof row.codec === "function" ? row.codec(services) : row.codec;
-      handle = (request, params) => handleCall(request, codec, params);
+      const route = row.path;
+      handle = (request, params) => handleCall(request, codec, params, route);
     } else if (isSelfAdmittingRow(row)) {
       handle = (request, params) =>
         withoutIdleTimeout(request, () => withErrors(() => row.serve({ services, request, clientAddress: clientAddressOf(request), params })));

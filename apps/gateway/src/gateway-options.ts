@@ -5,6 +5,7 @@ import { defaultOutageAllowance, type OutageAllowanceOptions } from "./accountin
 import { defaultLeaseOptions, type LeaseOptions } from "./accounting/quota-leases";
 import { defaultSpendAlertOptions, type SpendAlertOptions } from "./alerts/spend-alerts";
 import { defaultChannelHealthOptions, type ChannelHealthOptions } from "./routing/channel-health";
+import type { TracingConfig } from "./tracing/call-trace";
 
 export interface GatewayOptions {
   maxBodyBytes: number;
@@ -68,6 +69,13 @@ export interface GatewayOptions {
   countDeadlineMs: number;
   /** The MCP gateway: stdio servers allowed (MCP_STDIO_ENABLED), cool-down, timeouts, sessions. */
   mcp: McpOptions;
+  /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables); null: no tracing at all. */
+  tracing: TracingConfig | null;
+  /**
+   * The exact response cache's in-process store (without REDIS_URL): its most entries, and the largest
+   * answer kept on either store (RESPONSE_CACHE_MAX_ENTRIES, RESPONSE_CACHE_MAX_ENTRY_BYTES).
+   */
+  responseCache: { maxEntries: number; maxEntryBytes: number };
 }
 
 /** Hooks for the Prometheus metrics; absent in tests that do not look at them. */
@@ -104,4 +112,6 @@ export const defaultGatewayOptions: GatewayOptions = {
   upstreamAddressPolicy: DEFAULT_UPSTREAM_ADDRESS_POLICY,
   countDeadlineMs: 2_000,
   mcp: defaultMcpOptions,
+  tracing: null,
+  responseCache: { maxEntries: 10_000, maxEntryBytes: 1024 * 1024 },
 };

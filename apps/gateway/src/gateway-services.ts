@@ -18,6 +18,8 @@ import type { ChannelCatalog, RoutableChannel } from "./routing/channel-catalog"
 import type { ChannelHealth } from "./routing/channel-health";
 import type { Job } from "./services/jobs";
 import type { SettingsCache } from "./settings-cache";
+import type { GatewayTracing } from "./tracing/call-trace";
+import type { ResponseCache } from "./response-cache/response-cache";
 
 // The options moved to a file of their own; their names stay importable from here.
 export { defaultGatewayOptions, type GatewayMetricsHooks, type GatewayOptions } from "./gateway-options";
@@ -59,6 +61,10 @@ export interface GatewayServices {
   trustedProxies: IpAllowList | null;
   /** The MCP gateway's servers, upstream connections and client sessions (/mcp). */
   mcp: McpServices;
+  /** OpenTelemetry tracing, chosen once at startup: null when no OTLP endpoint is configured (nothing traced). */
+  tracing: GatewayTracing | null;
+  /** The exact response cache (opt-in per token or per request): on Redis when REDIS_URL is set, else in process. */
+  responseCache: ResponseCache;
   /** Every periodic task of these services (purges, alerts, pruning, lease renewal, listener check). */
   jobs: readonly Job[];
   /** Jobs whose timer is set: all of them between start() and stop(), none before or after. */

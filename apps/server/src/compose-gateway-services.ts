@@ -19,6 +19,8 @@ import { createLogRetentionServices } from "@tollgate/gateway/services/log-reten
 import { createPolicyServices } from "@tollgate/gateway/services/policy-services";
 import { createRoutingServices } from "@tollgate/gateway/services/routing-services";
 import type { SecretBox } from "@tollgate/shared";
+import { createOtelTracing } from "@tollgate/gateway/tracing/otel-tracing";
+import { localResponseCacheStore, redisResponseCacheStore } from "@tollgate/gateway/response-cache/response-cache-store";
 
 /**
  * The composition root of the gateway's services: builds them from one factory per concern (auth caches, accounting, routing, policy, alerts, the
@@ -58,6 +60,13 @@ export function createGatewayServices(input: {
   const listener = createInvalidationListener({ database, circuit, instanceId, router, log, options });
   const prometheus = createGatewayMetrics();
   const logRetention = createLogRetentionServices({ db, settings: routing.settings, circuit, log });
+  const tracing = options.tracing ? createOtelTracing(options.tracing) : null;
+  const responseCache = {
+    store: options.redisUrl
+      ? redisResponseCacheStore({ url: options.redisUrl, keyPrefix: `${options.redisKeyPrefix ?? "tollgate:"}cache:`, log })
+      : localResponseCacheStore(options.responseCache),
+    maxEntryBytes: options.responseCache.maxEntryBytes,
+  };
   const jobs: Job[] = [
     ...auth.jobs,
     ...routing.jobs,
@@ -96,6 +105,8 @@ export function createGatewayServices(input: {
     disableChannel: routing.disableChannel,
     trustedProxies: auth.trustedProxies,
     mcp,
+    tracing,
+    responseCache,
     jobs,
     get activeJobs() {
       return running?.active ?? 0;
@@ -106,7 +117,7 @@ export function createGatewayServices(input: {
       running = startJobs(jobs, log);
       // Warm the small caches so that the first requests, and /readyz, find them loaded.
       // ...and let the first Redis connection settle, so the first requests are counted where all the others are.
-      await Promise.all([routing.warm(), policy.ready()]);
+      await Promise.all([routing.warm(), policy.ready(), responseCache.store.ready()]);
       collectGatewaySources(prometheus, {
         caches: { tokens: auth.tokens, users: auth.users },
         usageQueueDepth: () => accounting.usage.queueDepth,
@@ -127,6 +138,8 @@ export function createGatewayServices(input: {
       await listener.stop();
       await policy.close();
       await mcp.stop();
+      await tracing?.shutdown();
+      await responseCache.store.close();
     },
   };
   return services;

@@ -90,6 +90,30 @@ const schema = z.object({
   OIDC_NAME: optionalVariable(z.string().min(1)),
   /** "true": password sign-in is turned off in the console (the CLI still works). */
   OIDC_ONLY: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+  /** OTLP/HTTP collector base URL (…/v1/traces is appended); set (or the next one): OpenTelemetry traces on. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalVariable(z.string().url()),
+  /** OTLP/HTTP traces URL, used as it is; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalVariable(z.string().url()),
+  /** key=value,key=value (URL-encoded values): headers sent to the collector (an API key, for instance). */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().default(""),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().default(""),
+  OTEL_SERVICE_NAME: optionalVariable(z.string()),
+  /** key=value,key=value: resource attributes of every span (deployment.environment.name=prod, ...). */
+  OTEL_RESOURCE_ATTRIBUTES: z.string().default(""),
+  OTEL_TRACES_SAMPLER: z
+    .enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"])
+    .default("parentbased_always_on"),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /** Delay between two batch exports of spans, in ms. */
+  OTEL_BSP_SCHEDULE_DELAY: integer(5000),
+  /** "true": no traces, whatever the endpoint says (the OpenTelemetry SDKs' switch). */
+  OTEL_SDK_DISABLED: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+  /** "true": prompts and answers are recorded on the upstream spans (off by default: they may hold personal data). */
+  OTEL_GENAI_CAPTURE_CONTENT: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+  /** Entries the in-process response cache keeps (without REDIS_URL); the least recently used go first. */
+  RESPONSE_CACHE_MAX_ENTRIES: integer(10_000),
+  /** The largest answer the response cache stores, in bytes; a larger one is not cached. */
+  RESPONSE_CACHE_MAX_ENTRY_BYTES: integer(1024 * 1024),
 });
 
 export type ServerEnvironment = Omit<z.infer<typeof schema>, "PORT" | "DATABASE_POOL_SIZE"> & {

@@ -2,6 +2,7 @@ import type { GatewayOptions } from "@tollgate/gateway/gateway-services";
 import { defaultMcpOptions } from "@tollgate/gateway/mcp/mcp-directory";
 import { join } from "node:path";
 import { addressPolicyFrom, type ServerEnvironment } from "./env";
+import { tracingConfigFrom } from "./tracing-config";
 
 function list(value: string): string[] {
   return value.split(",").map((entry) => entry.trim()).filter(Boolean);
@@ -45,6 +46,8 @@ export function gatewayOptionsFrom(environment: ServerEnvironment): Partial<Gate
       failureThreshold: Math.max(1, environment.CHANNEL_FAILURE_THRESHOLD),
       failureWindowMs: environment.CHANNEL_FAILURE_WINDOW_MS,
     },
+    tracing: tracingConfigFrom(environment),
+    responseCache: { maxEntries: environment.RESPONSE_CACHE_MAX_ENTRIES, maxEntryBytes: environment.RESPONSE_CACHE_MAX_ENTRY_BYTES },
     channelHealth: {
       failureThreshold: Math.max(1, environment.CHANNEL_FAILURE_THRESHOLD),
       windowMs: environment.CHANNEL_FAILURE_WINDOW_MS,

@@ -31,4 +31,6 @@ export const tokenPublicColumns = {
   previousKeyLastUsedAt: tokens.previousKeyLastUsedAt,
   rolledAt: tokens.rolledAt,
   createdAt: tokens.createdAt,
+  responseCacheTtlSeconds: tokens.responseCacheTtlSeconds,
+  responseCacheScope: tokens.responseCacheScope,
 };

@@ -41,6 +41,8 @@ export const logRowColumns = {
   firstTokenMs: requestLogs.firstTokenMs,
   clientIp: requestLogs.clientIp,
   stream: requestLogs.stream,
+  /** hit, miss, bypass or refresh; null when the response cache was not involved. */
+  responseCache: requestLogs.responseCache,
 };
 
 /** The filters of the request log, shared by the logs page's list and its CSV export. */

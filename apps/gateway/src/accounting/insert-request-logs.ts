@@ -33,10 +33,10 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
     insert into request_logs (
       created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
       channels_tried, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, usage_estimated, billed_unit, billed_quantity, cost, cache_savings, status,
-      error_code, latency_ms, first_token_ms, client_ip, stream, response_bytes)
+      error_code, latency_ms, first_token_ms, client_ip, stream, response_bytes, response_cache)
     select created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
       channels_tried::bigint[], prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, usage_estimated, billed_unit, billed_quantity, cost, cache_savings, status,
-      error_code, latency_ms, first_token_ms, client_ip, stream, response_bytes
+      error_code, latency_ms, first_token_ms, client_ip, stream, response_bytes, response_cache
     from unnest(
       ${column((row) => (row.createdAt ?? new Date()).toISOString())}::timestamptz[],
       ${column((row) => row.requestId)}::text[],
@@ -65,8 +65,9 @@ export function insertRequestLogs(rows: readonly RequestLogRow[]): SQL {
       ${column((row) => row.firstTokenMs ?? null)}::integer[],
       ${column((row) => row.clientIp ?? null)}::text[],
       ${column((row) => row.stream ?? false)}::boolean[],
-      ${column((row) => row.responseBytes ?? null)}::integer[]
+      ${column((row) => row.responseBytes ?? null)}::integer[],
+      ${column((row) => row.responseCache ?? null)}::text[]
     ) as batch(created_at, request_id, user_id, token_id, token_name, endpoint, model, requested_model, upstream_model, channel_id,
       channels_tried, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, usage_estimated, billed_unit, billed_quantity, cost, cache_savings, status,
-      error_code, latency_ms, first_token_ms, client_ip, stream, response_bytes)`;
+      error_code, latency_ms, first_token_ms, client_ip, stream, response_bytes, response_cache)`;
 }

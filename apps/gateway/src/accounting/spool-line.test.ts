@@ -34,6 +34,7 @@ const fullRow: Required<Omit<UsageRecord["log"], "id">> = {
   clientIp: "::1",
   stream: true,
   responseBytes: 2048,
+  responseCache: "hit",
 };
 
 describe("spool lines", () => {

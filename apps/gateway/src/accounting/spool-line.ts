@@ -41,7 +41,7 @@ export function encodeSpoolLine(record: UsageRecord): string {
     `"billedUnit":${text(log.billedUnit)},"billedQuantity":${number(log.billedQuantity)},"cost":${number(log.cost)},` +
     `"cacheSavings":${number(log.cacheSavings)},` +
     `"status":${log.status},"errorCode":${text(log.errorCode)},"latencyMs":${log.latencyMs},` +
-    `"firstTokenMs":${number(log.firstTokenMs)},"clientIp":${text(log.clientIp)},"stream":${log.stream === true},"responseBytes":${number(log.responseBytes)}}}\n`
+    `"firstTokenMs":${number(log.firstTokenMs)},"clientIp":${text(log.clientIp)},"stream":${log.stream === true},"responseBytes":${number(log.responseBytes)},"responseCache":${text(log.responseCache)}}}\n`
   );
 }
 

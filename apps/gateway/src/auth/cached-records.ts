@@ -46,6 +46,10 @@ export interface CachedToken extends BudgetFields, AccessLimitFields {
   mcpServers?: readonly string[];
   /** MCP tools it may call (`server__tool`, `server__*`); empty or absent: every tool of those servers. */
   mcpTools?: readonly string[];
+  /** Seconds answers stay in the response cache for this token's calls; null: off unless a call asks for it. */
+  responseCacheTtlSeconds: number | null;
+  /** Whose calls share cached answers: the owner's (user), this token's, or the routing group's. */
+  responseCacheScope: "user" | "token" | "group";
 }
 
 export interface CachedUser extends BudgetFields, AccessLimitFields {
@@ -130,6 +134,8 @@ export async function loadTokenByHash(db: Database, keyHash: string): Promise<Ca
     alertThresholds: row.alertThresholds,
     mcpServers: row.mcpServers,
     mcpTools: row.mcpTools,
+    responseCacheTtlSeconds: row.responseCacheTtlSeconds,
+    responseCacheScope: row.responseCacheScope,
     ...accessLimitFields(row),
     ...budgetFields(row),
   };

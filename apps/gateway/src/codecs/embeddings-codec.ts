@@ -17,6 +17,7 @@ interface EmbeddingsAnswer extends WholeAnswer {
 /** POST /v1/embeddings: relayed untouched (encoding_format included) where the upstream speaks OpenAI's format, billed on prompt tokens. */
 export const embeddingsCodec: Codec<EmbeddingsRequest, EmbeddingsTranslationInput, EmbeddingsAnswer> = {
   endpoint: "embeddings",
+  cacheable: true,
   identifiers: "openai",
   timesErrorAnswers: true,
 

@@ -33,6 +33,7 @@ function perCallPrice(pricePerCall: number): PricedModel {
     defaultMaxTokens: null,
     fallbacks: null,
     contextWindow: null,
+    cacheHitPrice: 0,
   };
 }
 

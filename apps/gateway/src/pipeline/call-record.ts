@@ -5,6 +5,7 @@ import type { Reservation } from "../accounting/quota-ledger";
 import type { Caller } from "../auth/authenticate";
 import type { GatewayServices } from "../gateway-services";
 import type { PricedModel, RoutableChannel } from "../routing/channel-catalog";
+import type { CallTrace } from "../tracing/call-trace";
 
 let requestCounter = 0;
 const requestIdPrefix = Math.random().toString(36).slice(2, 8);
@@ -35,6 +36,8 @@ export interface CallOutcome {
   billReservation?: boolean;
   /** Bytes of the answer's result, where the endpoint measures it (MCP tools/call). */
   responseBytes?: number;
+  /** Answered from the response cache: billed the model's cache-hit price, nothing else. */
+  cacheHit?: boolean;
 }
 
 /**
@@ -55,6 +58,10 @@ export class CallRecord {
   firstByteAt: number | null = null;
   /** The client asked for a stream (`"stream": true`): how an error before the answer is logged. */
   streamRequested = false;
+  /** The call's trace when tracing is on (set by app.ts as the call begins); null otherwise. */
+  trace: CallTrace | null = null;
+  /** What the response cache did for the call (hit, miss, bypass, refresh); null when it was not consulted. */
+  responseCache: "hit" | "miss" | "bypass" | "refresh" | null = null;
   private caller: Caller | null = null;
   private model = "";
   /** The model routed to last: the one asked for, or a fallback model that took the call over. */
@@ -121,6 +128,7 @@ export class CallRecord {
     const headers: Record<string, string> = { ...this.rateLimitHeaders, "x-request-id": this.requestId };
     if (this.servedModel !== "") headers["x-tollgate-model"] = this.servedModel;
     if (this.billedCost !== null) headers["x-tollgate-cost-usd"] = microsToUsd(this.billedCost);
+    if (this.responseCache !== null) headers["x-tollgate-cache"] = this.responseCache === "refresh" ? "miss" : this.responseCache;
     if (this.caller) addBudgetHeaders(headers, this.services.ledger, this.caller.token, this.caller.user, this.caller.team);
     return headers;
   }
@@ -157,6 +165,23 @@ export class CallRecord {
     this.firstByteAt ??= performance.now();
   }
 
+  /** Ends the call's spans with what finish() accounted. */
+  private traceFinished(outcome: CallOutcome, caller: Caller | null, cost: number): void {
+    this.trace!.finished({
+      status: outcome.status,
+      errorCode: outcome.errorCode ?? null,
+      usage: outcome.usage,
+      cost,
+      model: this.servedModel || this.model,
+      upstreamModel: outcome.upstreamModel ?? null,
+      stream: outcome.stream ?? false,
+      tokenId: caller?.token.id ?? null,
+      userId: caller?.user.id ?? null,
+      group: caller?.group ?? null,
+      cache: this.responseCache,
+    });
+  }
+
   /** Settles the held quota against the real cost and queues the request log row. */
   finish(outcome: CallOutcome): void {
     const caller = this.caller;
@@ -164,6 +189,7 @@ export class CallRecord {
     this.finished = true;
     this.services.calls.finished();
     if (!caller) {
+      if (this.trace) this.traceFinished(outcome, null, 0);
       // Refused before the key was known (401, 503): a log line, but no request-log row to attribute.
       if (this.services.options.logRequests) {
         this.services.log("info", "request", {
@@ -191,7 +217,7 @@ export class CallRecord {
     const { unit, quantity } = metered;
     const classes = promptClasses(usage);
     const toolCalls = hasToolCalls(outcome.builtInToolCalls) ? outcome.builtInToolCalls : undefined;
-    const meteredCost = metered.cost + builtInToolFee(outcome.channel?.config, toolCalls);
+    const meteredCost = outcome.cacheHit ? (this.price?.cacheHitPrice ?? 0) : metered.cost + builtInToolFee(outcome.channel?.config, toolCalls);
     // A call whose usage could not be counted is billed what was held for it, never less.
     const cost = outcome.billReservation && this.reservation ? Math.max(meteredCost, this.reservation.amount) : meteredCost;
     this.billedCost = cost;
@@ -256,7 +282,9 @@ export class CallRecord {
         clientIp: this.clientAddress,
         stream: outcome.stream ?? false,
         responseBytes: outcome.responseBytes ?? null,
+        responseCache: this.responseCache,
       },
     });
+    if (this.trace) this.traceFinished(outcome, caller, cost);
   }
 }

@@ -101,6 +101,11 @@ export interface Codec<Parsed, Translation, Answer extends WholeAnswer = WholeAn
   readonly streams?: boolean;
   /** The call holds no quota and costs nothing whatever its model's price (count_tokens). */
   readonly notBilled?: boolean;
+  /**
+   * Answers may be served from the exact response cache (response-cache/): the answer depends only on the
+   * model and the body, and holds no state (chat completions, Messages, embeddings). Absent: never cached.
+   */
+  readonly cacheable?: boolean;
 
   /**
    * Whether a channel can serve the endpoint at all (by its adapter's capabilities); channels that cannot

@@ -14,6 +14,7 @@ import { answersAsStream } from "../streaming/parse-event-stream";
 import { fallBack } from "./model-fallback";
 import { ContextWindowExceeded } from "./route";
 import { serveModel } from "./serve-model";
+import { answerFromCache, cachePlanFor, keepStreamCopy, storeAnswer } from "../response-cache/response-cache";
 
 const streamHeaders = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
 
@@ -55,8 +56,18 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
     pathModel: codec.modelParam === undefined ? undefined : (params[codec.modelParam] ?? ""),
     streams: codec.streams,
   });
+  if (record.trace) record.trace.requested(admission.body.value);
   const parsedResult = codec.parse(admission, services, request);
   let parsed = parsedResult instanceof Promise ? await parsedResult : parsedResult;
+  // The response cache: one flag for endpoints it never serves, one setting and one header for the others.
+  const cachePlan = codec.cacheable ? cachePlanFor(request, codec.endpoint, admission, parsed.stream) : null;
+  if (cachePlan) {
+    record.responseCache = cachePlan.mode === "lookup" ? "miss" : cachePlan.mode;
+    if (cachePlan.mode === "lookup") {
+      const hit = await answerFromCache(services, record, cachePlan, admission, parsed.stream);
+      if (hit) return hit;
+    }
+  }
   const reserved = parsed.reservationBody ? { ...admission, body: { ...admission.body, ...parsed.reservationBody } } : admission;
   // The defaults are the pipeline's: a request that names no max output holds its model's default.
   const maxOutputTokens = parsed.maxOutputTokens ?? (await defaultMaxTokensFor(services, admission.model));
@@ -92,7 +103,16 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   }
   const isEventStream = answersAsStream(forwarded.adapter, response);
   if (codec.relay && parsed.stream && isEventStream && response.body) {
-    const relayed = codec.relay(forwarded, parsed.request, streamSink(services, record, request, codec, parsed, forwarded, watch, admission.body.bytes));
+    if (record.trace) forwarded.response = record.trace.watchStream(response);
+    const sink = streamSink(services, record, request, codec, parsed, forwarded, watch, admission.body.bytes);
+    if (!cachePlan) {
+      const relayed = codec.relay(forwarded, parsed.request, sink);
+      if (watch) watch.streaming = true;
+      return new Response(relayed, { status: 200, headers: { ...streamHeaders, ...record.answerHeaders() } });
+    }
+    let ended: StreamOutcome | null = null;
+    const watched: StreamSink = { ...sink, end: (outcome, ...rest) => ((ended = outcome), sink.end(outcome, ...rest)) };
+    const relayed = keepStreamCopy(services.responseCache, services.log, cachePlan, codec.relay(forwarded, parsed.request, watched), () => ended === "completed");
     if (watch) watch.streaming = true;
     return new Response(relayed, { status: 200, headers: { ...streamHeaders, ...record.answerHeaders() } });
   }
@@ -122,6 +142,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   }
   record.markFirstByte();
   const answer = codec.readWhole(text, forwarded, parsed.request);
+  if (answer && record.trace) record.trace.answered(answer.body);
   if (!answer && codec.answerLocally) {
     services.log("warn", "upstream answer unreadable; answering locally", { requestId: record.requestId, channel: channel.id });
     return codec.answerLocally(parsed.request, record, services);
@@ -149,6 +170,7 @@ export async function runExchange<Parsed, Translation, Answer extends WholeAnswe
   record.finish({ status: 200, usage, usageEstimated: estimated, billReservation, units, channel, upstreamModel: attempt.upstreamModel, builtInToolCalls });
   const body = codec.renderWhole ? codec.renderWhole(answer, usage, estimated) : answer.body;
   const contentType = answer.contentType ?? "application/json";
+  if (cachePlan) await storeAnswer(services.responseCache, services.log, cachePlan, contentType, body);
   return new Response(body, { status: 200, headers: { "content-type": contentType, ...record.answerHeaders() } });
 }
 

@@ -41,6 +41,8 @@ export interface PricedModel extends UnitModelPrice {
   fallbacks: readonly string[] | null;
   /** Context window in tokens; null: unknown (never checked). */
   contextWindow: number | null;
+  /** Micro-USD billed for an answer served from the response cache (model_prices.cache_hit_price). */
+  cacheHitPrice: number;
 }
 
 /** An immutable picture of every channel and price; replaced whole on any change. */
@@ -131,6 +133,7 @@ async function loadCatalog(db: Database, secretBox: SecretBox, log: CatalogLog, 
       ownedBy: row.ownedBy,
       fallbacks: row.fallbackModels && row.fallbackModels.length > 0 ? row.fallbackModels : null,
       contextWindow: row.contextWindow,
+      cacheHitPrice: row.cacheHitPrice,
     });
   }
   return { channelsByModel, prices, loadedAt: Date.now() };

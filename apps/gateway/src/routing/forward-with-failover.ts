@@ -11,6 +11,7 @@ import {
 } from "@tollgate/upstream";
 import { errors, GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
+import type { CallTrace } from "../tracing/call-trace";
 import type { RoutableChannel } from "./channel-catalog";
 
 /** One channel's request, built by the endpoint for this channel's adapter (once per attempt). */
@@ -26,6 +27,8 @@ export interface UpstreamAttempt<Translation> {
 export interface FailoverCall {
   readonly requestId: string;
   readonly channelsTried: number[];
+  /** The call's trace (tracing on): one client span per attempt, its context sent upstream. */
+  readonly trace?: CallTrace | null;
 }
 
 export interface ForwardedResponse<Translation> {
@@ -95,6 +98,19 @@ function buildAttempt<Translation>(
   }
 }
 
+/** The attempt's request with the headers that carry its span's context (traceparent) to the upstream. */
+function withTraceContext<Translation>(trace: CallTrace, channel: RoutableChannel, attempt: UpstreamAttempt<Translation>): UpstreamAttempt<Translation>["request"] {
+  const { request } = attempt;
+  const context = trace.attemptStarted({
+    providerType: channel.adapter.type,
+    channelId: channel.id,
+    channelName: channel.name,
+    upstreamModel: attempt.upstreamModel,
+    url: request.url,
+  });
+  return { ...request, headers: { ...request.headers, ...context } } as UpstreamAttempt<Translation>["request"];
+}
+
 /** A refusal that is the channel type's limit, not the request's fault: another type may carry the request. */
 function isCapabilityGap(error: GatewayError): boolean {
   return error.status === 400 && (error.code === "unsupported_parameter" || error.code === "unsupported_endpoint");
@@ -149,12 +165,15 @@ export async function forwardWithFailover<Translation>(
       controller.abort();
     }, headersTimeoutMs);
     let response: Response;
+    const trace = call.trace;
+    const upstreamRequest = trace ? withTraceContext(trace, channel, attempt) : attempt.request;
     try {
-      response = await sendUpstream(adapter, channel, { method: "POST", ...attempt.request }, controller.signal);
+      response = await sendUpstream(adapter, channel, { method: "POST", ...upstreamRequest }, controller.signal);
     } catch (error) {
       clearTimeout(timer);
       clientSignal?.removeEventListener("abort", onClientAbort);
       if (clientSignal?.aborted) break;
+      trace?.attemptFailed(error instanceof ChannelCredentialError ? "credentials" : timedOut ? "timeout" : error instanceof UpstreamRedirectError ? "redirect" : "connection_error");
       if (error instanceof ChannelCredentialError) {
         // The stored credential cannot sign or authorize a request: the operator's problem, as a refused key is.
         lastError = gatewayErrorOf(credentialFailure(error, channel));
@@ -189,6 +208,7 @@ export async function forwardWithFailover<Translation>(
     }
     clientSignal?.removeEventListener("abort", onClientAbort);
     lastError = gatewayErrorOf(mapped);
+    trace?.attemptFailed(mapped.code ?? String(status), status);
     services.metrics?.upstreamError(channel.id, String(status));
     if (mapped.channelFault) services.disableChannel(channel, `upstream answered ${status}: ${lastError.message}`.slice(0, 500));
     else services.health.recordFailure(channel.id);

@@ -6,6 +6,14 @@ import type { Outputs } from "../lib/router-types";
 
 export type LogRow = Outputs["logs"]["list"]["items"][number];
 
+/** What the response cache did for a call, in words. */
+const responseCacheWords: Record<string, string> = {
+  hit: "hit (answered from the cache, no upstream call)",
+  miss: "miss (answered by the upstream, then cached)",
+  refresh: "refresh (answered by the upstream, replacing the cached answer)",
+  bypass: "bypassed (x-tollgate-cache: off)",
+};
+
 /** Everything the log keeps of one call: timings, the channels tried, tokens, cost, request id, error. */
 export function LogDetail(props: { row: LogRow; isAdmin: boolean; channelName: (id: number) => string; onClose: () => void }) {
   const { row } = props;
@@ -31,6 +39,7 @@ export function LogDetail(props: { row: LogRow; isAdmin: boolean; channelName: (
     ["Latency", formatMs(row.latencyMs)],
     ["Time to first token", formatMs(row.firstTokenMs)],
     ["Streamed", row.stream ? "yes" : "no"],
+    ...(row.responseCache === null ? [] : ([["Response cache", responseCacheWords[row.responseCache] ?? row.responseCache]] as [string, string][])),
     ["Client IP", row.clientIp ?? "—"],
   ];
   return (

@@ -9,6 +9,7 @@ import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 import { InheritedLimits } from "./inherited-limits";
 import { ModelCheckboxes } from "../components/model-checkboxes";
+import { ResponseCacheFields, responseCacheTtlFrom, responseCacheValue } from "../components/response-cache-fields";
 
 const BY_ADMIN = "set by an administrator";
 
@@ -45,6 +46,7 @@ export function TokenForm(props: {
   const [ips, setIps] = useState((editing?.allowedIps ?? []).join("\n"));
   const [rpm, setRpm] = useState(String(editing?.rpmLimit ?? ""));
   const [tpm, setTpm] = useState(String(editing?.tpmLimit ?? ""));
+  const [responseCache, setResponseCache] = useState(responseCacheValue(editing));
   const form = useFormErrors();
   const granted = props.isAdmin ? {} : (editing?.grantedLimits ?? {});
   // The owner's account limits every token of theirs: the form shows them, and lists only their models.
@@ -77,6 +79,8 @@ export function TokenForm(props: {
     if (rpmLimit === undefined) return form.setField("rpmLimit", NOT_A_LIMIT);
     const tpmLimit = limitFrom(tpm);
     if (tpmLimit === undefined) return form.setField("tpmLimit", NOT_A_LIMIT);
+    const responseCacheTtlSeconds = responseCacheTtlFrom(responseCache.ttl);
+    if (responseCacheTtlSeconds === undefined) return form.setField("responseCacheTtlSeconds", "Enter a whole number of seconds, or leave empty for off");
     const fields = {
       name,
       group: props.isAdmin ? (group.trim() === "" ? null : group.trim()) : undefined,
@@ -89,6 +93,8 @@ export function TokenForm(props: {
       allowedIps: ips.split("\n"),
       rpmLimit,
       tpmLimit,
+      responseCacheTtlSeconds,
+      responseCacheScope: responseCache.scope,
     };
     if (editing) update.mutate({ id: editing.id, ...fields });
     else create.mutate({ ...fields, userId: userId === "" ? undefined : Number(userId), teamId: teamId === "" ? null : Number(teamId) });
@@ -204,6 +210,7 @@ export function TokenForm(props: {
           ))}
         </div>
       </div>
+      <ResponseCacheFields value={responseCache} onChange={setResponseCache} isAdmin={props.isAdmin} errors={errors} />
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel={editing ? "Save" : "Create token"} busy={create.isPending || update.isPending} />
     </form>
   );

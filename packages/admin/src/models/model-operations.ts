@@ -34,6 +34,8 @@ const priceColumns = {
   fallbackModels: modelPrices.fallbackModels,
   /** Context window in tokens; null: unknown. */
   contextWindow: modelPrices.contextWindow,
+  /** Micro-USD per answer served from the response cache. */
+  cacheHitPrice: modelPrices.cacheHitPrice,
   updatedAt: modelPrices.updatedAt,
 };
 
@@ -52,6 +54,7 @@ export interface ModelListing {
     defaultMaxTokens: number | null;
     fallbackModels: string[] | null;
     contextWindow: number | null;
+    cacheHitPrice: number;
     updatedAt: Date;
   } | null;
   /** The channels that list the model, by id, whatever their status. */

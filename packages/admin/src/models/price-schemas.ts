@@ -36,7 +36,7 @@ function tokenCountSchema(bound: number) {
  * characters or per request (`unitPrice`). A cache price left out or null means "same as the input
  * price": setting a price always states all of it, so an omitted one is reset, not kept.
  * `defaultMaxTokens`: completion tokens held against quota for a request that names no max_tokens (null:
- * the global setting).
+ * the global setting). `cacheHitPrice`: USD per answer served from the response cache (default 0).
  */
 export const setPriceSchema = z
   .object({
@@ -50,6 +50,8 @@ export const setPriceSchema = z
     unitPrice: usdSchema.nullable().default(null),
     imagePrices: imagePricesSchema.nullable().default(null),
     defaultMaxTokens: tokenCountSchema(MAX_TOKENS_BOUND).nullable().default(null),
+    /** USD billed for one answer served from the exact response cache (no upstream call); default 0. */
+    cacheHitPrice: usdSchema.default(0),
   })
   .superRefine((price, context) => {
     const issue = (path: string, message: string) => context.addIssue({ code: "custom", path: [path], message });

@@ -8,6 +8,7 @@ import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
 import { grantedLimitsOf, mergeGrantedLimits, ownerEditErrors, type OwnerLimits, ownerLimitErrors, type TokenChanges, type TokenLimits } from "./token-entitlements";
 import type { CreateTokenInput, UpdateTokenInput } from "./token-schemas";
+import { groupScopeRefusal } from "../values/response-cache-schemas";
 
 /** What any interface may show of a token (never its secret or hash), plus the ceilings an administrator set. */
 const tokenColumns = { ...tokenPublicColumns, grantedLimits: tokens.grantedLimits };
@@ -173,6 +174,8 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
     tpmLimit: input.tpmLimit ?? null,
   };
   if (!isAdministrator(actor)) {
+    const scopeRefused = groupScopeRefusal(input.responseCacheScope);
+    if (scopeRefused) throw AdminError.forFields("forbidden", scopeRefused);
     const owner = await ownerLimitsOf(db, userId);
     if (!owner.mayCreateTokens) {
       throw new AdminError("forbidden", "An administrator does not allow your account to create tokens: ask an administrator for one");
@@ -194,6 +197,8 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
       budgetPeriod: input.budgetPeriod ?? "none",
       budgetTimeZone: input.budgetTimeZone ?? "UTC",
       alertThresholds: input.alertThresholds ?? null,
+      responseCacheTtlSeconds: input.responseCacheTtlSeconds ?? null,
+      responseCacheScope: input.responseCacheScope ?? "user",
       grantedLimits: isAdministrator(actor) ? grantedLimitsOf(limits) : {},
     })
     .returning({ id: tokens.id });
@@ -239,6 +244,7 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
         grantedLimits: tokens.grantedLimits,
         budgetPeriod: tokens.budgetPeriod,
         budgetTimeZone: tokens.budgetTimeZone,
+        responseCacheScope: tokens.responseCacheScope,
       })
       .from(tokens)
       .where(and(eq(tokens.id, id), ownedBy(actor)))
@@ -246,7 +252,11 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
       .limit(1);
     if (!current) throw unknownToken(id);
     // The owner's account limits bind the token (a team admin may be editing a member's token of the team).
-    const refused = { ...ownerLimitErrors(await ownerLimitsOf(transaction, current.userId), changedFields(current, changes)), ...ownerEditErrors(current, changes) };
+    const refused = {
+      ...ownerLimitErrors(await ownerLimitsOf(transaction, current.userId), changedFields(current, changes)),
+      ...ownerEditErrors(current, changes),
+      ...(changes.responseCacheScope !== current.responseCacheScope ? groupScopeRefusal(changes.responseCacheScope) : null),
+    };
     const reset = periodResetFor(changes, current);
     // A quota an administrator set is per the period they set: another period would change what it allows.
     if (Object.keys(reset).length > 0 && current.grantedLimits.quotaLimit != null) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { responseCacheScopeSchema, responseCacheTtlSchema } from "../values/response-cache-schemas";
 import { pageQuerySchema } from "../values/page-query";
 import { expirySchema } from "../values/expiry";
 import { periodAndAccessFields } from "../values/limit-fields";
@@ -13,6 +14,10 @@ const tokenFields = z.object({
   /** USD; null or "unlimited": no quota. In all, or in each period with a budgetPeriod. */
   quotaLimit: usdLimitSchema,
   ...periodAndAccessFields,
+  /** Seconds answers stay in the exact response cache for the token's calls; null: off (a call may still ask). */
+  responseCacheTtlSeconds: responseCacheTtlSchema.nullable(),
+  /** Whose calls share cached answers: the owner's (user), the token's alone, or the routing group's (administrators only). */
+  responseCacheScope: responseCacheScopeSchema,
 });
 
 export const createTokenSchema = tokenFields
@@ -27,6 +32,8 @@ export const createTokenSchema = tokenFields
     allowedIps: true,
     rpmLimit: true,
     tpmLimit: true,
+    responseCacheTtlSeconds: true,
+    responseCacheScope: true,
   })
   .extend({
     /** The owner; omitted, the actor. Only administrators (and a team's admins, for its members) create tokens for others. */

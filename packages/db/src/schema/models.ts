@@ -33,6 +33,8 @@ export const modelPrices = pgTable("model_prices", {
   fallbackModels: text("fallback_models").array(),
   /** The model's context window in tokens: a prompt estimated past it goes to the next fallback model; null: unknown. */
   contextWindow: integer("context_window"),
+  /** Micro-USD billed for one answer served from the exact response cache (no upstream call); default 0. */
+  cacheHitPrice: bigint("cache_hit_price", { mode: "number" }).notNull().default(0),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

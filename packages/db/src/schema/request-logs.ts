@@ -59,6 +59,8 @@ export const requestLogs = pgTable(
     stream: boolean("stream").notNull().default(false),
     /** Bytes of the answer's result, for calls that measure it (MCP tools/call); null otherwise. */
     responseBytes: integer("response_bytes"),
+    /** What the exact response cache did for the call: hit, miss, bypass or refresh; null when it was not consulted. */
+    responseCache: text("response_cache"),
   },
   (table) => [
     primaryKey({ columns: [table.id, table.createdAt] }),

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { accessLimitColumns } from "../access-limit-columns";
 import { budgetColumns } from "../budget-columns";
 import { teams } from "./teams";
@@ -74,6 +74,13 @@ export const tokens = pgTable(
     mcpTools: text("mcp_tools").array().notNull().default(sql`'{}'::text[]`),
     /** When the current secret was created by a roll; null for the token's first secret. */
     rolledAt: timestamp("rolled_at", { withTimezone: true }),
+    /** Seconds an answer stays in the exact response cache for this token's calls; null: the cache is off unless a call asks for it. */
+    responseCacheTtlSeconds: integer("response_cache_ttl_seconds"),
+    /**
+     * Whose calls share cached answers: "user" (the token owner's calls, the default), "token" (this token's
+     * only) or "group" (everyone routed in the same group; only an administrator may set it).
+     */
+    responseCacheScope: text("response_cache_scope", { enum: ["user", "token", "group"] }).notNull().default("user"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -47,6 +47,7 @@ function isNative(forwarded: ForwardedResponse<MessagesTranslation>): forwarded 
  */
 export const anthropicMessagesCodec: Codec<MessagesRequest, MessagesTranslation, MessagesAnswer> = {
   endpoint: "messages",
+  cacheable: true,
   identifiers: "anthropic",
 
   async parse({ body: json, model }, services, request) {

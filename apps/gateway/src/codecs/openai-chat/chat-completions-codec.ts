@@ -41,6 +41,7 @@ function chatBuiltInTools(body: Record<string, unknown>): RequestedBuiltInTool[]
 function openAICompletionsCodec(endpoint: string, path: ChatRequest["path"]): Codec<ChatRequest, ChatTranslationInput, ChatAnswer> {
   return {
     endpoint,
+    cacheable: true,
     identifiers: "openai",
 
     async parse({ body: json, model }, services) {
