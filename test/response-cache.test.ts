@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { modelPrices, requestLogs, tokens } from "@tollgate/db";
+import { modelPrices, requestLogs, teams, tokens } from "@tollgate/db";
 import { responseCacheKey } from "@tollgate/gateway/response-cache/cache-key";
 import { and, eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
@@ -46,8 +46,8 @@ afterAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 /** A token of `owner` whose calls are cached for `ttlSeconds` (null: off), shared within `scope`. */
-async function cachingToken(owner = userId, ttlSeconds: number | null = 60, scope: "user" | "token" | "group" = "user") {
-  const token = await seed.token({ userId: owner });
+async function cachingToken(owner = userId, ttlSeconds: number | null = 60, scope: "user" | "token" | "team" | "group" = "user", teamId: number | null = null) {
+  const token = await seed.token({ userId: owner, teamId });
   await database.handle.db.update(tokens).set({ responseCacheTtlSeconds: ttlSeconds, responseCacheScope: scope }).where(eq(tokens.id, token.row.id));
   return token;
 }
@@ -211,6 +211,23 @@ describe("exact response cache across two instances on Redis", () => {
     // ...but the user scope of either member does not see the group's entry.
     const userScoped = await cachingToken(userId, 60, "user");
     expect((await second.handle(chatRequest(userScoped.secret, groupBody))).headers.get("x-tollgate-cache")).toBe("miss");
+  });
+
+  test("the team scope shares answers between the tokens of one team, never with another team's or a user-scoped token", async () => {
+    const [red, blue] = await database.handle.db
+      .insert(teams)
+      .values([{ name: `red-${crypto.randomUUID().slice(0, 8)}` }, { name: `blue-${crypto.randomUUID().slice(0, 8)}` }])
+      .returning({ id: teams.id });
+    const body = JSON.stringify({ model: MODEL, messages: [{ role: "user", content: uniquePrompt() }] });
+    const redMember = await cachingToken(userId, 60, "team", red!.id);
+    const otherRedMember = await cachingToken((await seed.user()).id, 60, "team", red!.id);
+    const blueMember = await cachingToken((await seed.user()).id, 60, "team", blue!.id);
+    await (await first.handle(chatRequest(redMember.secret, body))).text();
+    expect((await second.handle(chatRequest(otherRedMember.secret, body))).headers.get("x-tollgate-cache")).toBe("hit");
+    expect((await second.handle(chatRequest(blueMember.secret, body))).headers.get("x-tollgate-cache")).toBe("miss");
+    // The same owner's user-scoped token of the same team does not read the team's entry either.
+    const userScoped = await cachingToken(userId, 60, "user", red!.id);
+    expect((await second.handle(chatRequest(userScoped.secret, body))).headers.get("x-tollgate-cache")).toBe("miss");
   });
 
   test("errors are never cached, and a token without the setting is never cached unless the call asks", async () => {

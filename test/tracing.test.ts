@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { TracingConfig } from "@tollgate/gateway/tracing/call-trace";
 import { type FakeOtlpReceiver, startFakeOtlpReceiver } from "./helpers/fake-otlp-receiver";
+import { teams } from "@tollgate/db";
 import { type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -67,6 +68,24 @@ afterAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 describe("OpenTelemetry traces", () => {
+  test("a team's key is named by its team on the server span", async () => {
+    const [team] = await stack.database.handle.db.insert(teams).values({ name: `traced-${randomHex(4)}` }).returning({ id: teams.id });
+    const teamKey = (await stack.seed.token({ userId: stack.userId, teamId: team!.id })).secret;
+    const traceId = randomHex(16);
+    stack.upstream.enqueue({ kind: "ok", content: "for the team" });
+    const response = await stack.gateway.handle(
+      new Request("http://gateway.test/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${teamKey}`, "content-type": "application/json", traceparent: `00-${traceId}-${randomHex(8)}-01` },
+        body: JSON.stringify({ model: "traced-model", messages: [{ role: "user", content: "hello" }] }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    await response.text();
+    const { server } = await spansOf(traceId, 1);
+    expect(server.attributes["tollgate.team.id"]).toBe(team!.id);
+  });
+
   test("a streamed call is one server span continuing the client's traceparent, with a GenAI client span whose context reaches the upstream", async () => {
     const traceId = randomHex(16);
     const parentSpanId = randomHex(8);
@@ -85,6 +104,7 @@ describe("OpenTelemetry traces", () => {
     expect(server.attributes["http.response.status_code"]).toBe(200);
     expect(server.attributes["tollgate.token.id"]).toBeGreaterThan(0);
     expect(server.attributes["tollgate.user.id"]).toBe(stack.userId);
+    expect(server.attributes["tollgate.team.id"]).toBeUndefined();
     expect(server.resource["service.name"]).toBe("tollgate-under-test");
     expect(server.resource["deployment.environment.name"]).toBe("test");
     const [attempt] = clients;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { requestLogs } from "@tollgate/db";
+import { requestLogs, teams } from "@tollgate/db";
 import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
 
 // A fresh PGlite takes seconds to migrate on a busy machine: a bound on hangs, not a tuned timing.
@@ -34,6 +34,20 @@ describe("a token's response cache through the console", () => {
     // The owner may still edit the token's other settings, and narrow the scope back.
     expect((await owner.caller.tokens.update({ id: token.id, name: "renamed", responseCacheScope: "group" })).name).toBe("renamed");
     expect((await owner.caller.tokens.update({ id: token.id, responseCacheScope: "user" })).responseCacheScope).toBe("user");
+  });
+
+  test("the team scope is an administrator's choice, and only for a token of a team", async () => {
+    const owner = await harness.signedInUser({ name: "team-member" });
+    const admin = await harness.signedInUser({ name: "team-admin", role: "admin" });
+    const [team] = await harness.database.handle.db.insert(teams).values({ name: "cache-team" }).returning({ id: teams.id });
+    const personal = await rejection(admin.caller.tokens.create({ name: "personal", responseCacheTtlSeconds: 60, responseCacheScope: "team" }));
+    expect(personal.code).toBe("BAD_REQUEST");
+    expect(personal.fieldErrors?.responseCacheScope?.[0]).toContain("belongs to a team");
+    const { token } = await admin.caller.tokens.create({ name: "of-the-team", teamId: team!.id, responseCacheTtlSeconds: 60, responseCacheScope: "team" });
+    expect(token.responseCacheScope).toBe("team");
+    const { token: own } = await owner.caller.tokens.create({ name: "own", responseCacheTtlSeconds: 60 });
+    const widened = await rejection(owner.caller.tokens.update({ id: own.id, responseCacheScope: "team" }));
+    expect(widened.fieldErrors?.responseCacheScope?.[0]).toMatch(/belongs to a team|Only an administrator/);
   });
 
   test("a TTL outside 1 second to a week is refused on its field", async () => {

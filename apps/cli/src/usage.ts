@@ -116,12 +116,12 @@ const sections = {
       without an offset is UTC. --rpm: requests per minute; --tpm: tokens (prompt + completion) per
       minute, counted when each request ends. Both default to no limit. With --team the token
       belongs to the team: its spend also counts against the team's budget and limits.
-      minute, counted when each request ends. Both default to no limit.
-      [--cache-ttl SECONDS|off] [--cache-scope user|token|group]: identical calls of the token are
+      [--cache-ttl SECONDS|off] [--cache-scope user|token|team|group]: identical calls of the token are
       answered from the response cache for SECONDS (default off); shared by the owner's tokens (user),
-      by this token only (token) or by everyone in the token's routing group (group).
+      by this token only (token), by every token of the token's team (team) or by everyone in the
+      token's routing group (group); team and group are set by administrators only.
   token update ID [--rpm N|none] [--tpm N|none] [--quota USD|unlimited] [--period P] [--time-zone ZONE]
-                  [--alert-at ...] [--cache-ttl SECONDS|off] [--cache-scope user|token|group]
+                  [--alert-at ...] [--cache-ttl SECONDS|off] [--cache-scope user|token|team|group]
                   [--mcp-servers NAME[,NAME]|*|none] [--mcp-tools SERVER__TOOL[,SERVER__*]|none]
       Changes a token's limits; none removes a per-minute one. A new period or time zone starts the
       period's count afresh.

@@ -49,7 +49,7 @@ export interface CachedToken extends BudgetFields, AccessLimitFields {
   /** Seconds answers stay in the response cache for this token's calls; null: off unless a call asks for it. */
   responseCacheTtlSeconds: number | null;
   /** Whose calls share cached answers: the owner's (user), this token's, or the routing group's. */
-  responseCacheScope: "user" | "token" | "group";
+  responseCacheScope: "user" | "token" | "team" | "group";
 }
 
 export interface CachedUser extends BudgetFields, AccessLimitFields {

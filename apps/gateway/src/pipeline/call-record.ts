@@ -178,6 +178,7 @@ export class CallRecord {
       tokenId: caller?.token.id ?? null,
       userId: caller?.user.id ?? null,
       group: caller?.group ?? null,
+      teamId: caller?.team?.id ?? null,
       cache: this.responseCache,
     });
   }

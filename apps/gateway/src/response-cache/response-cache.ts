@@ -55,7 +55,7 @@ export function cachePlanFor(request: Request, endpoint: string, admission: Admi
     }
     ttlSeconds = parsed;
   }
-  const scope = token.responseCacheScope === "token" ? `t${token.id}` : token.responseCacheScope === "group" ? `g${admission.caller.group}` : `u${user.id}`;
+  const scope = cacheScopeOf(admission.caller);
   const key = responseCacheKey(endpoint, scope, admission.model, admission.body.value) + (stream ? ":sse" : "");
   return { mode: asked === "off" ? "bypass" : asked === "refresh" ? "refresh" : "lookup", ttlSeconds, key };
 }
@@ -158,4 +158,22 @@ export function keepStreamCopy(
       },
     }),
   );
+}
+
+/**
+ * Whose calls share cached answers: the token's own, its team's (every token of the team), the routing
+ * group's, or by default its owner's. A team scope on a token that has left its team falls back to the owner.
+ */
+function cacheScopeOf(caller: Admission["caller"]): string {
+  const { token, user, team } = caller;
+  switch (token.responseCacheScope) {
+    case "token":
+      return `t${token.id}`;
+    case "team":
+      return team !== null ? `m${team.id}` : `u${user.id}`;
+    case "group":
+      return `g${caller.group}`;
+    default:
+      return `u${user.id}`;
+  }
 }

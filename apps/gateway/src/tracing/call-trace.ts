@@ -47,8 +47,10 @@ export interface CallSummary {
   stream: boolean;
   tokenId: number | null;
   userId: number | null;
-  /** The caller's routing group (the closest Tollgate has to a team). */
+  /** The caller's routing group. */
   group: string | null;
+  /** The team the key belongs to; null for a personal key. */
+  teamId: number | null;
   /** hit, miss, bypass or refresh; null when the response cache was not consulted. */
   cache: string | null;
 }

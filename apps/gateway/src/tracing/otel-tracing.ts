@@ -189,6 +189,7 @@ class OtelCallTrace implements CallTrace {
       ...(summary.tokenId !== null ? { "tollgate.token.id": summary.tokenId } : {}),
       ...(summary.userId !== null ? { "tollgate.user.id": summary.userId } : {}),
       ...(summary.group !== null ? { "tollgate.group": summary.group } : {}),
+      ...(summary.teamId !== null ? { "tollgate.team.id": summary.teamId } : {}),
       ...(summary.cache !== null ? { "tollgate.cache": summary.cache } : {}),
     };
     const span = this.attempt;

@@ -1,6 +1,6 @@
 import { NumberField, SelectField } from "./form-fields";
 
-export type ResponseCacheScope = "user" | "token" | "group";
+export type ResponseCacheScope = "user" | "token" | "team" | "group";
 
 /** The token form's response-cache settings as typed: a TTL in seconds (empty: off) and whose calls share answers. */
 export interface ResponseCacheValue {
@@ -33,6 +33,7 @@ export function ResponseCacheFields(props: {
     ["user", "The owner's tokens"],
     ["token", "This token only"],
   ];
+  if (props.isAdmin || props.value.scope === "team") scopes.push(["team", "Every token of the token's team"]);
   if (props.isAdmin || props.value.scope === "group") scopes.push(["group", "Everyone in the token's group"]);
   return (
     <div className="grid gap-4 sm:grid-cols-2">
@@ -50,8 +51,8 @@ export function ResponseCacheFields(props: {
         errors={props.errors}
         value={props.value.scope}
         options={scopes}
-        disabled={!props.isAdmin && props.value.scope === "group"}
-        hint={props.isAdmin ? "The group scope shares answers between users: only administrators set it." : undefined}
+        disabled={!props.isAdmin && (props.value.scope === "group" || props.value.scope === "team")}
+        hint={props.isAdmin ? "The team and group scopes share answers between users: only administrators set them (team: for a token of a team)." : undefined}
         onChange={(scope) => props.onChange({ ...props.value, scope: scope as ResponseCacheScope })}
       />
     </div>

@@ -8,7 +8,7 @@ import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
 import { grantedLimitsOf, mergeGrantedLimits, ownerEditErrors, type OwnerLimits, ownerLimitErrors, type TokenChanges, type TokenLimits } from "./token-entitlements";
 import type { CreateTokenInput, UpdateTokenInput } from "./token-schemas";
-import { groupScopeRefusal } from "../values/response-cache-schemas";
+import { groupScopeRefusal, teamScopeRefusal } from "../values/response-cache-schemas";
 
 /** What any interface may show of a token (never its secret or hash), plus the ceilings an administrator set. */
 const tokenColumns = { ...tokenPublicColumns, grantedLimits: tokens.grantedLimits };
@@ -173,6 +173,8 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
     rpmLimit: input.rpmLimit ?? null,
     tpmLimit: input.tpmLimit ?? null,
   };
+  const teamScopeRefused = teamScopeRefusal(input.responseCacheScope, teamId);
+  if (teamScopeRefused) throw AdminError.forFields("invalid_input", teamScopeRefused);
   if (!isAdministrator(actor)) {
     const scopeRefused = groupScopeRefusal(input.responseCacheScope);
     if (scopeRefused) throw AdminError.forFields("forbidden", scopeRefused);
@@ -245,12 +247,15 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
         budgetPeriod: tokens.budgetPeriod,
         budgetTimeZone: tokens.budgetTimeZone,
         responseCacheScope: tokens.responseCacheScope,
+        teamId: tokens.teamId,
       })
       .from(tokens)
       .where(and(eq(tokens.id, id), ownedBy(actor)))
       .for("update")
       .limit(1);
     if (!current) throw unknownToken(id);
+    const teamScopeRefused = changes.responseCacheScope === undefined ? null : teamScopeRefusal(changes.responseCacheScope, current.teamId);
+    if (teamScopeRefused) throw AdminError.forFields("invalid_input", teamScopeRefused);
     // The owner's account limits bind the token (a team admin may be editing a member's token of the team).
     const refused = {
       ...ownerLimitErrors(await ownerLimitsOf(transaction, current.userId), changedFields(current, changes)),

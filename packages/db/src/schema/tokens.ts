@@ -80,7 +80,7 @@ export const tokens = pgTable(
      * Whose calls share cached answers: "user" (the token owner's calls, the default), "token" (this token's
      * only) or "group" (everyone routed in the same group; only an administrator may set it).
      */
-    responseCacheScope: text("response_cache_scope", { enum: ["user", "token", "group"] }).notNull().default("user"),
+    responseCacheScope: text("response_cache_scope", { enum: ["user", "token", "team", "group"] }).notNull().default("user"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
