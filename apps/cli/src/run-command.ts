@@ -1,5 +1,6 @@
 import { AdminError, describeUnexpectedError } from "@tollgate/admin";
 import { alertCommands } from "./alerts";
+import { auditCommands } from "./audit";
 import { channelCommands } from "./channels";
 import type { CommandContext, CommandHandler, CommandResult } from "./command-context";
 import { CommandError, USAGE_EXIT_CODE } from "./command-error";
@@ -17,6 +18,7 @@ const commands: Record<Resource, Record<string, CommandHandler>> = {
   model: modelCommands,
   token: tokenCommands,
   alerts: alertCommands,
+  audit: auditCommands,
 };
 
 const HELP_WORDS = new Set(["help", "--help", "-h"]);

@@ -122,6 +122,18 @@ const sections = {
   alerts list [--limit N]
       Recent alerts, newest first, with their delivery state.
 `,
+  audit: `Audit log:
+  audit verify
+      Walks the audit log's hash chain; exit code 1 names the first row that was edited, or whose
+      predecessor was deleted.
+  audit list [--actor NAME] [--action token.create|token.] [--object TYPE] [--object-id ID]
+             [--from DATE] [--to DATE] [--limit N] [--cursor ID]
+      Newest first; --cursor continues where the previous page ended.
+  audit retention [--days N | --forever]
+      How long audit rows are kept (without flags, prints it). Older rows are purged by the server
+      (once an hour) or by "audit purge"; "audit verify" still accepts the chain afterwards.
+  audit purge
+`,
 } as const;
 
 export type Resource = keyof typeof sections;

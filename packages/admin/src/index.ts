@@ -24,3 +24,8 @@ export * from "./values/budget-status";
 export * from "./alerts/alert-schemas";
 export * from "./alerts/alert-operations";
 export * from "./onboarding/setup-code";
+export * from "./audit/audit-hash";
+export * from "./audit/redact-secrets";
+export * from "./audit/record-audit";
+export * from "./audit/audit-schemas";
+export * from "./audit/audit-operations";

@@ -10,3 +10,5 @@ export * from "./quota-leases";
 export * from "./usage-spool";
 export * from "./stored-responses";
 export * from "./spend-alerts";
+export * from "./audit-log";
+export * from "./admin-api-keys";

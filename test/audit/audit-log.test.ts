@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { runCommand } from "@tollgate/cli/run-command";
+import { auditLog, errorCauses, settings, tokens } from "@tollgate/db";
+import { createSecretBox } from "@tollgate/shared";
+import { asc, desc, eq, sql } from "drizzle-orm";
+import { cliOperator, createToken, purgeAuditLog, setAuditRetention, verifyAuditChain } from "../../packages/admin/src/index";
+import { TEST_SECRET } from "../helpers/gateway-fixture";
+import { type ConsoleUnderTest, startConsole } from "../console/console-fixture";
+
+// A fresh PGlite takes seconds to migrate on a busy machine: a bound on hangs, not a tuned timing.
+setDefaultTimeout(60_000);
+
+type SignedIn = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+
+let harness: ConsoleUnderTest;
+let admin: SignedIn;
+let cli: (...argv: string[]) => ReturnType<typeof runCommand>;
+
+beforeAll(async () => {
+  harness = await startConsole();
+  admin = await harness.signedInUser({ name: "root", role: "admin" });
+  await harness.signedInUser({ name: "alice" });
+  const context = { db: harness.database.handle.db, secretBox: await createSecretBox(TEST_SECRET) };
+  cli = (...argv) => runCommand(argv, context);
+});
+
+afterAll(() => harness.close());
+
+const db = () => harness.database.handle.db;
+
+async function auditRows() {
+  return db().select().from(auditLog).orderBy(asc(auditLog.id));
+}
+
+/** Runs `change` and returns the audit rows it added. */
+async function rowsAddedBy(change: () => Promise<unknown>) {
+  const [last] = await db().select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+  await change();
+  return (await auditRows()).filter((row) => row.id > (last?.id ?? 0));
+}
+
+/** Runs statements with the append-only trigger off, as someone with the database's owner rights could. */
+async function tamper(statement: ReturnType<typeof sql>) {
+  await db().transaction(async (transaction) => {
+    await transaction.execute(sql`alter table audit_log disable trigger audit_log_append_only`);
+    await transaction.execute(statement);
+    await transaction.execute(sql`alter table audit_log enable trigger audit_log_append_only`);
+  });
+}
+
+describe("audit log", () => {
+  test("a token created in the console writes one row naming the user, the address and the token, without its secret", async () => {
+    const caller = harness.console.createCaller({ headers: { cookie: admin.cookie }, clientIp: "203.0.113.7" });
+    let secret = "";
+    const added = await rowsAddedBy(async () => {
+      secret = (await caller.tokens.create({ name: "console-made" })).secret;
+    });
+    expect(added).toHaveLength(1);
+    const row = added[0]!;
+    expect(row).toMatchObject({ actorKind: "user", actorId: admin.id, actorName: "root", sourceAddress: "203.0.113.7", action: "token.create", objectType: "token" });
+    expect(row.before).toBeNull();
+    expect(row.after).toMatchObject({ name: "console-made", keyHash: "[redacted]" });
+    const [stored] = await db().select({ keyHash: tokens.keyHash }).from(tokens).where(eq(tokens.id, Number(row.objectId)));
+    expect(JSON.stringify(row)).not.toContain(secret);
+    expect(JSON.stringify(row)).not.toContain(stored!.keyHash);
+  });
+
+  test("a token created with the CLI writes one row naming the CLI", async () => {
+    const added = await rowsAddedBy(() => cli("token", "create", "--user", "alice", "--name", "cli-made"));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ actorKind: "cli", actorId: null, action: "token.create", objectType: "token" });
+  });
+
+  test("every kind of change writes one row with the fields before and after, channel keys redacted", async () => {
+    const channelAdded = await rowsAddedBy(() =>
+      cli("channel", "add", "--name", "up", "--base-url", "https://api.example.com/v1", "--key", "sk-upstream-secret-value", "--models", "gpt-x"),
+    );
+    expect(channelAdded.map((row) => row.action)).toEqual(["channel.create"]);
+    expect(JSON.stringify(channelAdded[0])).not.toContain("sk-upstream-secret-value");
+    expect(channelAdded[0]!.after).toMatchObject({ apiKeyEncrypted: "[redacted]", name: "up" });
+    const changes: [string[], string][] = [
+      [["channel", "disable", channelAdded[0]!.objectId!], "channel.update"],
+      [["model", "price", "--model", "gpt-x", "--input", "1", "--output", "2"], "price.set"],
+      [["user", "create", "--name", "bob"], "user.create"],
+      [["user", "topup", "bob", "--amount", "5"], "user.top_up"],
+      [["user", "update", "bob", "--rpm", "10"], "user.update"],
+      [["alerts", "settings", "--webhook-secret", "a-webhook-secret-of-length"], "settings.update_alerts"],
+      [["audit", "retention", "--days", "30"], "settings.update_audit_retention"],
+    ];
+    for (const [argv, action] of changes) {
+      const added = await rowsAddedBy(async () => expect((await cli(...argv)).stderr).toBe(""));
+      expect(added.map((row) => row.action)).toEqual([action]);
+    }
+    const disabled = (await auditRows()).find((row) => row.action === "channel.update")!;
+    expect(disabled.before).toMatchObject({ status: "enabled" });
+    expect(disabled.after).toMatchObject({ status: "disabled" });
+    const alerts = (await auditRows()).find((row) => row.action === "settings.update_alerts")!;
+    expect(JSON.stringify(alerts)).not.toContain("a-webhook-secret-of-length");
+  });
+
+  test("a refused change writes no row", async () => {
+    const added = await rowsAddedBy(() => cli("user", "create", "--name", "bob"));
+    expect(added).toHaveLength(0);
+  });
+
+  test("the table refuses UPDATE and DELETE", async () => {
+    const refusal = async (statement: ReturnType<typeof sql>) => {
+      try {
+        await db().execute(statement);
+      } catch (error) {
+        return errorCauses(error).map((cause) => (cause as Error).message).join(" / ");
+      }
+      return "not refused";
+    };
+    expect(await refusal(sql`update audit_log set action = 'x'`)).toContain("audit_log is append-only (UPDATE refused)");
+    expect(await refusal(sql`delete from audit_log`)).toContain("audit_log is append-only (DELETE refused)");
+  });
+
+  test("concurrent writers still form one chain", async () => {
+    await Promise.all(Array.from({ length: 8 }, (_, index) => createToken(db(), cliOperator, { name: `parallel-${index}`, userId: admin.id })));
+    expect(await verifyAuditChain(db())).toMatchObject({ ok: true, firstBroken: null });
+    const rows = await auditRows();
+    expect(new Set(rows.map((row) => row.prevHash)).size).toBe(rows.length);
+  });
+
+  test("audit verify passes an intact log and names an edited row", async () => {
+    const intact = await cli("audit", "verify");
+    expect(intact.exitCode).toBe(0);
+    expect(intact.stdout).toMatch(/^audit log intact: \d+ rows chain correctly\n$/);
+    const victim = (await auditRows())[2]!;
+    await tamper(sql`update audit_log set actor_name = 'someone else' where id = ${victim.id}`);
+    const broken = await cli("audit", "verify");
+    expect(broken.exitCode).toBe(1);
+    expect(broken.stderr).toContain(`audit log broken at row ${victim.id}: its hash does not match its fields`);
+    await tamper(sql`update audit_log set actor_name = ${victim.actorName} where id = ${victim.id}`);
+    expect((await cli("audit", "verify")).exitCode).toBe(0);
+  });
+
+  test("audit verify names the row after a deleted one", async () => {
+    const rows = await auditRows();
+    const victim = rows[4]!;
+    const next = rows[5]!;
+    await tamper(sql`delete from audit_log where id = ${victim.id}`);
+    const broken = await cli("audit", "verify");
+    expect(broken.exitCode).toBe(1);
+    expect(broken.stderr).toContain(`audit log broken at row ${next.id}: its prev_hash is not the previous row's hash`);
+  });
+});
+
+describe("audit retention", () => {
+  test("the purge keeps verify passing, and deleting the oldest kept row is still detected", async () => {
+    const fresh = await startConsole();
+    try {
+      const freshDb = fresh.database.handle.db;
+      const owner = await fresh.signedInUser({ name: "owner", role: "admin" });
+      for (let index = 0; index < 5; index += 1) await createToken(freshDb, cliOperator, { name: `t${index}`, userId: owner.id });
+      await setAuditRetention(freshDb, cliOperator, { days: 1 });
+      const rows = await freshDb.select().from(auditLog).orderBy(asc(auditLog.id));
+      // Three days later every row is past the retention: all but the newest are purged.
+      const purged = await purgeAuditLog(freshDb, new Date(Date.now() + 3 * 86_400_000));
+      expect(purged.deleted).toBe(rows.length - 1);
+      const [anchor] = await freshDb.select().from(settings).where(eq(settings.key, "audit_anchor"));
+      expect(anchor!.value).toEqual({ id: rows.at(-1)!.id, prevHash: rows.at(-1)!.prevHash });
+      expect(await verifyAuditChain(freshDb)).toMatchObject({ ok: true, checked: 1 });
+      await createToken(freshDb, cliOperator, { name: "after-purge", userId: owner.id });
+      expect(await verifyAuditChain(freshDb)).toMatchObject({ ok: true, checked: 2 });
+      await freshDb.transaction(async (transaction) => {
+        await transaction.execute(sql`alter table audit_log disable trigger audit_log_append_only`);
+        await transaction.execute(sql`delete from audit_log where id = ${rows.at(-1)!.id}`);
+        await transaction.execute(sql`alter table audit_log enable trigger audit_log_append_only`);
+      });
+      expect((await verifyAuditChain(freshDb)).firstBroken?.reason).toContain(`the oldest kept row should be ${rows.at(-1)!.id}`);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
