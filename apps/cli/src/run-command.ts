@@ -1,6 +1,7 @@
 import { AdminError, describeUnexpectedError } from "@tollgate/admin";
 import { alertCommands } from "./alerts";
 import { auditCommands } from "./audit";
+import { apiKeyCommands } from "./api-keys";
 import { channelCommands } from "./channels";
 import type { CommandContext, CommandHandler, CommandResult } from "./command-context";
 import { CommandError, USAGE_EXIT_CODE } from "./command-error";
@@ -19,6 +20,7 @@ const commands: Record<Resource, Record<string, CommandHandler>> = {
   token: tokenCommands,
   alerts: alertCommands,
   audit: auditCommands,
+  apikey: apiKeyCommands,
 };
 
 const HELP_WORDS = new Set(["help", "--help", "-h"]);

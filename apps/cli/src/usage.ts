@@ -134,6 +134,12 @@ const sections = {
       (once an hour) or by "audit purge"; "audit verify" still accepts the chain afterwards.
   audit purge
 `,
+  apikey: `Management API keys (/api/v1, see the README):
+  apikey create --name NAME [--scope read|write] [--team TEAM_ID]
+      Prints the key once (only its hash is stored). read: GET requests only (default); write: all.
+  apikey list
+  apikey revoke ID
+`,
 } as const;
 
 export type Resource = keyof typeof sections;

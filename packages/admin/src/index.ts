@@ -29,3 +29,6 @@ export * from "./audit/redact-secrets";
 export * from "./audit/record-audit";
 export * from "./audit/audit-schemas";
 export * from "./audit/audit-operations";
+export * from "./api-keys/api-key-schemas";
+export * from "./api-keys/api-key-operations";
+export * from "./usage/usage-report";

@@ -8,6 +8,8 @@ import { modelsRouter } from "./models";
 import { quickStartRouter } from "./quick-start";
 import { tokensRouter } from "./tokens";
 import { usersRouter } from "./users";
+import { auditRouter } from "./audit";
+import { apiKeysRouter } from "./api-keys";
 
 export const appRouter = router({
   auth: authRouter,
@@ -19,6 +21,8 @@ export const appRouter = router({
   dashboard: dashboardRouter,
   quickStart: quickStartRouter,
   alerts: alertsRouter,
+  audit: auditRouter,
+  apiKeys: apiKeysRouter,
 });
 
 /** The SPA imports only this type. */
