@@ -5,7 +5,7 @@ import { createSecretBox } from "@tollgate/shared";
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { cliOperator, createToken, purgeAuditLog, setAuditRetention, verifyAuditChain } from "../../packages/admin/src/index";
 import { TEST_SECRET } from "../helpers/gateway-fixture";
-import { type ConsoleUnderTest, startConsole } from "../console/console-fixture";
+import { type ConsoleUnderTest, rejection, startConsole } from "../console/console-fixture";
 
 // A fresh PGlite takes seconds to migrate on a busy machine: a bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
@@ -173,5 +173,43 @@ describe("audit retention", () => {
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe("the console's audit page", () => {
+  test("lists the log filtered by actor, action and object, newest first, for administrators only", async () => {
+    const caller = harness.console.createCaller({ headers: { cookie: admin.cookie } });
+    await caller.tokens.create({ name: "listed" });
+    const page = await caller.audit.list({ actor: "roo", action: "token.", objectType: "token", limit: 50 });
+    expect(page.items.length).toBeGreaterThan(0);
+    for (const row of page.items) expect(row).toMatchObject({ actorName: "root", objectType: "token" });
+    expect(page.items.map((row) => row.id)).toEqual([...page.items.map((row) => row.id)].sort((left, right) => right - left));
+    const future = await caller.audit.list({ from: new Date(Date.now() + 3_600_000), limit: 50 });
+    expect(future.items).toHaveLength(0);
+    const user = await harness.signedInUser({ name: "not-an-admin" });
+    expect(await rejection(user.caller.audit.list({ limit: 50 }))).toMatchObject({ code: "FORBIDDEN", message: "Only an administrator may do this" });
+  });
+
+  test("exports the filtered log as CSV, and refuses users", async () => {
+    const download = (cookie: string) => harness.console.handle(new Request("http://localhost/export/audit.csv?action=token.create", { headers: { cookie } }));
+    const response = (await download(admin.cookie))!;
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    const lines = (await response.text()).split("\r\n").filter((line) => line !== "");
+    expect(lines[0]).toBe("id,at,actor_kind,actor_id,actor_name,source_address,action,object_type,object_id,before,after,prev_hash,hash");
+    const created = (await auditRows()).filter((row) => row.action === "token.create");
+    expect(lines).toHaveLength(1 + created.length);
+    expect(lines.slice(1).every((line) => line.split(",")[6] === "token.create")).toBe(true);
+    const user = await harness.signedInUser({ name: "csv-user" });
+    expect((await download(user.cookie))!.status).toBe(403);
+  });
+
+  test("changes the retention and says whether the chain is intact", async () => {
+    const caller = harness.console.createCaller({ headers: { cookie: admin.cookie } });
+    await caller.audit.setRetention({ days: 90 });
+    expect(await caller.audit.retention()).toEqual({ days: 90 });
+    const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(last).toMatchObject({ action: "settings.update_audit_retention", actorName: "root", after: { days: 90 } });
+    expect(typeof (await caller.audit.verify()).ok).toBe("boolean");
   });
 });

@@ -15,6 +15,8 @@ const ChannelsPage = lazy(() => import("./pages/channels").then((module) => ({ d
 const ModelsPage = lazy(() => import("./pages/models").then((module) => ({ default: module.ModelsPage })));
 const AlertsPage = lazy(() => import("./pages/alerts").then((module) => ({ default: module.AlertsPage })));
 const UsersPage = lazy(() => import("./pages/users").then((module) => ({ default: module.UsersPage })));
+const AuditPage = lazy(() => import("./pages/audit").then((module) => ({ default: module.AuditPage })));
+const ApiKeysPage = lazy(() => import("./pages/api-keys").then((module) => ({ default: module.ApiKeysPage })));
 
 const loading = <p className="p-8 text-sm text-slate-500">Loading…</p>;
 
@@ -58,6 +60,8 @@ export function App() {
             {isAdmin ? <Route path="/channels" element={<ChannelsPage />} /> : null}
             {isAdmin ? <Route path="/models" element={<ModelsPage />} /> : null}
             {isAdmin ? <Route path="/users" element={<UsersPage currentUserId={me.data.id} />} /> : null}
+            {isAdmin ? <Route path="/audit" element={<AuditPage />} /> : null}
+            {isAdmin ? <Route path="/api-keys" element={<ApiKeysPage />} /> : null}
             <Route path="*" element={<AdminOnly isAdmin={isAdmin} />} />
           </Routes>
         </Suspense>
@@ -66,7 +70,7 @@ export function App() {
   );
 }
 
-const adminPaths: Record<string, string> = { "/channels": "Channels", "/models": "Models & prices", "/users": "Users" };
+const adminPaths: Record<string, string> = { "/channels": "Channels", "/models": "Models & prices", "/users": "Users", "/audit": "Audit log", "/api-keys": "API keys" };
 
 /** An unknown path goes to the dashboard; an administrators' page opened by a user says why it is not shown. */
 function AdminOnly(props: { isAdmin: boolean }) {

@@ -22,6 +22,8 @@ const adminLinks = [
   { to: "/channels", label: "Channels" },
   { to: "/models", label: "Models & prices" },
   { to: "/users", label: "Users" },
+  { to: "/audit", label: "Audit log" },
+  { to: "/api-keys", label: "API keys" },
 ];
 
 function Link(props: { to: string; label: string }) {
