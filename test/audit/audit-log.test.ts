@@ -147,6 +147,30 @@ describe("audit log", () => {
   });
 });
 
+describe("the CLI's audit and API key commands", () => {
+  test("audit list filters and pages; apikey create prints the key once and is itself audited", async () => {
+    const created = await cli("apikey", "create", "--name", "ci-bot", "--scope", "write", "--json");
+    expect(created.exitCode).toBe(0);
+    const key = JSON.parse(created.stdout);
+    expect(key).toMatchObject({ name: "ci-bot", scope: "write", teamId: null });
+    expect(key.secret).toStartWith("tgadm-");
+    const listed = await cli("apikey", "list");
+    expect(listed.stdout).toContain("ci-bot");
+    expect(listed.stdout).not.toContain(key.secret);
+    const first = JSON.parse((await cli("audit", "list", "--action", "api_key.", "--limit", "1", "--json")).stdout);
+    expect(first.items).toHaveLength(1);
+    expect(first.items[0]).toMatchObject({ action: "api_key.create", actorKind: "cli", after: { keyHash: "[redacted]", name: "ci-bot" } });
+    expect(JSON.stringify(first)).not.toContain(key.secret);
+    const tokensPage = JSON.parse((await cli("audit", "list", "--action", "token.create", "--limit", "2", "--json")).stdout);
+    expect(tokensPage.nextCursor).not.toBeNull();
+    const next = JSON.parse((await cli("audit", "list", "--action", "token.create", "--limit", "2", "--cursor", tokensPage.nextCursor, "--json")).stdout);
+    expect(next.items[0].id).toBeLessThan(tokensPage.items[1].id);
+    const refused = await cli("audit", "list", "--limit", "0");
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("--limit");
+  });
+});
+
 describe("audit retention", () => {
   test("the purge keeps verify passing, and deleting the oldest kept row is still detected", async () => {
     const fresh = await startConsole();

@@ -1,4 +1,4 @@
-import { authenticateApiKey, type ChannelProber, describeUnexpectedError } from "@tollgate/admin";
+import { authenticateApiKey, canonicalJson, type ChannelProber, describeUnexpectedError } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import type { BodyCap, SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
 import { withCappedBody } from "@tollgate/shared";
@@ -86,7 +86,7 @@ export function createManagementApi(deps: ManagementApiDependencies) {
     const idempotencyKey = route.create ? request.headers.get("idempotency-key") : null;
     if (idempotencyKey === null) return jsonResponse(status, await route.run(context, input));
     const outcome = await runIdempotent(
-      { db: deps.db, secretBox: deps.secretBox, apiKeyId: authenticated.apiKey.id, key: idempotencyKey, request: `${route.method} ${path}\n${JSON.stringify(raw)}` },
+      { db: deps.db, secretBox: deps.secretBox, apiKeyId: authenticated.apiKey.id, key: idempotencyKey, request: `${route.method} ${path}\n${canonicalJson(raw)}` },
       async () => {
         try {
           return { status, body: JSON.parse(JSON.stringify(await route.run(context, input))) };
