@@ -1,5 +1,8 @@
-/** Field names whose values are secrets or stand for one (hashes of secrets, sealed keys, passwords). */
-const SECRET_FIELD = /(secret|password|hash|encrypted|sealed|apikey|api_key)/i;
+/**
+ * Field names whose values are secrets or stand for one (hashes of secrets, sealed keys, passwords), or may
+ * hold one (a channel's extra upstream headers, an authorization header).
+ */
+const SECRET_FIELD = /(secret|password|hash|encrypted|sealed|apikey|api_key|headers|authorization|cookie)/i;
 
 export const REDACTED = "[redacted]";
 
