@@ -4,7 +4,8 @@ import { auditLog, errorCauses, settings, tokens } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { cliOperator, createToken, purgeAuditLog, setAuditRetention, verifyAuditChain } from "../../packages/admin/src/index";
-import { TEST_SECRET } from "../helpers/gateway-fixture";
+import { startAuditPurge } from "../../apps/server/src/audit-purge-job";
+import { TEST_SECRET, waitFor } from "../helpers/gateway-fixture";
 import { type ConsoleUnderTest, rejection, startConsole } from "../console/console-fixture";
 
 // A fresh PGlite takes seconds to migrate on a busy machine: a bound on hangs, not a tuned timing.
@@ -200,6 +201,24 @@ describe("audit retention", () => {
       });
       expect((await verifyAuditChain(freshDb)).firstBroken?.reason).toContain(`the oldest kept row should be ${rows.at(-1)!.id}`);
     } finally {
+      await fresh.close();
+    }
+  });
+
+  test("the server's purge job deletes rows past the retention on its own", async () => {
+    const fresh = await startConsole();
+    const logged: string[] = [];
+    const job = startAuditPurge({ db: fresh.database.handle.db, log: (_level, message) => logged.push(message), intervalMs: 20, now: () => new Date(Date.now() + 3 * 86_400_000) });
+    try {
+      const freshDb = fresh.database.handle.db;
+      const owner = await fresh.signedInUser({ name: "owner", role: "admin" });
+      for (let index = 0; index < 3; index += 1) await createToken(freshDb, cliOperator, { name: `t${index}`, userId: owner.id });
+      await setAuditRetention(freshDb, cliOperator, { days: 1 });
+      await waitFor(async () => (await freshDb.select().from(auditLog)).length === 1, "the purge job to keep only the newest row");
+      expect(logged).toContain("audit log purged past its retention");
+      expect(await verifyAuditChain(freshDb)).toMatchObject({ ok: true });
+    } finally {
+      job.stop();
       await fresh.close();
     }
   });
