@@ -22,6 +22,13 @@ CREATE TABLE "api_idempotency_keys" (
 	CONSTRAINT "api_idempotency_keys_api_key_id_key_pk" PRIMARY KEY("api_key_id","key")
 );
 --> statement-breakpoint
+CREATE TABLE "audit_anchor" (
+	"slot" smallint PRIMARY KEY DEFAULT 1 NOT NULL,
+	"row_id" bigint NOT NULL,
+	"prev_hash" text NOT NULL,
+	"purged_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "audit_log" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"at" timestamp (3) with time zone NOT NULL,

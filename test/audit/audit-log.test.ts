@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { runCommand } from "@tollgate/cli/run-command";
-import { auditLog, errorCauses, settings, tokens } from "@tollgate/db";
+import { auditAnchor, auditLog, errorCauses, tokens } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { cliOperator, createToken, purgeAuditLog, setAuditRetention, verifyAuditChain } from "../../packages/admin/src/index";
@@ -189,8 +189,8 @@ describe("audit retention", () => {
       // Three days later every row is past the retention: all but the newest are purged.
       const purged = await purgeAuditLog(freshDb, new Date(Date.now() + 3 * 86_400_000));
       expect(purged.deleted).toBe(rows.length - 1);
-      const [anchor] = await freshDb.select().from(settings).where(eq(settings.key, "audit_anchor"));
-      expect(anchor!.value).toEqual({ id: rows.at(-1)!.id, prevHash: rows.at(-1)!.prevHash });
+      const [anchor] = await freshDb.select().from(auditAnchor);
+      expect(anchor).toMatchObject({ rowId: rows.at(-1)!.id, prevHash: rows.at(-1)!.prevHash });
       expect(await verifyAuditChain(freshDb)).toMatchObject({ ok: true, checked: 1 });
       await createToken(freshDb, cliOperator, { name: "after-purge", userId: owner.id });
       expect(await verifyAuditChain(freshDb)).toMatchObject({ ok: true, checked: 2 });

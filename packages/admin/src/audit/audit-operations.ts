@@ -1,4 +1,4 @@
-import { auditLog, type Database, settings } from "@tollgate/db";
+import { auditAnchor, auditLog, type Database, settings } from "@tollgate/db";
 import { and, asc, desc, eq, gt, gte, ilike, like, lt, max, sql, type SQL } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError } from "../admin-error";
@@ -9,11 +9,6 @@ import type { AuditFilters, ListAuditInput } from "./audit-schemas";
 
 /** The settings row holding the retention, in days. */
 export const AUDIT_RETENTION_KEY = "audit_retention_days";
-/**
- * The settings row the purge writes: the oldest kept row's id and prev_hash, which `verifyAuditChain`
- * starts from (the rows before it were purged on purpose, not deleted by hand).
- */
-export const AUDIT_ANCHOR_KEY = "audit_anchor";
 
 export type AuditRow = typeof auditLog.$inferSelect;
 
@@ -69,8 +64,9 @@ const VERIFY_BATCH = 1000;
  * oldest kept, the anchor). The newest row's deletion cannot be seen from the chain alone.
  */
 export async function verifyAuditChain(db: Database): Promise<AuditVerification> {
-  const [anchorRow] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, AUDIT_ANCHOR_KEY)).limit(1);
-  const anchor = anchorRow?.value as { id: number; prevHash: string } | undefined;
+  // Written by the purge: the rows before it were purged on purpose, not deleted by hand.
+  const [anchorRow] = await db.select().from(auditAnchor).limit(1);
+  const anchor = anchorRow ? { id: anchorRow.rowId, prevHash: anchorRow.prevHash } : undefined;
   let expectedPrev = anchor?.prevHash ?? GENESIS_HASH;
   let afterId = 0;
   let checked = 0;
@@ -142,10 +138,8 @@ export async function purgeAuditLog(db: Database, now: Date = new Date()): Promi
     if (deleted.length === 0) return { deleted: 0 };
     const [oldest] = await transaction.select({ id: auditLog.id, prevHash: auditLog.prevHash }).from(auditLog).orderBy(asc(auditLog.id)).limit(1);
     if (oldest) {
-      await transaction
-        .insert(settings)
-        .values({ key: AUDIT_ANCHOR_KEY, value: oldest })
-        .onConflictDoUpdate({ target: settings.key, set: { value: oldest, updatedAt: new Date() } });
+      const anchor = { rowId: oldest.id, prevHash: oldest.prevHash, purgedAt: new Date() };
+      await transaction.insert(auditAnchor).values(anchor).onConflictDoUpdate({ target: auditAnchor.slot, set: anchor });
     }
     return { deleted: deleted.length };
   });

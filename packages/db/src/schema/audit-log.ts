@@ -1,4 +1,4 @@
-import { bigint, bigserial, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, index, jsonb, pgTable, smallint, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * Who changed what: one row per admin mutation (console, CLI or management API), written by packages/admin
@@ -39,3 +39,16 @@ export const auditLog = pgTable(
     index("audit_log_actor_idx").on(table.actorKind, table.actorId),
   ],
 );
+
+/**
+ * Where `admin audit verify` starts once the retention purge has deleted older rows: the oldest kept row's id
+ * and its prev_hash (one row, written by the purge in its transaction). Its own table, not a setting: the
+ * gateways reload their settings on every change, and the purge is none of theirs.
+ */
+export const auditAnchor = pgTable("audit_anchor", {
+  /** Always 1: there is one anchor. */
+  slot: smallint("slot").primaryKey().default(1),
+  rowId: bigint("row_id", { mode: "number" }).notNull(),
+  prevHash: text("prev_hash").notNull(),
+  purgedAt: timestamp("purged_at", { withTimezone: true }).notNull().defaultNow(),
+});
