@@ -98,6 +98,22 @@ describe("management API: rules", () => {
     expect((await write.json()).error.code).toBe("insufficient_scope");
   });
 
+  test("a key limited to a team is refused on routes that are not team-scoped yet", async () => {
+    const { secret } = await createApiKey(db(), cliOperator, { name: "team-bound", scope: "write", teamId: 4 });
+    const response = await call("GET", "/tokens", { key: secret });
+    expect(response.status).toBe(403);
+    expect((await response.json()).error.code).toBe("team_scope");
+  });
+
+  test("refuses a body over the console's limit, and a body that is not a JSON object, in its JSON shape", async () => {
+    const huge = await call("POST", "/users", { body: { name: "x".repeat(2 * 1024 * 1024) } });
+    expect(huge.status).toBe(413);
+    expect((await huge.json()).error.code).toBe("request_too_large");
+    const notJson = await fetch(`${apiUrl}/users`, { method: "POST", headers: { authorization: `Bearer ${writeKey}`, "content-type": "application/json" }, body: "[1,2" });
+    expect(notJson.status).toBe(400);
+    expect((await notJson.json()).error.code).toBe("invalid_json");
+  });
+
   test("a revoked key is refused from the next request on", async () => {
     const { apiKey, secret } = await createApiKey(db(), cliOperator, { name: "short-lived", scope: "read" });
     expect((await call("GET", "/users", { key: secret })).status).toBe(200);

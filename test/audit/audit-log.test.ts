@@ -252,6 +252,20 @@ describe("the console's audit page", () => {
     expect((await download(user.cookie))!.status).toBe(403);
   });
 
+  test("creates an API key shown once, lists it without its secret or hash, and audits it as the signed-in user", async () => {
+    const caller = harness.console.createCaller({ headers: { cookie: admin.cookie }, clientIp: "192.0.2.9" });
+    const { apiKey, secret } = await caller.apiKeys.create({ name: "console-made", scope: "read" });
+    expect(secret).toStartWith("tgadm-");
+    const listed = await caller.apiKeys.list();
+    expect(listed.find((key) => key.id === apiKey.id)).toMatchObject({ name: "console-made", scope: "read", revokedAt: null });
+    expect(JSON.stringify(listed)).not.toContain(secret.slice(10));
+    expect(listed.some((key) => "keyHash" in key)).toBe(false);
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(row).toMatchObject({ action: "api_key.create", actorKind: "user", actorName: "root", sourceAddress: "192.0.2.9", after: { keyHash: "[redacted]" } });
+    await caller.apiKeys.revoke({ id: apiKey.id });
+    expect((await caller.apiKeys.list()).find((key) => key.id === apiKey.id)!.revokedAt).not.toBeNull();
+  });
+
   test("changes the retention and says whether the chain is intact", async () => {
     const caller = harness.console.createCaller({ headers: { cookie: admin.cookie } });
     await caller.audit.setRetention({ days: 90 });
