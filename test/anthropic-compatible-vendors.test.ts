@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { channels, requestLogs } from "@tollgate/db";
 import { asc, eq } from "drizzle-orm";
-import { createChannel, createChannelSchema, listChannelPresets, updateChannel } from "../packages/admin/src/index";
+import { cliOperator, createChannel, createChannelSchema, listChannelPresets, updateChannel } from "../packages/admin/src/index";
 import { countTextTokens } from "../apps/gateway/src/accounting/count-tokens";
 import { type FakeAnthropicUpstream, startFakeAnthropicUpstream } from "./helpers/fake-anthropic-upstream";
 import { type FreshDatabase, freshDatabase } from "./helpers/fresh-database";
@@ -79,10 +79,10 @@ describe("Anthropic-compatible vendor presets", () => {
     const unknown = createChannelSchema.safeParse({ name: "x", preset: "nobody-anthropic", apiKey: "sk", models: ["m"] });
     expect(unknown.error!.issues[0]!.message).toContain("zhipu-anthropic");
     const input = createChannelSchema.parse({ name: "qwen", preset: "qwen-anthropic", apiKey: "sk-qwen", models: ["qwen-plus"] });
-    const created = await createChannel(database.handle.db, gateway.secretBox, input);
+    const created = await createChannel(database.handle.db, gateway.secretBox, cliOperator, input);
     expect(created).toMatchObject({ type: "anthropic", preset: "qwen-anthropic", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic" });
-    await expect(updateChannel(database.handle.db, gateway.secretBox, { id: created.id, preset: "moonshot" })).rejects.toThrow("Is a preset for openai-compatible channels, not anthropic");
-    const moved = await updateChannel(database.handle.db, gateway.secretBox, { id: created.id, preset: "deepseek-anthropic" });
+    await expect(updateChannel(database.handle.db, gateway.secretBox, cliOperator, { id: created.id, preset: "moonshot" })).rejects.toThrow("Is a preset for openai-compatible channels, not anthropic");
+    const moved = await updateChannel(database.handle.db, gateway.secretBox, cliOperator, { id: created.id, preset: "deepseek-anthropic" });
     expect(moved.preset).toBe("deepseek-anthropic");
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { updateModelRouting } from "../packages/admin/src/index";
+import { cliOperator, updateModelRouting } from "../packages/admin/src/index";
 import { requestLogs } from "@tollgate/db";
 import { countTextTokens } from "../apps/gateway/src/accounting/count-tokens";
 import { asc, eq } from "drizzle-orm";
@@ -45,7 +45,7 @@ async function logsOf(tokenId: number) {
 }
 
 async function routing(model: string, settings: { fallbacks?: string[] | null; contextWindow?: number | null }) {
-  await updateModelRouting(database.handle.db, { model, ...settings });
+  await updateModelRouting(database.handle.db, cliOperator, { model, ...settings });
   await waitFor(async () => {
     const price = (await gateway.services.catalog.get()).prices.get(model);
     const fallbacksSeen = settings.fallbacks === undefined || JSON.stringify(price?.fallbacks ?? null) === JSON.stringify(settings.fallbacks?.length ? settings.fallbacks : null);

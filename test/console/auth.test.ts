@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
-import { createSetupCodes, createUser, createUserSchema } from "../../packages/admin/src/index";
+import { cliOperator, createSetupCodes, createUser, createUserSchema } from "../../packages/admin/src/index";
 import { sessions, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { hashSessionSecret } from "../../apps/console/src/auth/sessions";
@@ -253,7 +253,7 @@ describe("first-run setup", () => {
     try {
       const setupCode = (await harness.setupCode())!;
       // What `user create --admin` runs.
-      const made = await createUser(harness.database.handle.db, createUserSchema.parse({ name: "cli-admin", role: "admin", password: "a-long-password" }));
+      const made = await createUser(harness.database.handle.db, cliOperator, createUserSchema.parse({ name: "cli-admin", role: "admin", password: "a-long-password" }));
       await harness.database.handle.db.delete(users).where(eq(users.id, made.id));
       const refused = await rejection(harness.anonymous().auth.setup({ setupCode, name: "late", password: "a-long-password" }));
       expect(refused.code).toBe("FORBIDDEN");

@@ -1,4 +1,4 @@
-import { type ChannelView, createChannel, createChannelSchema, deleteChannel, fetchChannelModels, fetchChannelModelsSchema, listChannels, updateChannel } from "@tollgate/admin";
+import { type ChannelView, cliOperator, createChannel, createChannelSchema, deleteChannel, fetchChannelModels, fetchChannelModelsSchema, listChannels, updateChannel } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { integerFromText, listFromText, modelMappingFromText, pairsFromText, parseInput, recordIdFromText } from "./flag-values";
@@ -100,7 +100,7 @@ async function addChannel(argv: readonly string[], context: CommandContext): Pro
     },
     channelFlags,
   );
-  const created = await createChannel(context.db, context.secretBox, input, context.addressPolicy);
+  const created = await createChannel(context.db, context.secretBox, cliOperator, input, context.addressPolicy);
   if (flags.json) return formatJson(channelJson(created));
   return formatFields([
     ["created channel", String(created.id)],
@@ -159,7 +159,7 @@ export const channelCommands: Record<string, CommandHandler> = {
   models: channelModelsCommand,
   add: addChannel,
   list: listChannelsCommand,
-  enable: statusCommand("channel enable", async (id, { db, secretBox }) => statusOf(await updateChannel(db, secretBox, { id, status: "enabled" }))),
-  disable: statusCommand("channel disable", async (id, { db, secretBox }) => statusOf(await updateChannel(db, secretBox, { id, status: "disabled" }))),
-  delete: statusCommand("channel delete", async (id, { db }) => ({ ...(await deleteChannel(db, id)), deleted: true })),
+  enable: statusCommand("channel enable", async (id, { db, secretBox }) => statusOf(await updateChannel(db, secretBox, cliOperator, { id, status: "enabled" }))),
+  disable: statusCommand("channel disable", async (id, { db, secretBox }) => statusOf(await updateChannel(db, secretBox, cliOperator, { id, status: "disabled" }))),
+  delete: statusCommand("channel delete", async (id, { db }) => ({ ...(await deleteChannel(db, cliOperator, id)), deleted: true })),
 };

@@ -1,4 +1,4 @@
-import { listModels, type ModelListing, setPrice, setPriceSchema, updateModelRouting, updateModelRoutingSchema } from "@tollgate/admin";
+import { cliOperator, listModels, type ModelListing, setPrice, setPriceSchema, updateModelRouting, updateModelRoutingSchema } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
 import { integerFromText, listFromText, pairsFromText, parseInput } from "./flag-values";
@@ -50,7 +50,7 @@ async function setModelFallbacks(argv: readonly string[], { db }: CommandContext
   const { flags } = parseCommandArguments(argv, { command: "model fallback", flags: { model: "string", to: "string", clear: "boolean", json: "boolean" } });
   if ((flags.to === undefined) === !flags.clear) throw new CommandError("model fallback takes --to MODEL[,MODEL...] or --clear");
   const input = parseInput(updateModelRoutingSchema, { model: flags.model, fallbacks: flags.clear ? null : listFromText(flags.to, "to") }, { fallbacks: "--to" });
-  const saved = await updateModelRouting(db, input);
+  const saved = await updateModelRouting(db, cliOperator, input);
   return flags.json ? formatJson({ model: saved.model, ...priceJson(saved) }) : describeRouting(saved);
 }
 
@@ -60,7 +60,7 @@ async function updateModelCommand(argv: readonly string[], { db }: CommandContex
   if (flags["context-window"] === undefined) throw new CommandError("model update takes --context-window TOKENS|none");
   const contextWindow = flags["context-window"].trim() === "none" ? null : integerFromText(flags["context-window"]);
   const input = parseInput(updateModelRoutingSchema, { model: flags.model, contextWindow }, { contextWindow: "--context-window" });
-  const saved = await updateModelRouting(db, input);
+  const saved = await updateModelRouting(db, cliOperator, input);
   return flags.json ? formatJson({ model: saved.model, ...priceJson(saved) }) : describeRouting(saved);
 }
 
@@ -137,7 +137,7 @@ async function setModelPrice(argv: readonly string[], { db }: CommandContext): P
       cacheHitPrice: "--cache-hit",
     },
   );
-  const saved = await setPrice(db, input);
+  const saved = await setPrice(db, cliOperator, input);
   if (flags.json) return formatJson({ model: saved.model, ...priceJson(saved) });
   const bound = saved.defaultMaxTokens === null ? "" : `; ${saved.defaultMaxTokens} completion tokens held when max_tokens is absent`;
   return `price of ${saved.model} ${describePrice(saved)}${bound}\n`;

@@ -1,5 +1,7 @@
 import { AdminError, describeUnexpectedError } from "@tollgate/admin";
 import { alertCommands } from "./alerts";
+import { auditCommands } from "./audit";
+import { apiKeyCommands } from "./api-keys";
 import { channelCommands } from "./channels";
 import type { CommandContext, CommandHandler, CommandResult } from "./command-context";
 import { CommandError, USAGE_EXIT_CODE } from "./command-error";
@@ -23,6 +25,8 @@ const commands: Record<Resource, Record<string, CommandHandler>> = {
   mcp: mcpCommands,
   logs: logCommands,
   team: teamCommands,
+  audit: auditCommands,
+  apikey: apiKeyCommands,
 };
 
 const HELP_WORDS = new Set(["help", "--help", "-h"]);

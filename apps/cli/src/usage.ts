@@ -168,6 +168,24 @@ const sections = {
       hourly: whole monthly partitions dropped, the rest deleted in small batches. Without --days,
       prints the setting.
 `,
+  audit: `Audit log:
+  audit verify
+      Walks the audit log's hash chain; exit code 1 names the first row that was edited, or whose
+      predecessor was deleted.
+  audit list [--actor NAME] [--action token.create|token.] [--object TYPE] [--object-id ID]
+             [--from DATE] [--to DATE] [--limit N] [--cursor ID]
+      Newest first; --cursor continues where the previous page ended.
+  audit retention [--days N | --forever]
+      How long audit rows are kept (without flags, prints it). Older rows are purged by the server
+      (once an hour) or by "audit purge"; "audit verify" still accepts the chain afterwards.
+  audit purge
+`,
+  apikey: `Management API keys (/api/v1, see the README):
+  apikey create --name NAME [--scope read|write] [--team TEAM_ID]
+      Prints the key once (only its hash is stored). read: GET requests only (default); write: all.
+  apikey list
+  apikey revoke ID
+`,
 } as const;
 
 export type Resource = keyof typeof sections;

@@ -74,7 +74,7 @@ async function createUserCommand(argv: readonly string[], { db }: CommandContext
     budgetTimeZone: flags["time-zone"],
     alertThresholds: thresholdsFromText(flags["alert-at"]),
   }, budgetFlagLabels);
-  const created = await createUser(db, input);
+  const created = await createUser(db, cliOperator, input);
   if (flags.json) return formatJson(userJson(created));
   return formatFields([
     ["created user", String(created.id)],

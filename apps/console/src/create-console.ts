@@ -10,6 +10,8 @@ import { createOidcSignIn, type OidcSettings } from "./auth/oidc-sign-in";
 import { DEFAULT_SESSION_TTL_MS } from "./auth/sessions";
 import { type AppRouter, appRouter } from "./routers/app-router";
 import { createExportHandler } from "./export/export-csv";
+import { ApiError } from "./api/api-error";
+import { createManagementApi } from "./api/management-api";
 import { createStaticHandler } from "./static-files";
 import { type ConsoleContext, type ConsoleLog, createCallerFactory, sessionSecretFrom } from "./trpc";
 
@@ -69,7 +71,7 @@ export interface CallerOptions {
 }
 
 export interface Console {
-  /** Answers /trpc/*, the CSV exports (/export/*.csv) and the SPA; null for anything else (/v1/*, other methods), for the host to 404. */
+  /** Answers /trpc/*, the management API (/api/v1/*), the CSV exports (/export/*.csv) and the SPA; null for anything else (/v1/*, other methods), for the host to 404. */
   handle(request: Request): Promise<Response | null>;
   appRouter: AppRouter;
   createCaller(options?: CallerOptions): ReturnType<AppRouter["createCaller"]>;
@@ -148,6 +150,18 @@ export function createConsole(deps: ConsoleDependencies): Console {
   };
 
   const callerFactory = createCallerFactory(appRouter);
+  const managementApi = createManagementApi({
+    db,
+    secretBox: deps.secretBox,
+    addressPolicy: deps.addressPolicy ?? DEFAULT_UPSTREAM_ADDRESS_POLICY,
+    testChannel: deps.testChannel,
+    log,
+    bodyCap: {
+      ...bodyCap,
+      tooLarge: () => new ApiError(413, "request_too_large", `Request body exceeds the limit of ${maxBodyBytes} bytes.`),
+      tooSlow: () => new ApiError(408, "request_timeout", "The request body did not arrive in time"),
+    },
+  });
   const serveExport = createExportHandler({ db, sessionTtlMs, log, secureFor: isSecure, sessionSecret: sessionSecretFrom });
 
   return {
@@ -179,6 +193,8 @@ export function createConsole(deps: ConsoleDependencies): Console {
         });
       }
       if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return null;
+      const answeredByApi = await managementApi.handle(request, deps.clientAddress?.(request) ?? null);
+      if (answeredByApi) return answeredByApi;
       if (declaresTooLarge(request, maxBodyBytes)) {
         const error = { message: `Request body exceeds the limit of ${maxBodyBytes} bytes.`, type: "invalid_request_error", param: null, code: "request_too_large" };
         return Response.json({ error }, { status: 413 });

@@ -88,7 +88,10 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (resolved.renewed && ctx.sessionSecret) {
     ctx.responseHeaders.append("set-cookie", sessionCookie(ctx.sessionSecret, { maxAgeMs: resolved.maxAgeMs, secure: ctx.secure }));
   }
-  return next({ ctx: { ...ctx, user: resolved.user as SessionUser } });
+  const user = resolved.user as SessionUser;
+  // The audit log names the signed-in user and the address the request came from.
+  const actor = { ...user, audit: { kind: "user" as const, id: user.id, name: user.name, address: ctx.clientIp } };
+  return next({ ctx: { ...ctx, user: actor } });
 });
 
 export const adminProcedure = authedProcedure.use(({ ctx, next }) => {

@@ -1,5 +1,6 @@
 import { createLogger } from "@tollgate/gateway/logger";
 import { announceSetupCode } from "./announce-setup-code";
+import { startAuditPurge } from "./audit-purge-job";
 import { readServerEnvironment } from "./env";
 import { openStorage } from "./open-storage";
 import { serveConsole } from "./serve-console";
@@ -26,6 +27,7 @@ if (storage.resealed.unreadable > 0) {
 const profile = modeProfiles[mode];
 if (profile.servesConsole) {
   await announceSetupCode({ db: storage.database.db, setupCodes: storage.setupCodes, dataDir: environment.TOLLGATE_DATA_DIR, log });
+  startAuditPurge({ db: storage.database.db, log });
 }
 const serving = profile.servesGateway
   ? await serveGateway({ environment, storage, log, withConsole: profile.servesConsole })

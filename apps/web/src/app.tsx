@@ -18,6 +18,8 @@ const McpServersPage = lazy(() => import("./pages/mcp-servers").then((module) =>
 const UsersPage = lazy(() => import("./pages/users").then((module) => ({ default: module.UsersPage })));
 const TeamsPage = lazy(() => import("./pages/teams").then((module) => ({ default: module.TeamsPage })));
 const TeamDetailPage = lazy(() => import("./pages/team-detail").then((module) => ({ default: module.TeamDetailPage })));
+const AuditPage = lazy(() => import("./pages/audit").then((module) => ({ default: module.AuditPage })));
+const ApiKeysPage = lazy(() => import("./pages/api-keys").then((module) => ({ default: module.ApiKeysPage })));
 
 const loading = <p className="p-8 text-sm text-slate-500">Loading…</p>;
 
@@ -64,6 +66,8 @@ export function App() {
             {isAdmin ? <Route path="/models" element={<ModelsPage />} /> : null}
             {isAdmin ? <Route path="/users" element={<UsersPage currentUserId={me.data.id} />} /> : null}
             {isAdmin ? <Route path="/mcp-servers" element={<McpServersPage />} /> : null}
+            {isAdmin ? <Route path="/audit" element={<AuditPage />} /> : null}
+            {isAdmin ? <Route path="/api-keys" element={<ApiKeysPage />} /> : null}
             <Route path="*" element={<AdminOnly isAdmin={isAdmin} />} />
           </Routes>
         </Suspense>
@@ -72,7 +76,7 @@ export function App() {
   );
 }
 
-const adminPaths: Record<string, string> = { "/channels": "Channels", "/models": "Models & prices", "/users": "Users", "/mcp-servers": "MCP servers" };
+const adminPaths: Record<string, string> = { "/channels": "Channels", "/models": "Models & prices", "/users": "Users", "/mcp-servers": "MCP servers", "/audit": "Audit log", "/api-keys": "API keys" };
 
 /** An unknown path goes to the dashboard; an administrators' page opened by a user says why it is not shown. */
 function AdminOnly(props: { isAdmin: boolean }) {

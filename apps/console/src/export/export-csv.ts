@@ -1,4 +1,4 @@
-import { isAdministrator } from "@tollgate/admin";
+import { auditFiltersSchema, isAdministrator } from "@tollgate/admin";
 import { channels, type Database, tokens, usageHourly, users } from "@tollgate/db";
 import { microsToUsd } from "@tollgate/shared";
 import { TRPCError } from "@trpc/server";
@@ -8,6 +8,7 @@ import { resolveSession, type SessionUser, sessionCookie } from "../auth/session
 import type { ConsoleLog } from "../trpc";
 import { type CsvCell, csvLine } from "./csv-cells";
 import { type LogCursor, logConditions, logFiltersSchema, logRowsQuery } from "./log-filters";
+import { AUDIT_HEADER, auditPages } from "./audit-export";
 
 /** Rows read per query while the download streams: the whole range is never held in memory. */
 const ROWS_PER_PAGE = 1000;
@@ -212,7 +213,7 @@ export interface ExportDependencies {
  */
 export function createExportHandler(deps: ExportDependencies) {
   return async (request: Request, url: URL): Promise<Response | null> => {
-    const kind = url.pathname === "/export/logs.csv" ? "logs" : url.pathname === "/export/usage.csv" ? "usage" : null;
+    const kind = url.pathname === "/export/logs.csv" ? "logs" : url.pathname === "/export/usage.csv" ? "usage" : url.pathname === "/export/audit.csv" ? "audit" : null;
     if (!kind) return null;
     if (request.method !== "GET") return problem(405, "Use GET");
     const secret = deps.sessionSecret(request.headers);
@@ -221,7 +222,13 @@ export function createExportHandler(deps: ExportDependencies) {
     const user = resolved.user;
     const admin = isAdministrator(user);
     let response: Response;
-    if (kind === "logs") {
+    if (kind === "audit") {
+      // The audit log is the administrators' (packages/admin listAudit's rule); the filters are its page's.
+      if (!admin) return problem(403, "Only an administrator can see the audit log");
+      const parsed = auditFiltersSchema.safeParse(queryObject(url));
+      if (!parsed.success) return problem(400, `Invalid export query: ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
+      response = csvResponse(`tollgate-audit-${fileDate(new Date())}.csv`, AUDIT_HEADER, auditPages(deps.db, parsed.data), deps.log);
+    } else if (kind === "logs") {
       const parsed = logQuerySchema.safeParse(queryObject(url));
       if (!parsed.success) return problem(400, `Invalid export query: ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
       const filters = logFiltersSchema.safeParse(parsed.data);

@@ -11,6 +11,8 @@ import { quickStartRouter } from "./quick-start";
 import { teamsRouter } from "./teams";
 import { tokensRouter } from "./tokens";
 import { usersRouter } from "./users";
+import { auditRouter } from "./audit";
+import { apiKeysRouter } from "./api-keys";
 
 export const appRouter = router({
   auth: authRouter,
@@ -25,6 +27,8 @@ export const appRouter = router({
   mcp: mcpRouter,
   logRetention: logRetentionRouter,
   teams: teamsRouter,
+  audit: auditRouter,
+  apiKeys: apiKeysRouter,
 });
 
 /** The SPA imports only this type. */

@@ -34,7 +34,7 @@ export const authRouter = router({
     if (!ctx.setupCodes) {
       throw new TRPCError({ code: "FORBIDDEN", message: "Create the first administrator with the CLI: user create --admin" });
     }
-    const created = await createFirstAdministrator(ctx.db, input, ctx.setupCodes);
+    const created = await createFirstAdministrator(ctx.db, input, ctx.setupCodes, { address: ctx.clientIp });
     if (!created) throw new TRPCError({ code: "FORBIDDEN", message: "Setup is done: an administrator already exists" });
     ctx.setupCodes.spent();
     const secret = await createSession(ctx.db, created.id, ctx.sessionTtlMs);

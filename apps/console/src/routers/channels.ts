@@ -22,11 +22,11 @@ export const channelsRouter = router({
 
   byId: adminProcedure.input(idInputSchema).query(({ ctx, input }) => getChannel(ctx.db, ctx.secretBox, input.id)),
 
-  create: adminProcedure.input(createChannelSchema).mutation(({ ctx, input }) => createChannel(ctx.db, ctx.secretBox, input, ctx.addressPolicy)),
+  create: adminProcedure.input(createChannelSchema).mutation(({ ctx, input }) => createChannel(ctx.db, ctx.secretBox, ctx.user, input, ctx.addressPolicy)),
 
-  update: adminProcedure.input(updateChannelSchema).mutation(({ ctx, input }) => updateChannel(ctx.db, ctx.secretBox, input, ctx.addressPolicy)),
+  update: adminProcedure.input(updateChannelSchema).mutation(({ ctx, input }) => updateChannel(ctx.db, ctx.secretBox, ctx.user, input, ctx.addressPolicy)),
 
-  delete: adminProcedure.input(idInputSchema).mutation(async ({ ctx, input }) => ({ id: (await deleteChannel(ctx.db, input.id)).id })),
+  delete: adminProcedure.input(idInputSchema).mutation(async ({ ctx, input }) => ({ id: (await deleteChannel(ctx.db, ctx.user, input.id)).id })),
 
   /** The vendor presets the form offers, each with its type (the CLI's --preset list). */
   presets: adminProcedure.query(() => listChannelPresets()),
@@ -44,5 +44,5 @@ export const channelsRouter = router({
   fetchModels: adminProcedure.input(fetchChannelModelsSchema).mutation(({ ctx, input }) => fetchChannelModels(ctx.db, ctx.secretBox, input, ctx.addressPolicy)),
 
   /** Sends a tiny real request through the channel (the gateway's prober) and stores the outcome on it. */
-  test: adminProcedure.input(idInputSchema).mutation(({ ctx, input }) => testChannel(ctx.db, ctx.secretBox, input.id, ctx.testChannel)),
+  test: adminProcedure.input(idInputSchema).mutation(({ ctx, input }) => testChannel(ctx.db, ctx.secretBox, ctx.user, input.id, ctx.testChannel)),
 });

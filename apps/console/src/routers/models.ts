@@ -19,10 +19,10 @@ export const modelsRouter = router({
 
   byId: adminProcedure.input(modelNameSchema).query(({ ctx, input }) => getPrice(ctx.db, input.model)),
 
-  update: adminProcedure.input(setPriceSchema).mutation(({ ctx, input }) => setPrice(ctx.db, input)),
+  update: adminProcedure.input(setPriceSchema).mutation(({ ctx, input }) => setPrice(ctx.db, ctx.user, input)),
 
   /** The model's fallback list and context window (each only when given). */
-  updateRouting: adminProcedure.input(updateModelRoutingSchema).mutation(({ ctx, input }) => updateModelRouting(ctx.db, input)),
+  updateRouting: adminProcedure.input(updateModelRoutingSchema).mutation(({ ctx, input }) => updateModelRouting(ctx.db, ctx.user, input)),
 
-  delete: adminProcedure.input(modelNameSchema).mutation(({ ctx, input }) => deletePrice(ctx.db, input.model)),
+  delete: adminProcedure.input(modelNameSchema).mutation(({ ctx, input }) => deletePrice(ctx.db, ctx.user, input.model)),
 });

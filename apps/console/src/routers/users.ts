@@ -26,7 +26,7 @@ export const usersRouter = router({
   /** A user with their latest balance changes. */
   byId: adminProcedure.input(idInputSchema).query(({ ctx, input }) => getUserWithBalanceLogs(ctx.db, input.id)),
 
-  create: adminProcedure.input(createUserSchema).mutation(({ ctx, input }) => createUser(ctx.db, input)),
+  create: adminProcedure.input(createUserSchema).mutation(({ ctx, input }) => createUser(ctx.db, ctx.user, input)),
 
   update: adminProcedure.input(updateUserSchema).mutation(({ ctx, input }) => updateUser(ctx.db, ctx.user, input)),
 
@@ -40,7 +40,7 @@ export const usersRouter = router({
   /** Sets a new password and signs the user out everywhere (but this session, when it is one's own). */
   resetPassword: adminProcedure.input(setPasswordSchema).mutation(async ({ ctx, input }) => {
     const ownSession = input.id === ctx.user.id && ctx.sessionSecret ? hashSessionSecret(ctx.sessionSecret) : undefined;
-    await setUserPassword(ctx.db, input, { keepSessionId: ownSession });
+    await setUserPassword(ctx.db, ctx.user, input, { keepSessionId: ownSession });
     return { ok: true as const };
   }),
 });

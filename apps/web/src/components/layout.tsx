@@ -24,6 +24,8 @@ const adminLinks = [
   { to: "/models", label: "Models & prices" },
   { to: "/users", label: "Users" },
   { to: "/mcp-servers", label: "MCP servers" },
+  { to: "/audit", label: "Audit log" },
+  { to: "/api-keys", label: "API keys" },
 ];
 
 function Link(props: { to: string; label: string }) {

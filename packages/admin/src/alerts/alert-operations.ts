@@ -5,6 +5,13 @@ import { type Actor, isAdministrator } from "../actor";
 import { AdminError } from "../admin-error";
 import { maskKey } from "../mask-key";
 import type { AlertSettingsInput } from "./alert-schemas";
+import { recordAudit } from "../audit/record-audit";
+
+/** The stored alert settings for the audit log (the secret, sealed, is redacted there). */
+async function storedAlertSettings(db: Pick<Database, "select">): Promise<Record<string, unknown>> {
+  const rows = await db.select().from(settings).where(inArray(settings.key, [URL_KEY, SECRET_KEY, THRESHOLDS_KEY]));
+  return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+}
 
 const URL_KEY = "spend_alert_webhook_url";
 const SECRET_KEY = "spend_alert_webhook_secret";
@@ -51,14 +58,20 @@ export async function setAlertSettings(
     const refusal = upstreamAddressRefusal(input.webhookUrl, policy);
     if (refusal !== null) throw new AdminError("invalid_input", refusal, { field: "webhookUrl" });
   }
-  const upsert = (key: string, value: unknown) =>
-    db
-      .insert(settings)
-      .values({ key, value })
-      .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: new Date() } });
-  if (input.webhookUrl !== undefined) await upsert(URL_KEY, input.webhookUrl);
-  if (input.webhookSecret !== undefined) await upsert(SECRET_KEY, input.webhookSecret === "" ? "" : await secretBox.encrypt(input.webhookSecret, WEBHOOK_SECRET_BINDING));
-  if (input.thresholds !== undefined) await upsert(THRESHOLDS_KEY, input.thresholds);
+  const sealedSecret = input.webhookSecret === undefined || input.webhookSecret === "" ? input.webhookSecret : await secretBox.encrypt(input.webhookSecret, WEBHOOK_SECRET_BINDING);
+  await db.transaction(async (transaction) => {
+    const before = await storedAlertSettings(transaction);
+    const upsert = (key: string, value: unknown) =>
+      transaction
+        .insert(settings)
+        .values({ key, value })
+        .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: new Date() } });
+    if (input.webhookUrl !== undefined) await upsert(URL_KEY, input.webhookUrl);
+    if (sealedSecret !== undefined) await upsert(SECRET_KEY, sealedSecret);
+    if (input.thresholds !== undefined) await upsert(THRESHOLDS_KEY, input.thresholds);
+    const after = await storedAlertSettings(transaction);
+    await recordAudit(transaction, actor, { action: "settings.update_alerts", objectType: "settings", objectId: "spend_alerts", before, after });
+  });
   return getAlertSettings(db, secretBox);
 }
 

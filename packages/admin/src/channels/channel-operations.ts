@@ -5,6 +5,8 @@ import { appliesOnlyMessage, channelKeyProblem, settingApplies } from "./channel
 import { and, asc, eq, gte, ne, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { insertWithDrawnId } from "../values/insert-with-drawn-id";
+import type { Actor } from "../actor";
+import { recordAudit } from "../audit/record-audit";
 import { maskKey } from "../mask-key";
 import { type CreateChannelInput, presetTypeRefusal, type UpdateChannelInput } from "./channel-schemas";
 
@@ -116,6 +118,7 @@ function originOf(baseUrl: string): string {
 export async function createChannel(
   db: Database,
   secretBox: SecretBox,
+  actor: Actor,
   input: CreateChannelInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
 ): Promise<ChannelView> {
@@ -123,7 +126,9 @@ export async function createChannel(
   checkBaseUrlAllowed(fields.baseUrl, policy);
   const id = await insertWithDrawnId(db, "channels", async (transaction, id) => {
     const apiKeyEncrypted = await secretBox.encrypt(apiKey, channelKeyBinding(id));
-    await transaction.insert(channels).values({ ...fields, id, apiKeyEncrypted });
+    const [created] = await transaction.insert(channels).values({ ...fields, id, apiKeyEncrypted }).returning();
+    if (!created) throw new Error("the new channel was not returned");
+    await recordAudit(transaction, actor, { action: "channel.create", objectType: "channel", objectId: id, before: null, after: created });
   });
   return getChannel(db, secretBox, id);
 }
@@ -132,6 +137,7 @@ export async function createChannel(
 export async function updateChannel(
   db: Database,
   secretBox: SecretBox,
+  actor: Actor,
   input: UpdateChannelInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
 ): Promise<ChannelView> {
@@ -192,25 +198,35 @@ export async function updateChannel(
   const models = fields.models ?? current.models;
   const mapping = fields.modelMapping ?? current.modelMapping;
   const modelMapping = Object.fromEntries(Object.entries(mapping).filter(([publicName]) => models.includes(publicName)));
-  await db
-    .update(channels)
-    .set({
-      ...fields,
-      modelMapping,
-      // Written only when it changed, so that a status toggle never rewrites the config it read.
-      ...(config === current.config ? {} : { config }),
-      ...(apiKey === undefined ? {} : { apiKeyEncrypted: await secretBox.encrypt(apiKey, channelKeyBinding(id)) }),
-      ...(fields.status === undefined ? {} : { statusReason: null }),
-      updatedAt: new Date(),
-    })
-    .where(eq(channels.id, id));
+  const apiKeyEncrypted = apiKey === undefined ? undefined : await secretBox.encrypt(apiKey, channelKeyBinding(id));
+  await db.transaction(async (transaction) => {
+    const [before] = await transaction.select().from(channels).where(eq(channels.id, id)).for("update").limit(1);
+    if (!before) throw unknownChannel(id);
+    const [after] = await transaction
+      .update(channels)
+      .set({
+        ...fields,
+        modelMapping,
+        // Written only when it changed, so that a status toggle never rewrites the config it read.
+        ...(config === current.config ? {} : { config }),
+        ...(apiKeyEncrypted === undefined ? {} : { apiKeyEncrypted }),
+        ...(fields.status === undefined ? {} : { statusReason: null }),
+        updatedAt: new Date(),
+      })
+      .where(eq(channels.id, id))
+      .returning();
+    await recordAudit(transaction, actor, { action: "channel.update", objectType: "channel", objectId: id, before, after });
+  });
   return getChannel(db, secretBox, id);
 }
 
-export async function deleteChannel(db: Database, id: number): Promise<{ id: number; name: string }> {
-  const [deleted] = await db.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id, name: channels.name });
-  if (!deleted) throw unknownChannel(id);
-  return deleted;
+export async function deleteChannel(db: Database, actor: Actor, id: number): Promise<{ id: number; name: string }> {
+  return db.transaction(async (transaction) => {
+    const [deleted] = await transaction.delete(channels).where(eq(channels.id, id)).returning();
+    if (!deleted) throw unknownChannel(id);
+    await recordAudit(transaction, actor, { action: "channel.delete", objectType: "channel", objectId: id, before: deleted, after: null });
+    return { id: deleted.id, name: deleted.name };
+  });
 }
 
 /**
@@ -220,6 +236,7 @@ export async function deleteChannel(db: Database, id: number): Promise<{ id: num
 export async function testChannel(
   db: Database,
   secretBox: SecretBox,
+  actor: Actor,
   id: number,
   probe: ChannelProber,
 ): Promise<{ ok: boolean; latencyMs: number; error: string | null }> {
@@ -235,7 +252,15 @@ export async function testChannel(
       ? { ok: false, latencyMs: 0, error: "the key cannot be decrypted (was TOLLGATE_SECRET changed?)" }
       : await probe({ type: row.type, baseUrl: row.baseUrl, apiKey, config: { ...row.config }, models: row.models, modelMapping: row.modelMapping });
   const error = result.ok ? null : (result.error ?? "failed");
-  await db.update(channels).set({ lastTestAt: new Date(), lastTestLatencyMs: result.latencyMs, lastTestError: error }).where(eq(channels.id, id));
+  await db.transaction(async (transaction) => {
+    const [after] = await transaction
+      .update(channels)
+      .set({ lastTestAt: new Date(), lastTestLatencyMs: result.latencyMs, lastTestError: error })
+      .where(eq(channels.id, id))
+      .returning({ lastTestAt: channels.lastTestAt, lastTestLatencyMs: channels.lastTestLatencyMs, lastTestError: channels.lastTestError });
+    const before = { lastTestAt: row.lastTestAt, lastTestLatencyMs: row.lastTestLatencyMs, lastTestError: row.lastTestError };
+    await recordAudit(transaction, actor, { action: "channel.test", objectType: "channel", objectId: id, before, after: after ?? null });
+  });
   return { ok: result.ok, latencyMs: result.latencyMs, error };
 }
 

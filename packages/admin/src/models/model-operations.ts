@@ -3,6 +3,7 @@ import type { PriceUnit } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError } from "../admin-error";
+import { recordAudit } from "../audit/record-audit";
 import type { SetPriceInput, UpdateModelRoutingInput } from "./price-schemas";
 
 type PriceRow = Omit<NonNullable<ModelListing["price"]>, "unit"> & { unit: string };
@@ -100,23 +101,30 @@ export async function getPrice(db: Database, model: string): Promise<{ model: st
 }
 
 /** Sets a model's whole price (see setPriceSchema). */
-export async function setPrice(db: Database, input: SetPriceInput): Promise<NonNullable<ModelListing["price"]>> {
+export async function setPrice(db: Database, actor: Actor, input: SetPriceInput): Promise<NonNullable<ModelListing["price"]>> {
   const { model, unit, ...rest } = input;
   const price = { ...rest, priceUnit: unit };
-  const [saved] = await db
-    .insert(modelPrices)
-    .values({ model, ...price })
-    .onConflictDoUpdate({ target: modelPrices.model, set: { ...price, updatedAt: new Date() } })
-    .returning(priceColumns);
-  if (!saved) throw new Error("the saved price was not returned");
-  return asListedPrice(saved);
+  return db.transaction(async (transaction) => {
+    const [before] = await transaction.select(priceColumns).from(modelPrices).where(eq(modelPrices.model, model)).for("update").limit(1);
+    const [saved] = await transaction
+      .insert(modelPrices)
+      .values({ model, ...price })
+      .onConflictDoUpdate({ target: modelPrices.model, set: { ...price, updatedAt: new Date() } })
+      .returning(priceColumns);
+    if (!saved) throw new Error("the saved price was not returned");
+    await recordAudit(transaction, actor, { action: "price.set", objectType: "model_price", objectId: model, before: before ?? null, after: saved });
+    return asListedPrice(saved);
+  });
 }
 
 /** Removes a price: the model then costs nothing. */
-export async function deletePrice(db: Database, model: string): Promise<{ model: string }> {
-  const [deleted] = await db.delete(modelPrices).where(eq(modelPrices.model, model)).returning({ model: modelPrices.model });
-  if (!deleted) throw new AdminError("not_found", `No price is set for ${JSON.stringify(model)}`);
-  return deleted;
+export async function deletePrice(db: Database, actor: Actor, model: string): Promise<{ model: string }> {
+  return db.transaction(async (transaction) => {
+    const [deleted] = await transaction.delete(modelPrices).where(eq(modelPrices.model, model)).returning(priceColumns);
+    if (!deleted) throw new AdminError("not_found", `No price is set for ${JSON.stringify(model)}`);
+    await recordAudit(transaction, actor, { action: "price.delete", objectType: "model_price", objectId: model, before: deleted, after: null });
+    return { model: deleted.model };
+  });
 }
 
 /**
@@ -124,7 +132,7 @@ export async function deletePrice(db: Database, model: string): Promise<{ model:
  * They live beside its price, so the model must be priced first (a price of zero for a free model); every
  * fallback must be a model a channel serves or a price names.
  */
-export async function updateModelRouting(db: Database, input: UpdateModelRoutingInput): Promise<NonNullable<ModelListing["price"]>> {
+export async function updateModelRouting(db: Database, actor: Actor, input: UpdateModelRoutingInput): Promise<NonNullable<ModelListing["price"]>> {
   const changes: Partial<typeof modelPrices.$inferInsert> = {};
   if (input.contextWindow !== undefined) changes.contextWindow = input.contextWindow;
   if (input.fallbacks !== undefined) {
@@ -140,13 +148,17 @@ export async function updateModelRouting(db: Database, input: UpdateModelRouting
     }
     changes.fallbackModels = fallbacks.length > 0 ? fallbacks : null;
   }
-  const [saved] = await db
-    .update(modelPrices)
-    .set({ ...changes, updatedAt: new Date() })
-    .where(eq(modelPrices.model, input.model))
-    .returning(priceColumns);
-  if (!saved) {
-    throw new AdminError("not_found", `No price is set for ${JSON.stringify(input.model)}: set one first (a model's fallbacks and context window are kept with its price)`);
-  }
-  return asListedPrice(saved);
+  return db.transaction(async (transaction) => {
+    const [before] = await transaction.select(priceColumns).from(modelPrices).where(eq(modelPrices.model, input.model)).for("update").limit(1);
+    const [saved] = await transaction
+      .update(modelPrices)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(eq(modelPrices.model, input.model))
+      .returning(priceColumns);
+    if (!saved) {
+      throw new AdminError("not_found", `No price is set for ${JSON.stringify(input.model)}: set one first (a model's fallbacks and context window are kept with its price)`);
+    }
+    await recordAudit(transaction, actor, { action: "model.update_routing", objectType: "model_price", objectId: input.model, before, after: saved });
+    return asListedPrice(saved);
+  });
 }

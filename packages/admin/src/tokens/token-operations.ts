@@ -9,6 +9,7 @@ import { containsPattern, type Page, type PageQuery } from "../values/page-query
 import { grantedLimitsOf, mergeGrantedLimits, ownerEditErrors, type OwnerLimits, ownerLimitErrors, type TokenChanges, type TokenLimits } from "./token-entitlements";
 import type { CreateTokenInput, UpdateTokenInput } from "./token-schemas";
 import { groupScopeRefusal, teamScopeRefusal } from "../values/response-cache-schemas";
+import { recordAudit } from "../audit/record-audit";
 
 /** What any interface may show of a token (never its secret or hash), plus the ceilings an administrator set. */
 const tokenColumns = { ...tokenPublicColumns, grantedLimits: tokens.grantedLimits };
@@ -186,9 +187,10 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
     if (Object.keys(refused).length > 0) throw AdminError.forFields("forbidden", refused);
   }
   const secret = generateTokenSecret();
-  const [created] = await db
-    .insert(tokens)
-    .values({
+  const created = await db.transaction(async (transaction) => {
+    const [row] = await transaction
+      .insert(tokens)
+      .values({
       userId,
       teamId,
       name: input.name,
@@ -203,8 +205,11 @@ export async function createToken(db: Database, actor: Actor, input: CreateToken
       responseCacheScope: input.responseCacheScope ?? "user",
       grantedLimits: isAdministrator(actor) ? grantedLimitsOf(limits) : {},
     })
-    .returning({ id: tokens.id });
-  if (!created) throw new Error("the new token was not returned");
+      .returning();
+    if (!row) throw new Error("the new token was not returned");
+    await recordAudit(transaction, actor, { action: "token.create", objectType: "token", objectId: row.id, before: null, after: row });
+    return row;
+  });
   return { token: await getToken(db, actor, created.id), secret };
 }
 
@@ -217,17 +222,14 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
   const { id, ...changes } = input;
   if (isAdministrator(actor)) {
     await db.transaction(async (transaction) => {
-      const [current] = await transaction
-        .select({ budgetPeriod: tokens.budgetPeriod, budgetTimeZone: tokens.budgetTimeZone })
-        .from(tokens)
-        .where(eq(tokens.id, id))
-        .for("update")
-        .limit(1);
+      const [current] = await transaction.select().from(tokens).where(eq(tokens.id, id)).for("update").limit(1);
       if (!current) throw unknownToken(id);
-      await transaction
+      const [after] = await transaction
         .update(tokens)
         .set({ ...changes, ...periodResetFor(changes, current), grantedLimits: mergeGrantedLimits(grantedLimitsOf(changes)), updatedAt: new Date() })
-        .where(eq(tokens.id, id));
+        .where(eq(tokens.id, id))
+        .returning();
+      await recordAudit(transaction, actor, { action: "token.update", objectType: "token", objectId: id, before: current, after });
     });
     return getToken(db, actor, id);
   }
@@ -271,16 +273,21 @@ export async function updateToken(db: Database, actor: Actor, input: UpdateToken
     }
     if (Object.keys(refused).length > 0) throw AdminError.forFields("forbidden", refused);
     const { group: _unchangedGroup, ...allowed } = changes;
-    await transaction.update(tokens).set({ ...allowed, ...reset, updatedAt: new Date() }).where(eq(tokens.id, id));
+    const [before] = await transaction.select().from(tokens).where(eq(tokens.id, id)).limit(1);
+    const [after] = await transaction.update(tokens).set({ ...allowed, ...reset, updatedAt: new Date() }).where(eq(tokens.id, id)).returning();
+    await recordAudit(transaction, actor, { action: "token.update", objectType: "token", objectId: id, before, after });
   });
   return getToken(db, actor, id);
 }
 
 export async function deleteToken(db: Database, actor: Actor, id: number): Promise<{ id: number; name: string }> {
-  const [deleted] = await db
-    .delete(tokens)
-    .where(and(eq(tokens.id, id), ownedBy(actor)))
-    .returning({ id: tokens.id, name: tokens.name });
-  if (!deleted) throw unknownToken(id);
-  return deleted;
+  return db.transaction(async (transaction) => {
+    const [deleted] = await transaction
+      .delete(tokens)
+      .where(and(eq(tokens.id, id), ownedBy(actor)))
+      .returning();
+    if (!deleted) throw unknownToken(id);
+    await recordAudit(transaction, actor, { action: "token.delete", objectType: "token", objectId: id, before: deleted, after: null });
+    return { id: deleted.id, name: deleted.name };
+  });
 }

@@ -6,6 +6,7 @@ import { AdminError, unknownUser } from "../admin-error";
 import { readSetupNonce, SETUP_NONCE_KEY, type SetupCodes } from "../onboarding/setup-code";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
+import { recordAudit } from "../audit/record-audit";
 import type { CreateUserInput, DeductUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
 
 /** Every column but the password hash; `hasPassword` says whether the user can sign in to the console. */
@@ -107,12 +108,13 @@ export async function getUserWithBalanceLogs(db: Database, id: number) {
   return { ...user, balanceLogs: history };
 }
 
-export async function createUser(db: Database, input: CreateUserInput): Promise<UserView> {
+export async function createUser(db: Database, actor: Actor, input: CreateUserInput): Promise<UserView> {
   const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.name, input.name)).limit(1);
   if (existing) throw nameTaken(input.name);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   try {
-    const [created] = await db
+    const created = await db.transaction(async (transaction) => {
+      const [row] = await transaction
       .insert(users)
       .values({
         name: input.name,
@@ -131,10 +133,13 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
         tpmLimit: input.tpmLimit,
         mayCreateTokens: input.mayCreateTokens,
       })
-      .returning({ id: users.id });
-    if (!created) throw new Error("the new user was not returned");
-    // An administrator exists: the first-run setup code is spent, whoever made one.
-    if (input.role === "admin") await db.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
+      .returning();
+      if (!row) throw new Error("the new user was not returned");
+      // An administrator exists: the first-run setup code is spent, whoever made one.
+      if (input.role === "admin") await transaction.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
+      await recordAudit(transaction, actor, { action: "user.create", objectType: "user", objectId: row.id, before: null, after: row });
+      return row;
+    });
     return getUser(db, created.id);
   } catch (error) {
     // A concurrent creation of the same name got there between the check and the insert.
@@ -158,6 +163,7 @@ export async function createFirstAdministrator(
   db: Database,
   input: { name: string; password: string; setupCode: string },
   setupCodes: SetupCodes,
+  origin: { address: string | null } = { address: null },
 ): Promise<{ id: number } | null> {
   const checkCode = (nonce: string | null) => {
     if (nonce === null) {
@@ -181,8 +187,12 @@ export async function createFirstAdministrator(
     const [row] = await transaction
       .insert(users)
       .values({ name: input.name, passwordHash, role: "admin", balanceUnlimited: true })
-      .returning({ id: users.id });
-    return row ?? null;
+      .returning();
+    if (!row) return null;
+    // The first administrator creates themselves, with the setup code.
+    const self: Actor = { role: "admin", id: row.id, group: row.group, audit: { kind: "user", id: row.id, name: row.name, address: origin.address } };
+    await recordAudit(transaction, self, { action: "user.create_first_administrator", objectType: "user", objectId: row.id, before: null, after: row });
+    return { id: row.id };
   });
 }
 
@@ -192,39 +202,55 @@ export async function createFirstAdministrator(
  */
 export async function updateUser(db: Database, actor: Actor, input: UpdateUserInput): Promise<UserView> {
   const { id, budget, ...changes } = input;
-  const current = await getUser(db, id);
   if (changes.status === "disabled") refuseSelf(actor, id, "disable");
   if (changes.role === "user") refuseSelf(actor, id, "demote");
-  await db
-    .update(users)
-    .set({ ...changes, ...(budget === undefined ? {} : { budgetLimit: budget }), ...periodResetFor(changes, current), updatedAt: new Date() })
-    .where(eq(users.id, id));
-  if (changes.status === "disabled") await signOutEverywhere(db, id);
-  if (changes.role === "admin") await db.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
+  await db.transaction(async (transaction) => {
+    const [current] = await transaction.select().from(users).where(eq(users.id, id)).for("update").limit(1);
+    if (!current) throw unknownUser(id);
+    const [after] = await transaction
+      .update(users)
+      .set({ ...changes, ...(budget === undefined ? {} : { budgetLimit: budget }), ...periodResetFor(changes, current), updatedAt: new Date() })
+      .where(eq(users.id, id))
+      .returning();
+    if (changes.status === "disabled") await signOutEverywhere(transaction, id);
+    if (changes.role === "admin") await transaction.delete(settings).where(eq(settings.key, SETUP_NONCE_KEY));
+    await recordAudit(transaction, actor, { action: "user.update", objectType: "user", objectId: id, before: current, after });
+  });
   return getUser(db, id);
 }
 
 export async function deleteUser(db: Database, actor: Actor, id: number): Promise<{ id: number }> {
   refuseSelf(actor, id, "delete");
-  const [deleted] = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
-  if (!deleted) throw unknownUser(id);
-  return deleted;
+  return db.transaction(async (transaction) => {
+    const [deleted] = await transaction.delete(users).where(eq(users.id, id)).returning();
+    if (!deleted) throw unknownUser(id);
+    await recordAudit(transaction, actor, { action: "user.delete", objectType: "user", objectId: id, before: deleted, after: null });
+    return { id: deleted.id };
+  });
 }
 
 /** Adds to a user's balance and records it in balance_logs (with the acting administrator), in one transaction. */
 export async function topUpUser(db: Database, actor: Actor, input: TopUpUserInput): Promise<{ user: UserView; balanceLogId: number }> {
   const balanceLogId = await db.transaction(async (transaction) => {
+    const [before] = await transaction.select({ balance: users.balance }).from(users).where(eq(users.id, input.id)).for("update").limit(1);
     const [updated] = await transaction
       .update(users)
       .set({ balance: sql`${users.balance} + ${input.amount}`, updatedAt: new Date() })
       .where(eq(users.id, input.id))
-      .returning({ id: users.id });
-    if (!updated) throw unknownUser(input.id);
+      .returning({ id: users.id, balance: users.balance });
+    if (!updated || !before) throw unknownUser(input.id);
     const [log] = await transaction
       .insert(balanceLogs)
       .values({ userId: input.id, amount: input.amount, reason: input.reason, actorId: actor.id })
       .returning({ id: balanceLogs.id });
     if (!log) throw new Error("the balance log row was not returned");
+    await recordAudit(transaction, actor, {
+      action: "user.top_up",
+      objectType: "user",
+      objectId: input.id,
+      before,
+      after: { balance: updated.balance, amount: input.amount, reason: input.reason, balanceLogId: log.id },
+    });
     return log.id;
   });
   return { user: await getUser(db, input.id), balanceLogId };
@@ -241,7 +267,7 @@ export async function deductUserBalance(db: Database, actor: Actor, input: Deduc
       .update(users)
       .set({ balance: sql`${users.balance} - ${input.amount}`, updatedAt: new Date() })
       .where(and(eq(users.id, input.id), input.allowNegative ? undefined : sql`${users.balance} >= ${input.amount}`))
-      .returning({ id: users.id });
+      .returning({ id: users.id, balance: users.balance });
     if (!updated) {
       const [current] = await transaction.select({ balance: users.balance }).from(users).where(eq(users.id, input.id)).limit(1);
       if (!current) throw unknownUser(input.id);
@@ -253,21 +279,32 @@ export async function deductUserBalance(db: Database, actor: Actor, input: Deduc
       .values({ userId: input.id, amount: -input.amount, reason: input.reason, actorId: actor.id })
       .returning({ id: balanceLogs.id });
     if (!log) throw new Error("the balance log row was not returned");
+    await recordAudit(transaction, actor, {
+      action: "user.deduct",
+      objectType: "user",
+      objectId: input.id,
+      before: { balance: updated.balance + input.amount },
+      after: { balance: updated.balance, amount: -input.amount, reason: input.reason, balanceLogId: log.id },
+    });
     return log.id;
   });
   return { user: await getUser(db, input.id), balanceLogId };
 }
 
 /** Sets a new password and signs the user out everywhere but `keepSessionId` (the acting session, on one's own account). */
-export async function setUserPassword(db: Database, input: { id: number; password: string }, options: { keepSessionId?: string } = {}): Promise<void> {
+export async function setUserPassword(db: Database, actor: Actor, input: { id: number; password: string }, options: { keepSessionId?: string } = {}): Promise<void> {
   const passwordHash = await hashPassword(input.password);
-  const [updated] = await db.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, input.id)).returning({ id: users.id });
-  if (!updated) throw unknownUser(input.id);
-  await signOutEverywhere(db, input.id, options.keepSessionId);
+  await db.transaction(async (transaction) => {
+    const [updated] = await transaction.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, input.id)).returning({ id: users.id });
+    if (!updated) throw unknownUser(input.id);
+    await signOutEverywhere(transaction, input.id, options.keepSessionId);
+    // The hash is a secret: the row says only that the password changed.
+    await recordAudit(transaction, actor, { action: "user.set_password", objectType: "user", objectId: input.id, before: null, after: { passwordHash } });
+  });
 }
 
 /** Ends a user's console sessions (all, or all but one). */
-async function signOutEverywhere(db: Database, userId: number, keepSessionId?: string): Promise<void> {
+async function signOutEverywhere(db: Pick<Database, "delete">, userId: number, keepSessionId?: string): Promise<void> {
   await db
     .delete(sessions)
     .where(keepSessionId === undefined ? eq(sessions.userId, userId) : and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)));

@@ -13,3 +13,5 @@ export * from "./stored-responses";
 export * from "./spend-alerts";
 export * from "./mcp-servers";
 export * from "./teams";
+export * from "./audit-log";
+export * from "./admin-api-keys";

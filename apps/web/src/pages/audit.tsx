@@ -1,0 +1,168 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { FormActions, TextField } from "../components/form-fields";
+import { ResourceTable, RowButton } from "../components/resource-table";
+import { Badge, Modal, PageHeader } from "../components/ui";
+import { formatTime } from "../lib/format";
+import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
+import type { Outputs } from "../lib/router-types";
+import { useFormErrors } from "../lib/use-form-errors";
+import { useTRPC } from "../trpc";
+
+type AuditRow = Outputs["audit"]["list"]["items"][number];
+
+function actorOf(row: AuditRow): string {
+  const kind = row.actorKind === "api_key" ? "API key" : row.actorKind === "cli" ? "CLI" : "user";
+  return `${kind} ${row.actorName ?? ""}${row.actorId === null ? "" : ` #${row.actorId}`}`.trim();
+}
+
+function ChangeDetail(props: { row: AuditRow; onClose: () => void }) {
+  const json = (value: unknown) => (value === null || value === undefined ? "(none)" : JSON.stringify(value, null, 2));
+  return (
+    <Modal title={`${props.row.action} · ${props.row.objectType} ${props.row.objectId ?? ""}`} onClose={props.onClose} wide>
+      <div className="grid gap-3 md:grid-cols-2">
+        {(["before", "after"] as const).map((side) => (
+          <div key={side}>
+            <p className="mb-1 text-sm font-medium capitalize text-slate-700">{side}</p>
+            <pre className="max-h-96 overflow-auto rounded-md bg-slate-50 p-2 text-xs" data-testid={`audit-${side}`}>
+              {json(props.row[side])}
+            </pre>
+          </div>
+        ))}
+      </div>
+      <p className="mt-3 break-all font-mono text-xs text-slate-400">hash {props.row.hash}</p>
+    </Modal>
+  );
+}
+
+function RetentionForm() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const current = useQuery(trpc.audit.retention.queryOptions());
+  const [days, setDays] = useState<string | null>(null);
+  const form = useFormErrors();
+  const save = useMutation(
+    trpc.audit.setRetention.mutationOptions({
+      onSuccess: () => {
+        form.clear();
+        setDays(null);
+        void queryClient.invalidateQueries({ queryKey: trpc.audit.retention.queryKey() });
+      },
+      onError: form.fromError,
+    }),
+  );
+  const shown = days ?? (current.data?.days == null ? "" : String(current.data.days));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate({ days: shown.trim() === "" ? null : Number(shown) });
+  };
+  return (
+    <form className="card mb-4 flex flex-wrap items-end gap-3 p-3" onSubmit={submit}>
+      <TextField label="Keep audit rows (days; empty: forever)" name="days" value={shown} onChange={setDays} errors={form.errors.fields} inputMode="numeric" />
+      <FormActions error={form.errors.form} submitLabel="Save retention" busy={save.isPending} />
+    </form>
+  );
+}
+
+/** The audit log: who changed what, from where, filtered, with its chain's verification and a CSV export. */
+export function AuditPage() {
+  const trpc = useTRPC();
+  const [range, setRange] = useState<RangeKey | "all">("7d");
+  const [span, setSpan] = useState(() => rangeWindow("7d"));
+  const [actor, setActor] = useState("");
+  const [action, setAction] = useState("");
+  const [objectType, setObjectType] = useState("");
+  const [objectId, setObjectId] = useState("");
+  const [detail, setDetail] = useState<AuditRow | null>(null);
+  const filters = {
+    actor: actor.trim() || undefined,
+    action: action.trim() || undefined,
+    objectType: objectType.trim() || undefined,
+    objectId: objectId.trim() || undefined,
+    ...(range === "all" ? {} : span),
+  };
+  const rows = useInfiniteQuery(trpc.audit.list.infiniteQueryOptions({ ...filters, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }));
+  const verification = useQuery({ ...trpc.audit.verify.queryOptions(), enabled: false });
+  const csvQuery = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value !== undefined) csvQuery.set(name, value instanceof Date ? value.toISOString() : value);
+  const items = rows.data?.pages.flatMap((page) => page.items) ?? [];
+
+  return (
+    <div>
+      <PageHeader
+        title="Audit log"
+        description="Every change made in the console, with the CLI or through the management API, newest first."
+        actions={
+          <>
+            <a className="button" href={`/export/audit.csv?${csvQuery}`} download>
+              Export CSV
+            </a>
+            <button type="button" className="button" onClick={() => void verification.refetch()} disabled={verification.isFetching}>
+              {verification.isFetching ? "Verifying…" : "Verify chain"}
+            </button>
+          </>
+        }
+      />
+      {verification.data ? (
+        <div className="card mb-4 p-3 text-sm" role="status" data-testid="audit-verification">
+          {verification.data.ok ? (
+            <Badge color="green">intact: {verification.data.checked} rows chain correctly</Badge>
+          ) : (
+            <Badge color="red">
+              broken at row {verification.data.firstBroken?.id}: {verification.data.firstBroken?.reason}
+            </Badge>
+          )}
+        </div>
+      ) : null}
+      <RetentionForm />
+      <div className="card mb-4 flex flex-wrap gap-3 p-3">
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-500">
+          Time
+          <select
+            className="input min-w-36"
+            aria-label="Time"
+            value={range}
+            onChange={(event) => {
+              const value = event.target.value as RangeKey | "all";
+              setRange(value);
+              if (value !== "all") setSpan(rangeWindow(value));
+            }}
+          >
+            {Object.entries(ranges).map(([value, { label }]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+            <option value="all">All time</option>
+          </select>
+        </label>
+        <TextField label="Actor" name="actor" value={actor} onChange={setActor} placeholder="name contains" />
+        <TextField label="Action" name="action" value={action} onChange={setAction} placeholder="token.create or token." />
+        <TextField label="Object type" name="objectType" value={objectType} onChange={setObjectType} placeholder="token, user, channel…" />
+        <TextField label="Object id" name="objectId" value={objectId} onChange={setObjectId} />
+      </div>
+      <ResourceTable
+        source={{ rows: rows.isPending ? undefined : items, isPending: rows.isPending, error: rows.error }}
+        testId="audit-table"
+        rowKey={(row) => row.id}
+        actions={(row) => <RowButton onClick={() => setDetail(row)}>Changes</RowButton>}
+        empty="No changes match these filters."
+        columns={[
+          { header: "Time", className: "whitespace-nowrap", cell: (row) => formatTime(row.at) },
+          { header: "Actor", cell: actorOf },
+          { header: "From", className: "font-mono text-xs", cell: (row) => row.sourceAddress ?? "—" },
+          { header: "Action", className: "font-mono text-xs", cell: (row) => row.action },
+          { header: "Object", cell: (row) => `${row.objectType} ${row.objectId ?? ""}` },
+        ]}
+      />
+      {detail ? <ChangeDetail row={detail} onClose={() => setDetail(null)} /> : null}
+      {rows.hasNextPage ? (
+        <div className="mt-3 flex justify-center">
+          <button type="button" className="button" onClick={() => rows.fetchNextPage()} disabled={rows.isFetchingNextPage}>
+            {rows.isFetchingNextPage ? "Loading…" : "Load older"}
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
