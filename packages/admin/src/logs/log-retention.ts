@@ -39,7 +39,7 @@ export async function setLogRetention(db: Database, actor: Actor, input: LogRete
       .insert(settings)
       .values({ key: RETENTION_KEY, value: input.days })
       .onConflictDoUpdate({ target: settings.key, set: { value: input.days, updatedAt: new Date() } });
-    await recordAudit(transaction, actor, { action: "setting.update", objectType: "setting", objectId: RETENTION_KEY, before, after: { days: input.days } });
+    await recordAudit(transaction, actor, { action: "settings.update_log_retention", objectType: "settings", objectId: RETENTION_KEY, before, after: { days: input.days } });
   });
   return getLogRetention(db);
 }
