@@ -1,4 +1,6 @@
 import {
+  addTeamMember,
+  addTeamMemberSchema,
   type Actor,
   type ChannelProber,
   createChannel,
@@ -36,12 +38,21 @@ import {
   updateUserSchema,
   usageReport,
   usageReportSchema,
+  createTeam,
+  createTeamSchema,
+  deleteTeam,
+  getTeam,
+  listTeams,
+  removeTeamMember,
+  removeTeamMemberSchema,
+  updateTeam,
+  updateTeamSchema,
 } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import type { SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
 import { z } from "zod";
 import { ApiError } from "./api-error";
-import { auditRowView, channelView, modelView, pageOf, priceView, tokenView, usageRowView, userView } from "./api-views";
+import { auditRowView, channelView, modelView, pageOf, priceView, teamMemberView, teamView, tokenView, usageRowView, userView } from "./api-views";
 
 export interface ApiRouteContext {
   db: Database;
@@ -106,7 +117,8 @@ function pageAfter<Row>(rows: Row[], key: (row: Row) => string | number, input: 
   return { data, nextCursor: start + input.limit < rows.length && last !== undefined ? String(key(last)) : null };
 }
 
-const deleted = z.object({ id: z.number(), deleted: z.literal(true) });
+const id = z.number().int();
+const deleted = z.object({ id, deleted: z.literal(true) });
 
 export const API_ROUTES: ApiRoute[] = [
   route({
@@ -129,6 +141,42 @@ export const API_ROUTES: ApiRoute[] = [
   route({
     method: "POST", path: "/users/{id}/top-up", operationId: "topUpUser", summary: "Add to a user's balance", tag: "users", input: topUpUserSchema, response: userView,
     run: async ({ db, actor }, input) => (await topUpUser(db, actor, input)).user,
+  }),
+
+  route({
+    method: "GET", path: "/teams", operationId: "listTeams", summary: "List teams, by id", tag: "teams", input: listQuery, response: pageOf(teamView),
+    run: async ({ db, actor }, input) => pageAfter(await listTeams(db, actor), (team) => team.id, input),
+  }),
+  route({
+    method: "POST", path: "/teams", operationId: "createTeam", summary: "Create a team", tag: "teams", input: createTeamSchema, response: teamView, status: 201, create: true,
+    run: ({ db, actor }, input) => createTeam(db, actor, input),
+  }),
+  route({
+    method: "GET", path: "/teams/{id}", operationId: "getTeam", summary: "Get a team, with its members", tag: "teams", input: idPath, response: teamView,
+    run: ({ db, actor }, input) => getTeam(db, actor, input.id),
+  }),
+  route({
+    method: "PATCH", path: "/teams/{id}", operationId: "updateTeam", summary: "Change a team's name, status, budget or limits", tag: "teams", input: updateTeamSchema, response: teamView,
+    run: ({ db, actor }, input) => updateTeam(db, actor, input),
+  }),
+  route({
+    method: "DELETE", path: "/teams/{id}", operationId: "deleteTeam", summary: "Delete a team (refused while it has tokens)", tag: "teams", input: idPath, response: deleted,
+    run: async ({ db, actor }, input) => ({ id: (await deleteTeam(db, actor, input.id)).id, deleted: true }),
+  }),
+  route({
+    method: "GET", path: "/teams/{teamId}/members", operationId: "listTeamMembers", summary: "List a team's members, by user id", tag: "teams", input: listQuery.extend({ teamId: idPath.shape.id }),
+    response: pageOf(teamMemberView),
+    run: async ({ db, actor }, input) => pageAfter((await getTeam(db, actor, input.teamId)).members.sort((left, right) => left.userId - right.userId), (member) => member.userId, input),
+  }),
+  route({
+    method: "POST", path: "/teams/{teamId}/members", operationId: "addTeamMember", summary: "Add a user to a team, or change their role there", tag: "teams", input: addTeamMemberSchema,
+    response: z.object({ teamId: id, userId: id, role: z.enum(["team_admin", "member"]) }), status: 201,
+    run: ({ db, actor }, input) => addTeamMember(db, actor, input),
+  }),
+  route({
+    method: "DELETE", path: "/teams/{teamId}/members/{userId}", operationId: "removeTeamMember", summary: "Remove a user from a team", tag: "teams", input: removeTeamMemberSchema,
+    response: z.object({ teamId: id, userId: id, deleted: z.literal(true) }),
+    run: async ({ db, actor }, input) => ({ ...(await removeTeamMember(db, actor, input)), deleted: true as const }),
   }),
 
   route({
