@@ -86,6 +86,41 @@ describe("management API: a typed client", () => {
   });
 });
 
+describe("management API: teams", () => {
+  test("creates, reads, changes and deletes a team and its members, with the console's rules, each change audited once", async () => {
+    const [last] = await db().select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    const member = await (await call("POST", "/users", { body: { name: "team-member" } })).json();
+    const createdResponse = await call("POST", "/teams", { body: { name: "research", budget: "25" } });
+    expect(createdResponse.status).toBe(201);
+    const team = await createdResponse.json();
+    expect(team).toMatchObject({ name: "research", status: "enabled", budget: { limit: 25_000_000 } });
+    const taken = await call("POST", "/teams", { body: { name: "research" } });
+    expect(taken.status).toBe(400);
+    expect((await taken.json()).error).toMatchObject({ message: 'Team "research" already exists', param: "name" });
+
+    expect((await call("PATCH", `/teams/${team.id}`, { body: { rpmLimit: 30 } })).status).toBe(200);
+    const added = await call("POST", `/teams/${team.id}/members`, { body: { userId: member.id, role: "team_admin" } });
+    expect(added.status).toBe(201);
+    expect(await added.json()).toMatchObject({ teamId: team.id, userId: member.id, role: "team_admin" });
+    const members = await (await call("GET", `/teams/${team.id}/members`, { key: readKey })).json();
+    expect(members).toMatchObject({ data: [{ userId: member.id, name: "team-member", role: "team_admin", source: "manual" }], nextCursor: null });
+    const shown = await (await call("GET", `/teams/${team.id}`, { key: readKey })).json();
+    expect(shown).toMatchObject({ id: team.id, rpmLimit: 30, members: [{ userId: member.id }] });
+    const listed = await (await call("GET", "/teams", { key: readKey })).json();
+    expect(listed.data.map((row: { name: string }) => row.name)).toContain("research");
+
+    expect((await call("DELETE", `/teams/${team.id}/members/${member.id}`)).status).toBe(200);
+    const notMember = await call("DELETE", `/teams/${team.id}/members/${member.id}`);
+    expect(notMember.status).toBe(404);
+    expect((await call("DELETE", `/teams/${team.id}`)).status).toBe(200);
+    expect((await call("GET", `/teams/${team.id}`, { key: readKey })).status).toBe(404);
+
+    const rows = (await db().select().from(auditLog).orderBy(asc(auditLog.id))).filter((row) => row.id > (last?.id ?? 0));
+    expect(rows.map((row) => row.action)).toEqual(["user.create", "team.create", "team.update", "team.member_add", "team.member_remove", "team.delete"]);
+    for (const row of rows) expect(row).toMatchObject({ actorKind: "api_key", actorName: "automation", sourceAddress: "127.0.0.1" });
+  });
+});
+
 describe("management API: rules", () => {
   test("refuses a request without a key, with an unknown key, and a write with a read key", async () => {
     const missing = await call("GET", "/users", { key: null });
