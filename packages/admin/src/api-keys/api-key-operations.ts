@@ -1,9 +1,10 @@
-import { adminApiKeys, type Database } from "@tollgate/db";
+import { adminApiKeys, type Database, teams } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError } from "../admin-error";
 import { recordAudit } from "../audit/record-audit";
+import { unknownTeam } from "../teams/team-access";
 import type { CreateApiKeyInput } from "./api-key-schemas";
 
 /** What any interface may show of a management API key: never its secret or hash. */
@@ -33,6 +34,10 @@ export async function createApiKey(db: Database, actor: Actor, input: CreateApiK
   requireAdministrator(actor);
   const secret = `${API_KEY_PREFIX}${generateTokenSecret().slice(3)}`;
   const apiKey = await db.transaction(async (transaction) => {
+    if (input.teamId != null) {
+      const [team] = await transaction.select({ id: teams.id }).from(teams).where(eq(teams.id, input.teamId)).limit(1);
+      if (!team) throw unknownTeam(input.teamId, { field: "teamId" });
+    }
     const [row] = await transaction
       .insert(adminApiKeys)
       .values({ name: input.name, scope: input.scope, teamId: input.teamId ?? null, keyHash: hashTokenSecret(secret), keyPrefix: displayPrefix(secret), createdBy: actor.id })
