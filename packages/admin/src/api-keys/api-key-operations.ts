@@ -73,7 +73,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * The key a secret belongs to, if it is not revoked, as the actor its requests act as: an administrator
- * with no account (id null), named in the audit log by the key. Null: unknown or revoked.
+ * with no account (id null), or for a key limited to a team that team's admin, named in the audit log by the
+ * key. Null: unknown or revoked.
  */
 export async function authenticateApiKey(db: Database, secret: string, address: string | null): Promise<{ apiKey: ApiKeyView; actor: Actor } | null> {
   if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 200) return null;
@@ -88,6 +89,8 @@ export async function authenticateApiKey(db: Database, secret: string, address: 
     .update(adminApiKeys)
     .set({ lastUsedAt: sql`now()` })
     .where(and(eq(adminApiKeys.id, apiKey.id), or(isNull(adminApiKeys.lastUsedAt), lt(adminApiKeys.lastUsedAt, staleBefore))));
-  const actor: Actor = { role: "admin", id: null, group: null, audit: { kind: "api_key", id: apiKey.id, name: apiKey.name, address } };
+  const audit = { kind: "api_key" as const, id: apiKey.id, name: apiKey.name, address };
+  const actor: Actor =
+    apiKey.teamId === null ? { role: "admin", id: null, group: null, audit } : { role: "team_key", id: null, group: null, teamId: apiKey.teamId, audit };
   return { apiKey, actor };
 }

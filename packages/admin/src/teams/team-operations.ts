@@ -1,6 +1,6 @@
 import { type Database, errorCauses, isUniqueViolation, requestLogs, teamBudgetSelection, teamMembers, teams, tokens, usageHourly, users } from "@tollgate/db";
 import { and, asc, count, desc, eq, gte, inArray, sql } from "drizzle-orm";
-import { type Actor, isAdministrator } from "../actor";
+import { type Actor, isAdministrator, isTeamKey } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
 import { recordAudit } from "../audit/record-audit";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
@@ -88,7 +88,7 @@ export async function listTeams(db: Database, actor: Actor) {
       tokenCount: sql<number>`(select count(*) from ${tokens} where ${tokens.teamId} = ${teams.id})`.mapWith(Number),
     })
     .from(teams)
-    .where(isAdministrator(actor) ? undefined : memberTeam(teams.id, actor.id))
+    .where(isAdministrator(actor) ? undefined : isTeamKey(actor) ? eq(teams.id, actor.teamId) : memberTeam(teams.id, actor.id))
     .orderBy(asc(teams.id));
   return rows.map(withBudget);
 }
