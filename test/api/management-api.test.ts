@@ -5,7 +5,7 @@ import { auditLog, tokens, usageHourly } from "@tollgate/db";
 import { createChannelProber } from "@tollgate/upstream";
 import { asc, desc, eq } from "drizzle-orm";
 import createClient from "openapi-fetch";
-import { addTeamMember, cliOperator, createApiKey, createTeam, createTeamSchema, createToken, createUser, createUserSchema } from "../../packages/admin/src/index";
+import { addTeamMember, cliOperator, createApiKey, createTeam, createTeamSchema, createToken, createUser, createUserSchema, deleteTeam, deleteToken, listTokens } from "../../packages/admin/src/index";
 import { createConsole } from "../../apps/console/src/create-console";
 import { type GatewayStack, startGatewayStack } from "../helpers/gateway-fixture";
 import { generatedApiTypes } from "./generate-api-types";
@@ -194,6 +194,13 @@ describe("management API: rules", () => {
     }
     const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
     expect(last).toMatchObject({ action: "team.member_remove", actorKind: "api_key", actorName: "alpha-lead" });
+
+    // Deleting the team (once its tokens are gone) deletes its keys, each audited: the key is refused after.
+    for (const token of (await listTokens(db(), admin, {})).filter((row) => row.teamId === alpha.id)) await deleteToken(db(), admin, token.id);
+    await deleteTeam(db(), admin, alpha.id);
+    expect((await call("GET", "/tokens", { key })).status).toBe(401);
+    const [keyRow] = await db().select().from(auditLog).where(eq(auditLog.action, "api_key.delete"));
+    expect(keyRow).toMatchObject({ objectId: String(teamKey.id), before: { name: "alpha-lead", keyHash: "[redacted]" } });
   });
 
   test("refuses a body over the console's limit, and a body that is not a JSON object, in its JSON shape", async () => {

@@ -1,4 +1,4 @@
-import { type Database, errorCauses, isUniqueViolation, requestLogs, teamBudgetSelection, teamMembers, teams, tokens, usageHourly, users } from "@tollgate/db";
+import { adminApiKeys, type Database, errorCauses, isUniqueViolation, requestLogs, teamBudgetSelection, teamMembers, teams, tokens, usageHourly, users } from "@tollgate/db";
 import { and, asc, count, desc, eq, gte, inArray, sql } from "drizzle-orm";
 import { type Actor, isAdministrator, isTeamKey } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
@@ -145,6 +145,9 @@ export async function deleteTeam(db: Database, actor: Actor, id: number): Promis
     const [tokenCount] = await transaction.select({ total: count() }).from(tokens).where(eq(tokens.teamId, id));
     const total = Number(tokenCount?.total ?? 0);
     if (total > 0) throw new AdminError("invalid_input", `The team still has ${total} token${total === 1 ? "" : "s"}: delete them first`);
+    // The team's API keys go with it (the foreign key would cascade): each is audited, as a revocation would be.
+    const keys = await transaction.delete(adminApiKeys).where(eq(adminApiKeys.teamId, id)).returning();
+    for (const key of keys) await recordAudit(transaction, actor, { action: "api_key.delete", objectType: "api_key", objectId: key.id, before: key, after: null });
     const [deleted] = await transaction.delete(teams).where(eq(teams.id, id)).returning();
     if (!deleted) throw unknownTeam(id);
     await recordAudit(transaction, actor, { action: "team.delete", objectType: "team", objectId: id, before: deleted, after: null });
