@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { FormActions, TextField } from "../components/form-fields";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
@@ -14,15 +14,24 @@ const listOf = (text: string) => text.split(",").map((item) => item.trim()).filt
 export function TokenMcpAccess(props: { tokenId: number }) {
   const trpc = useTRPC();
   const access = useQuery(trpc.mcp.tokenAccess.queryOptions({ id: props.tokenId }));
+  // The fields start from the stored access: shown only once it is loaded, so that nothing typed before it
+  // arrives is overwritten by it (and then saved as what was stored).
+  if (!access.data) {
+    return (
+      <p className="mt-6 border-t border-slate-200 pt-4 text-sm text-slate-500" data-testid="token-mcp-access-loading">
+        {access.isError ? "Could not load the token's MCP access." : "Loading MCP access…"}
+      </p>
+    );
+  }
+  return <TokenMcpAccessForm tokenId={props.tokenId} stored={access.data} />;
+}
+
+function TokenMcpAccessForm(props: { tokenId: number; stored: { mcpServers: string[]; mcpTools: string[] } }) {
+  const trpc = useTRPC();
   const servers = useQuery(trpc.mcp.list.queryOptions());
-  const [mcpServers, setMcpServers] = useState("");
-  const [mcpTools, setMcpTools] = useState("");
+  const [mcpServers, setMcpServers] = useState(props.stored.mcpServers.join(", "));
+  const [mcpTools, setMcpTools] = useState(props.stored.mcpTools.join(", "));
   const [saved, setSaved] = useState(false);
-  useEffect(() => {
-    if (!access.data) return;
-    setMcpServers(access.data.mcpServers.join(", "));
-    setMcpTools(access.data.mcpTools.join(", "));
-  }, [access.data]);
   const form = useFormErrors();
   const save = useMutation(trpc.mcp.setTokenAccess.mutationOptions({ onSuccess: () => setSaved(true), onError: form.fromError }));
   const submit = (event: FormEvent) => {
