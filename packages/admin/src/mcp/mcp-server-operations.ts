@@ -1,10 +1,11 @@
-import { type Database, mcpServers, requestLogs, tokens } from "@tollgate/db";
+import { type Database, mcpServers, requestLogs, teams, tokens } from "@tollgate/db";
 import { DEFAULT_UPSTREAM_ADDRESS_POLICY, mcpServerCredentialBinding, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
 import { type McpProbeResult, type McpServerToConnect, probeMcpServer } from "@tollgate/upstream/mcp";
-import { and, asc, eq, gte, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { insertWithDrawnId } from "../values/insert-with-drawn-id";
 import { maskKey } from "../mask-key";
+import { unknownTeam } from "../teams/team-access";
 import type { CreateMcpServerInput, TokenMcpAccessInput, UpdateMcpServerInput } from "./mcp-server-schemas";
 
 type McpServerRow = typeof mcpServers.$inferSelect;
@@ -59,6 +60,15 @@ async function checkNameFree(db: Database, name: string, exceptId: number | null
   if (taken && taken.id !== exceptId) throw new AdminError("invalid_input", `An MCP server named ${name} exists already`, { field: "name" });
 }
 
+/** Every team a server is opened to exists (a deleted team's id left in a list opens the server to nobody). */
+async function checkTeamsExist(db: Database, teamIds: readonly number[] | undefined): Promise<void> {
+  if (teamIds === undefined || teamIds.length === 0) return;
+  const found = await db.select({ id: teams.id }).from(teams).where(inArray(teams.id, [...teamIds]));
+  const known = new Set(found.map((row) => row.id));
+  const missing = teamIds.find((id) => !known.has(id));
+  if (missing !== undefined) throw unknownTeam(missing, { field: "teams" });
+}
+
 export async function listMcpServers(db: Database, secretBox: SecretBox): Promise<McpServerView[]> {
   const rows = await db.select().from(mcpServers).orderBy(asc(mcpServers.id));
   return Promise.all(rows.map((row) => toView(secretBox, row)));
@@ -78,6 +88,7 @@ export async function createMcpServer(
   const { credential, ...fields } = input;
   checkUrlAllowed(fields.url, policy);
   await checkNameFree(db, fields.name, null);
+  await checkTeamsExist(db, fields.teams);
   const id = await insertWithDrawnId(db, "mcp_servers", async (transaction, id) => {
     const credentialEncrypted = credential ? await secretBox.encrypt(credential, mcpServerCredentialBinding(id)) : null;
     await transaction.insert(mcpServers).values({
@@ -105,6 +116,7 @@ export async function updateMcpServer(
   const current = await loadServer(db, id);
   checkUrlAllowed(changes.url, policy);
   if (changes.name !== undefined) await checkNameFree(db, changes.name, id);
+  await checkTeamsExist(db, changes.teams);
   const transport = changes.transport ?? current.transport;
   const url = changes.url === undefined ? current.url : changes.url;
   const command = changes.command === undefined ? current.command : changes.command;
