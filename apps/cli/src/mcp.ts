@@ -2,6 +2,7 @@ import {
   createMcpServer,
   createMcpServerSchema,
   deleteMcpServer,
+  findTeam,
   listMcpServers,
   type McpServerView,
   testMcpServer,
@@ -21,6 +22,7 @@ const mcpFlags = {
   credential: "--credential",
   credentialHeader: "--credential-header",
   groups: "--group",
+  teams: "--teams",
   pricePerCall: "--price-per-call",
 };
 
@@ -31,6 +33,13 @@ function pricePerCallText(micros: number | null): string {
 
 function serverJson(server: McpServerView) {
   return { ...server, cooldownUntil: server.cooldownUntil?.toISOString() ?? null, createdAt: server.createdAt.toISOString(), updatedAt: server.updatedAt.toISOString() };
+}
+
+/** `--teams NAME|ID,...` -> the teams' ids (an unknown team is refused by name). */
+async function teamIdsFromText(text: string | undefined, context: CommandContext): Promise<number[] | undefined> {
+  const references = listFromText(text, "teams");
+  if (references === undefined) return undefined;
+  return Promise.all(references.map(async (reference) => (await findTeam(context.db, reference)).id));
 }
 
 /** `mcp add --name N (--url URL | --command "prog arg ...") [--transport ...] [--credential-env VAR] ...` */
@@ -45,6 +54,7 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
       credential: "string",
       "credential-header": "string",
       group: "string",
+      teams: "string",
       "price-per-call": "string",
       json: "boolean",
     },
@@ -61,6 +71,7 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
       credential: flags.credential,
       credentialHeader: flags["credential-header"],
       groups: listFromText(flags.group, "group"),
+      teams: await teamIdsFromText(flags.teams, context),
       pricePerCall: flags["price-per-call"],
     },
     mcpFlags,
@@ -74,7 +85,8 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
     ["url", created.url ?? "-"],
     ["command", created.command?.join(" ") ?? "-"],
     ["credential", created.credentialMasked ?? "-"],
-    ["groups", formatList(created.groups, "every group")],
+    ["groups", formatList(created.groups, created.teams.length > 0 ? "none" : "every group")],
+    ["teams", formatList(created.teams.map(String), "none")],
     ["price per call", pricePerCallText(created.pricePerCall)],
     ["tools", `${created.name}__*`],
   ]);
