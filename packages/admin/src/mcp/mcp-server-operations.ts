@@ -5,7 +5,8 @@ import { and, asc, eq, gte, inArray, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { insertWithDrawnId } from "../values/insert-with-drawn-id";
 import { maskKey } from "../mask-key";
-import { unknownTeam } from "../teams/team-access";
+import type { Actor } from "../actor";
+import { requireTeamAdmin, unknownTeam } from "../teams/team-access";
 import type { CreateMcpServerInput, TokenMcpAccessInput, UpdateMcpServerInput } from "./mcp-server-schemas";
 
 type McpServerRow = typeof mcpServers.$inferSelect;
@@ -188,9 +189,13 @@ export interface McpServerUsage {
   tools: { tool: string; calls: number; errors: number }[];
 }
 
-/** Calls per server and tool over the last `hours`, from the request log (endpoint `mcp`, model `server__tool`). */
-export async function mcpServerUsage(db: Database, hours = 24): Promise<McpServerUsage[]> {
+/**
+ * Calls per server and tool over the last `hours`, from the request log (endpoint `mcp`, model `server__tool`);
+ * with `teamId`, only the calls made with that team's keys.
+ */
+export async function mcpServerUsage(db: Database, hours = 24, teamId: number | null = null): Promise<McpServerUsage[]> {
   const since = new Date(Date.now() - hours * 3_600_000);
+  const ofTeam = teamId === null ? undefined : inArray(requestLogs.tokenId, db.select({ id: tokens.id }).from(tokens).where(eq(tokens.teamId, teamId)));
   const rows = await db
     .select({
       model: requestLogs.model,
@@ -201,7 +206,7 @@ export async function mcpServerUsage(db: Database, hours = 24): Promise<McpServe
       latency: sql<number>`coalesce(sum(${requestLogs.latencyMs}), 0)::bigint`,
     })
     .from(requestLogs)
-    .where(and(eq(requestLogs.endpoint, "mcp"), gte(requestLogs.createdAt, since)))
+    .where(and(eq(requestLogs.endpoint, "mcp"), gte(requestLogs.createdAt, since), ofTeam))
     .groupBy(requestLogs.model);
   const byServer = new Map<string, McpServerUsage & { latencyTotal: number }>();
   for (const row of rows) {
@@ -224,6 +229,12 @@ export async function mcpServerUsage(db: Database, hours = 24): Promise<McpServe
       tools: usage.tools.sort((a, b) => b.calls - a.calls),
     }))
     .sort((a, b) => b.calls - a.calls);
+}
+
+/** MCP usage of one team's keys over the last `hours`: for an administrator and the team's admins only. */
+export async function teamMcpUsage(db: Database, actor: Actor, teamId: number, hours = 24): Promise<McpServerUsage[]> {
+  await requireTeamAdmin(db, actor, teamId);
+  return mcpServerUsage(db, hours, teamId);
 }
 
 /** Sets a token's MCP access (administrators only: an owner cannot widen what its token reaches). */
