@@ -8,6 +8,7 @@ import { formatDateTime, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
+import { TeamMcpUsage } from "./team-mcp-usage";
 import { TeamForm } from "./teams";
 
 /**
@@ -120,6 +121,7 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
           </div>
         ) : null}
       </section>
+      {managesMembers ? <TeamMcpUsage teamId={data.id} /> : null}
       <section>
         <h2 className="mb-2 font-semibold">Latest calls</h2>
         <QueryState isPending={logs.isPending} error={logs.error} />
