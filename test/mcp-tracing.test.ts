@@ -3,10 +3,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { teams } from "@tollgate/db";
-import type { TracingConfig } from "@tollgate/gateway/tracing/call-trace";
 import { createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
 import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
-import { type FakeOtlpReceiver, startFakeOtlpReceiver } from "./helpers/fake-otlp-receiver";
+import { type FakeOtlpReceiver, randomHex, startFakeOtlpReceiver, tracingConfigFor } from "./helpers/fake-otlp-receiver";
 import { type StackWith, startStackWith } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -20,23 +19,6 @@ const ERROR = 2;
 let receiver: FakeOtlpReceiver;
 let stack: StackWith<{ tools: FakeMcpServer }>;
 let base: string;
-
-function tracingConfig(tracesUrl: string): TracingConfig {
-  return {
-    tracesUrl,
-    headers: {},
-    serviceName: "tollgate-mcp-under-test",
-    resourceAttributes: {},
-    sampler: "parentbased_always_on",
-    samplerArg: 1,
-    captureContent: false,
-    scheduleDelayMs: 20,
-  };
-}
-
-function randomHex(bytes: number): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
-}
 
 /** The SDK's client on /mcp with the key, sending `traceparent` on every request. */
 async function connect(secret: string, traceparent: string): Promise<Client> {
@@ -57,7 +39,7 @@ async function toolSpansOf(traceId: string, count: number) {
 
 beforeAll(async () => {
   receiver = startFakeOtlpReceiver();
-  stack = await startStackWith(async (keep) => ({ tools: await keep(startFakeMcpServer({ name: "tools" })) }), { gateway: { tracing: tracingConfig(receiver.tracesUrl) } });
+  stack = await startStackWith(async (keep) => ({ tools: await keep(startFakeMcpServer({ name: "tools" })) }), { gateway: { tracing: tracingConfigFor(receiver.tracesUrl) } });
   base = (await stack.gateway.listen()).replace(/\/v1$/, "");
   await createMcpServer(stack.database.handle.db, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "tools", url: stack.fakes.tools.url }));
 }, SETUP_TIMEOUT_MS);

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field, FormActions, inputClass, SelectField, TextField } from "../components/form-fields";
 import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton } from "../components/resource-table";
+import { TeamOptions } from "../components/team-options";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatMs, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
@@ -80,11 +81,7 @@ function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<voi
               value={teamIds.map(String)}
               onChange={(event) => setTeamIds([...event.target.selectedOptions].map((option) => Number(option.value)))}
             >
-              {(teams.data ?? []).map((team) => (
-                <option key={team.id} value={team.id}>
-                  {team.name}
-                </option>
-              ))}
+              <TeamOptions teams={teams.data} />
             </select>
           )}
         </Field>

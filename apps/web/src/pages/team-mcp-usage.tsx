@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { SimpleTable } from "../components/simple-table";
 import { QueryState } from "../components/ui";
 import { formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
@@ -14,30 +15,19 @@ export function TeamMcpUsage(props: { teamId: number }) {
       <QueryState isPending={usage.isPending} error={usage.error} />
       {usage.data && usage.data.length === 0 ? <p className="text-sm text-slate-500">No MCP calls by the team's keys.</p> : null}
       {usage.data && usage.data.length > 0 ? (
-        <div className="card overflow-x-auto">
-          <table className="w-full text-sm" data-testid="team-mcp-usage">
-            <thead className="text-left text-xs uppercase text-slate-500">
-              <tr>
-                <th className="px-3 py-2">MCP server</th>
-                <th className="px-3 py-2">Calls</th>
-                <th className="px-3 py-2">Errors</th>
-                <th className="px-3 py-2">Cost</th>
-                <th className="px-3 py-2">Tools</th>
-              </tr>
-            </thead>
-            <tbody>
-              {usage.data.map((row) => (
-                <tr key={row.server} className="border-t border-slate-100">
-                  <td className="px-3 py-2">{row.server}</td>
-                  <td className="px-3 py-2">{formatNumber(row.calls)}</td>
-                  <td className="px-3 py-2">{formatNumber(row.errors)}</td>
-                  <td className="px-3 py-2">{formatUsd(row.cost)}</td>
-                  <td className="px-3 py-2 text-xs text-slate-500">{row.tools.map((tool) => `${tool.tool} (${formatNumber(tool.calls)})`).join(", ")}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <SimpleTable
+          testId="team-mcp-usage"
+          headers={["MCP server", "Calls", "Errors", "Cost", "Tools"]}
+          rows={usage.data}
+          keyOf={(row) => row.server}
+          cells={(row) => [
+            row.server,
+            formatNumber(row.calls),
+            formatNumber(row.errors),
+            formatUsd(row.cost),
+            <span className="text-xs text-slate-500">{row.tools.map((tool) => `${tool.tool} (${formatNumber(tool.calls)})`).join(", ")}</span>,
+          ]}
+        />
       ) : null}
     </section>
   );
