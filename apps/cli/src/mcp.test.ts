@@ -54,6 +54,7 @@ describe("mcp add, list, test, remove", () => {
     const team = await harness.runJson<{ id: number }>("team", "create", "--name", "mcp-team");
     const added = await harness.runJson<{ teams: number[]; groups: string[] }>("mcp", "add", "--name", "team-docs", "--url", upstream.url, "--teams", `mcp-team,${team.id}`);
     expect(added).toMatchObject({ teams: [team.id], groups: [] });
+    expect((await harness.run("mcp", "list")).stdout).toContain(`team:${team.id}`);
     await harness.expectRejected(["mcp", "add", "--name", "team-docs-2", "--url", upstream.url, "--teams", "no-such-team"], "unknown team");
   });
 

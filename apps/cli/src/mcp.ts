@@ -31,6 +31,11 @@ function pricePerCallText(micros: number | null): string {
   return micros === null ? "free" : formatUsd(micros);
 }
 
+/** Who may use the server: its groups and teams (`team:ID`), or everyone when it lists neither. */
+function openToText(server: McpServerView): string {
+  return formatList([...server.groups, ...server.teams.map((id) => `team:${id}`)], "everyone");
+}
+
 function serverJson(server: McpServerView) {
   return { ...server, cooldownUntil: server.cooldownUntil?.toISOString() ?? null, createdAt: server.createdAt.toISOString(), updatedAt: server.updatedAt.toISOString() };
 }
@@ -85,8 +90,7 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
     ["url", created.url ?? "-"],
     ["command", created.command?.join(" ") ?? "-"],
     ["credential", created.credentialMasked ?? "-"],
-    ["groups", formatList(created.groups, created.teams.length > 0 ? "none" : "every group")],
-    ["teams", formatList(created.teams.map(String), "none")],
+    ["open to", openToText(created)],
     ["price per call", pricePerCallText(created.pricePerCall)],
     ["tools", `${created.name}__*`],
   ]);
@@ -98,13 +102,13 @@ async function listMcpServersCommand(argv: readonly string[], context: CommandCo
   if (flags.json) return formatJson(rows.map(serverJson));
   const now = Date.now();
   return formatTable(
-    ["ID", "NAME", "TRANSPORT", "STATUS", "GROUPS", "PRICE/CALL", "CREDENTIAL", "TARGET"],
+    ["ID", "NAME", "TRANSPORT", "STATUS", "OPEN TO", "PRICE/CALL", "CREDENTIAL", "TARGET"],
     rows.map((server) => [
       String(server.id),
       server.name,
       server.transport,
       !server.enabled ? "disabled" : server.cooldownUntil && server.cooldownUntil.getTime() > now ? "cooling down" : "enabled",
-      formatList(server.groups, "every group"),
+      openToText(server),
       pricePerCallText(server.pricePerCall),
       server.credentialMasked ?? "-",
       server.url ?? server.command?.join(" ") ?? "-",
