@@ -1,6 +1,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { FormActions, TextField } from "../components/form-fields";
+import { QueryState } from "../components/ui";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 
@@ -14,23 +15,16 @@ const listOf = (text: string) => text.split(",").map((item) => item.trim()).filt
 export function TokenMcpAccess(props: { tokenId: number }) {
   const trpc = useTRPC();
   const access = useQuery(trpc.mcp.tokenAccess.queryOptions({ id: props.tokenId }));
-  // The fields start from the stored access: shown only once it is loaded, so that nothing typed before it
-  // arrives is overwritten by it (and then saved as what was stored).
-  if (!access.data) {
-    return (
-      <p className="mt-6 border-t border-slate-200 pt-4 text-sm text-slate-500" data-testid="token-mcp-access-loading">
-        {access.isError ? "Could not load the token's MCP access." : "Loading MCP access…"}
-      </p>
-    );
-  }
-  return <TokenMcpAccessForm tokenId={props.tokenId} stored={access.data} />;
+  // The fields appear once the stored access is known: what the admin types is never overwritten by its arrival.
+  if (!access.data) return <QueryState isPending={access.isPending} error={access.error} />;
+  return <TokenMcpAccessForm tokenId={props.tokenId} initial={access.data} />;
 }
 
-function TokenMcpAccessForm(props: { tokenId: number; stored: { mcpServers: string[]; mcpTools: string[] } }) {
+function TokenMcpAccessForm(props: { tokenId: number; initial: { mcpServers: string[]; mcpTools: string[] } }) {
   const trpc = useTRPC();
   const servers = useQuery(trpc.mcp.list.queryOptions());
-  const [mcpServers, setMcpServers] = useState(props.stored.mcpServers.join(", "));
-  const [mcpTools, setMcpTools] = useState(props.stored.mcpTools.join(", "));
+  const [mcpServers, setMcpServers] = useState(props.initial.mcpServers.join(", "));
+  const [mcpTools, setMcpTools] = useState(props.initial.mcpTools.join(", "));
   const [saved, setSaved] = useState(false);
   const form = useFormErrors();
   const save = useMutation(trpc.mcp.setTokenAccess.mutationOptions({ onSuccess: () => setSaved(true), onError: form.fromError }));
