@@ -31,6 +31,7 @@ describe("gateway background jobs", () => {
         "cache-clock",
         "catalog-and-settings-revalidate",
         ...(usePostgres ? ["listener-check"] : []),
+        "mcp-session-prune",
         "orphan-spool-replay",
         "quota-lease-renewal",
         "rate-limit-prune",

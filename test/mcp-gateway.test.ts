@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { cliOperator, createMcpServer, createMcpServerSchema, deleteMcpServer, setTokenMcpAccess, updateMcpServer, updateMcpServerSchema } from "../packages/admin/src/index";
-import { mcpServers } from "@tollgate/db";
+import { mcpServers, teams } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeMcpServer, startFakeMcpServer, startFakeSseMcpServer } from "./helpers/fake-mcp-server";
 import { usePostgres } from "./helpers/fresh-database";
@@ -14,6 +14,8 @@ import { startTwoGateways } from "./helpers/two-gateways";
 type Fakes = { alpha: FakeMcpServer; beta: FakeMcpServer; priced: FakeMcpServer };
 let stack: StackWith<Fakes>;
 let base: string;
+/** The team the `teamonly` server is opened to. */
+let teamId: number;
 
 beforeAll(async () => {
   stack = await startStackWith(async (keep) => ({
@@ -27,13 +29,16 @@ beforeAll(async () => {
   await register({ name: "alpha", url: stack.fakes.alpha.url, credential: "alpha-upstream-secret" });
   await register({ name: "beta", url: stack.fakes.beta.url });
   await register({ name: "priced", url: stack.fakes.priced.url, pricePerCall: "0.002", groups: ["vip"] });
+  const [team] = await db.insert(teams).values({ name: "mcp-team" }).returning({ id: teams.id });
+  teamId = team!.id;
+  await register({ name: "teamonly", url: stack.fakes.beta.url, teams: [teamId] });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 
 /** A token with MCP access as `setTokenMcpAccess` grants it; `rpmLimit` on the token row itself. */
-async function mcpToken(access: { mcpServers: string[]; mcpTools?: string[] }, options: { rpmLimit?: number; group?: string } = {}) {
-  const token = await stack.seed.token({ userId: stack.userId, rpmLimit: options.rpmLimit ?? null, group: options.group ?? null });
+async function mcpToken(access: { mcpServers: string[]; mcpTools?: string[] }, options: { rpmLimit?: number; group?: string; teamId?: number } = {}) {
+  const token = await stack.seed.token({ userId: stack.userId, rpmLimit: options.rpmLimit ?? null, group: options.group ?? null, teamId: options.teamId ?? null });
   await setTokenMcpAccess(stack.database.handle.db, cliOperator, { id: token.row.id, mcpServers: access.mcpServers, mcpTools: access.mcpTools ?? [] });
   // The token was never used: its cache holds nothing to evict, the first call loads the row with its access.
   return token;
@@ -74,6 +79,37 @@ describe("MCP gateway", () => {
     } finally {
       await client.close();
     }
+  });
+
+  test("a server open to a team lists its tools to that team's key, not to a personal key of the same user, and calls it for the team key only", async () => {
+    const teamKey = await mcpToken({ mcpServers: ["*"] }, { teamId });
+    const personalKey = await mcpToken({ mcpServers: ["*"] });
+    const teamClient = await connect(teamKey.secret);
+    const personalClient = await connect(personalKey.secret);
+    try {
+      expect(await toolNames(teamClient)).toContain("teamonly__echo");
+      expect(await toolNames(personalClient)).not.toContain("teamonly__echo");
+      const answered = await teamClient.callTool({ name: "teamonly__echo", arguments: { text: "team call" } });
+      expect(answered.content).toEqual([{ type: "text", text: "beta: team call" }]);
+      const callsBefore = stack.fakes.beta.calls.length;
+      const refused = await personalClient.callTool({ name: "teamonly__echo", arguments: { text: "personal call" } }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(McpError);
+      expect(stack.fakes.beta.calls.length).toBe(callsBefore);
+    } finally {
+      await teamClient.close();
+      await personalClient.close();
+    }
+  });
+
+  test("registering a server for a team that does not exist is refused, naming the field", async () => {
+    const refused = await createMcpServer(stack.database.handle.db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "ghost-team", url: stack.fakes.beta.url, teams: [teamId + 1000] })).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: "invalid_input", field: "teams" });
+    const [server] = await stack.database.handle.db.select().from(mcpServers).where(eq(mcpServers.name, "teamonly"));
+    const updated = await updateMcpServer(stack.database.handle.db, cliOperator, stack.gateway.secretBox, updateMcpServerSchema.parse({ id: server!.id, teams: [teamId + 1000] })).catch((error: unknown) => error);
+    expect(updated).toMatchObject({ code: "invalid_input", field: "teams" });
+    expect(await stack.database.handle.db.select().from(mcpServers).where(eq(mcpServers.name, "ghost-team"))).toEqual([]);
   });
 
   test("a key's server and tool allow-lists narrow the list", async () => {

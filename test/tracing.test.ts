@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import type { TracingConfig } from "@tollgate/gateway/tracing/call-trace";
-import { type FakeOtlpReceiver, startFakeOtlpReceiver } from "./helpers/fake-otlp-receiver";
+import { type FakeOtlpReceiver, randomHex, startFakeOtlpReceiver, tracingConfigFor } from "./helpers/fake-otlp-receiver";
 import { teams } from "@tollgate/db";
 import { type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
@@ -15,23 +14,6 @@ let key: string;
 const SERVER = 2;
 const CLIENT = 3;
 const ERROR = 2;
-
-function tracingConfig(tracesUrl: string): TracingConfig {
-  return {
-    tracesUrl,
-    headers: { "x-collector-key": "collector-secret" },
-    serviceName: "tollgate-under-test",
-    resourceAttributes: { "deployment.environment.name": "test" },
-    sampler: "parentbased_always_on",
-    samplerArg: 1,
-    captureContent: false,
-    scheduleDelayMs: 20,
-  };
-}
-
-function randomHex(bytes: number): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
-}
 
 function chat(body: Record<string, unknown>, headers: Record<string, string> = {}) {
   return stack.gateway.handle(
@@ -56,7 +38,7 @@ async function spansOf(traceId: string, clientSpans: number) {
 
 beforeAll(async () => {
   receiver = startFakeOtlpReceiver();
-  stack = await startGatewayStack({ gateway: { tracing: tracingConfig(receiver.tracesUrl), maxUpstreamAttempts: 3 } });
+  stack = await startGatewayStack({ gateway: { tracing: tracingConfigFor(receiver.tracesUrl), maxUpstreamAttempts: 3 } });
   await stack.seed.channel({ baseUrl: stack.upstream.url, models: ["traced-model"], name: "first" });
   await stack.seed.price("traced-model", 1, 2);
   key = (await stack.seed.token({ userId: stack.userId })).secret;
@@ -200,7 +182,7 @@ describe("OpenTelemetry traces", () => {
 
 describe("OTEL_GENAI_CAPTURE_CONTENT=true", () => {
   test("prompts and answers, whole and streamed, are recorded on the attempt spans", async () => {
-    const capturing = await startGatewayStack({ gateway: { tracing: { ...tracingConfig(receiver.tracesUrl), serviceName: "capturing", captureContent: true } } });
+    const capturing = await startGatewayStack({ gateway: { tracing: { ...tracingConfigFor(receiver.tracesUrl), serviceName: "capturing", captureContent: true } } });
     try {
       await capturing.seed.channel({ baseUrl: capturing.upstream.url, models: ["captured-model"] });
       const token = await capturing.seed.token({ userId: capturing.userId });
@@ -237,7 +219,7 @@ describe("a collector that does not answer", () => {
     const closed = startFakeOtlpReceiver();
     const unreachable = closed.tracesUrl;
     await closed.close();
-    const orphan = await startGatewayStack({ gateway: { tracing: tracingConfig(unreachable) } });
+    const orphan = await startGatewayStack({ gateway: { tracing: tracingConfigFor(unreachable) } });
     let stopped = false;
     try {
       await orphan.seed.channel({ baseUrl: orphan.upstream.url, models: ["lonely-model"] });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mcpServers, tokens } from "@tollgate/db";
+import { mcpServers, teams, tokens } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Page } from "../../apps/console/test-support/chromium";
@@ -32,6 +32,7 @@ afterAll(async () => {
 describe("the console's MCP servers page", () => {
   test("an administrator adds a server, tests it to see its tools, and grants a token MCP access on the token form", async () => {
     await browserConsole.createFirstAdministrator();
+    const [team] = await database.handle.db.insert(teams).values({ name: "kb-team" }).returning({ id: teams.id });
 
     await page.getByRole("navigation").getByRole("link", { name: "MCP servers", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "MCP servers" }).waitFor();
@@ -41,11 +42,13 @@ describe("the console's MCP servers page", () => {
     await dialog.getByLabel("URL").fill(upstream.url);
     await dialog.getByLabel("Credential", { exact: true }).fill("kb-credential-123");
     await dialog.getByLabel("Price per call (USD)").fill("0.005");
+    await dialog.getByLabel("Teams").selectOption([{ label: "kb-team" }]);
     await dialog.getByRole("button", { name: "Add MCP server" }).click();
     const row = page.locator('tr[data-mcp-server-name="kb"]');
     await row.waitFor();
     const [stored] = await database.handle.db.select().from(mcpServers).where(eq(mcpServers.name, "kb"));
-    expect(stored).toMatchObject({ url: upstream.url, pricePerCall: 5000 });
+    expect(stored).toMatchObject({ url: upstream.url, pricePerCall: 5000, groups: [], teams: [team!.id] });
+    expect(await row.textContent()).toContain("team kb-team");
     expect(stored!.credentialEncrypted).not.toContain("kb-credential-123");
 
     await row.getByRole("button", { name: "Test" }).click();

@@ -58,6 +58,34 @@ describe("console: MCP servers", () => {
     expect(await admin.caller.mcp.list()).toEqual([]);
   });
 
+  test("a team admin sees the MCP usage of the team's keys only; a plain member and an outsider see none of it", async () => {
+    const admin = await harness.signedInUser({ role: "admin" });
+    const lead = await harness.signedInUser();
+    const member = await harness.signedInUser();
+    const outsider = await harness.signedInUser();
+    const team = await admin.caller.teams.create({ name: "mcp-usage-team" });
+    await admin.caller.teams.addMember({ teamId: team.id, userId: lead.id, role: "team_admin" });
+    await admin.caller.teams.addMember({ teamId: team.id, userId: member.id });
+    const { db } = harness.database.handle;
+    const keyRow = (name: string, teamId: number | null) => {
+      const secret = generateTokenSecret();
+      return { userId: member.id, teamId, name, keyHash: hashTokenSecret(secret), keyPrefix: displayPrefix(secret) };
+    };
+    const [teamKey] = await db.insert(tokens).values(keyRow("team key", team.id)).returning({ id: tokens.id });
+    const [personalKey] = await db.insert(tokens).values(keyRow("personal key", null)).returning({ id: tokens.id });
+    await db.insert(requestLogs).values([
+      { requestId: "t1", endpoint: "mcp", model: "kb__search", status: 200, latencyMs: 10, cost: 500, tokenId: teamKey!.id, userId: member.id },
+      { requestId: "t2", endpoint: "mcp", model: "kb__search", status: 200, latencyMs: 30, cost: 700, tokenId: personalKey!.id, userId: member.id },
+    ]);
+    expect(await lead.caller.mcp.teamUsage({ id: team.id })).toEqual([
+      { server: "kb", calls: 1, errors: 0, cost: 500, responseBytes: 0, averageLatencyMs: 10, tools: [{ tool: "search", calls: 1, errors: 0 }] },
+    ]);
+    expect((await admin.caller.mcp.teamUsage({ id: team.id }))[0]).toMatchObject({ server: "kb", calls: 1 });
+    expect((await rejection(member.caller.mcp.teamUsage({ id: team.id }))).code).toBe("FORBIDDEN");
+    expect((await rejection(outsider.caller.mcp.teamUsage({ id: team.id }))).code).toBe("NOT_FOUND");
+    expect((await rejection(lead.caller.mcp.usage())).code).toBe("FORBIDDEN");
+  });
+
   test("an administrator sets a token's MCP access on the token form; a user can reach none of it", async () => {
     const admin = await harness.signedInUser({ role: "admin" });
     const user = await harness.signedInUser();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { teams, users } from "@tollgate/db";
+import { requestLogs, teams, users } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
 import { createChannelProber } from "@tollgate/upstream";
 import { eq } from "drizzle-orm";
@@ -57,9 +57,13 @@ beforeAll(async () => {
     },
   });
   // An administrator exists (no first-run page); the team the provider's group maps to.
-  await seeder(database.handle, await createSecretBox(TEST_SECRET)).user({ name: "root" });
+  const seed = seeder(database.handle, await createSecretBox(TEST_SECRET));
+  const root = await seed.user({ name: "root" });
   await database.handle.db.update(users).set({ role: "admin" }).where(eq(users.name, "root"));
-  await database.handle.db.insert(teams).values({ name: "Research", oidcGroup: "research", rpmLimit: 120 });
+  const [research] = await database.handle.db.insert(teams).values({ name: "Research", oidcGroup: "research", rpmLimit: 120 }).returning({ id: teams.id });
+  // One MCP tool call by a Research key, shown on the team's page to its admins.
+  const researchKey = await seed.token({ userId: root.id, teamId: research!.id, name: "research agent" });
+  await database.handle.db.insert(requestLogs).values({ requestId: "mcp-r1", endpoint: "mcp", model: "papers__search", status: 200, latencyMs: 12, tokenId: researchKey.row.id, userId: root.id });
   page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
   page.on("pageerror", (error) => console.error(`[browser] ${error.message}`));
 });
@@ -89,6 +93,10 @@ describe("single sign-on and teams in the browser", () => {
     await members.getByText("ada").waitFor();
     expect(await members.getByText("from single sign-on").count()).toBe(1);
     expect(await page.getByTestId("team-limits").textContent()).toContain("120 requests");
+    const mcpUsage = page.getByTestId("team-mcp-usage");
+    await mcpUsage.waitFor();
+    expect(await mcpUsage.textContent()).toContain("papers");
+    expect(await mcpUsage.textContent()).toContain("search (1)");
 
     await page.getByRole("navigation").getByRole("link", { name: "Teams", exact: true }).click();
     await page.getByRole("button", { name: "Add team" }).click();

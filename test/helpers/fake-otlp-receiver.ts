@@ -1,3 +1,4 @@
+import type { TracingConfig } from "@tollgate/gateway/tracing/call-trace";
 import { startFakeServer } from "./fake-upstream-kit";
 import { waitFor } from "./gateway-fixture";
 
@@ -100,4 +101,23 @@ export function startFakeOtlpReceiver(): FakeOtlpReceiver {
     waitForSpans: (holds, what) => waitFor(() => (holds(spans) ? spans : null), what),
     close: () => server.close(),
   };
+}
+
+/** Tracing configured to export to the receiver at `tracesUrl`, every span sampled, batches sent every 20 ms. */
+export function tracingConfigFor(tracesUrl: string): TracingConfig {
+  return {
+    tracesUrl,
+    headers: { "x-collector-key": "collector-secret" },
+    serviceName: "tollgate-under-test",
+    resourceAttributes: { "deployment.environment.name": "test" },
+    sampler: "parentbased_always_on",
+    samplerArg: 1,
+    captureContent: false,
+    scheduleDelayMs: 20,
+  };
+}
+
+/** `bytes` random bytes in hex: a trace id (16) or a span id (8). */
+export function randomHex(bytes: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 }

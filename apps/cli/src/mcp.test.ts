@@ -50,6 +50,14 @@ describe("mcp add, list, test, remove", () => {
     await harness.expectRejected(["mcp", "add", "--name", "local", "--transport", "stdio"], "--command is required for a stdio server");
   });
 
+  test("add --teams opens the server to the named teams by id, and an unknown team is refused", async () => {
+    const team = await harness.runJson<{ id: number }>("team", "create", "--name", "mcp-team");
+    const added = await harness.runJson<{ teams: number[]; groups: string[] }>("mcp", "add", "--name", "team-docs", "--url", upstream.url, "--teams", `mcp-team,${team.id}`);
+    expect(added).toMatchObject({ teams: [team.id], groups: [] });
+    expect((await harness.run("mcp", "list")).stdout).toContain(`team:${team.id}`);
+    await harness.expectRejected(["mcp", "add", "--name", "team-docs-2", "--url", upstream.url, "--teams", "no-such-team"], "unknown team");
+  });
+
   test("test of an unreachable server fails with exit code 1 and the reason", async () => {
     await harness.run("mcp", "add", "--name", "gone", "--url", "http://127.0.0.1:9/mcp");
     const tested = await harness.run("mcp", "test", "gone");

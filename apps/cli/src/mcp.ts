@@ -3,6 +3,7 @@ import {
   createMcpServer,
   createMcpServerSchema,
   deleteMcpServer,
+  findTeam,
   listMcpServers,
   type McpServerView,
   testMcpServer,
@@ -22,6 +23,7 @@ const mcpFlags = {
   credential: "--credential",
   credentialHeader: "--credential-header",
   groups: "--group",
+  teams: "--teams",
   pricePerCall: "--price-per-call",
 };
 
@@ -30,8 +32,20 @@ function pricePerCallText(micros: number | null): string {
   return micros === null ? "free" : formatUsd(micros);
 }
 
+/** Who may use the server: its groups and teams (`team:ID`), or everyone when it lists neither. */
+function openToText(server: McpServerView): string {
+  return formatList([...server.groups, ...server.teams.map((id) => `team:${id}`)], "everyone");
+}
+
 function serverJson(server: McpServerView) {
   return { ...server, cooldownUntil: server.cooldownUntil?.toISOString() ?? null, createdAt: server.createdAt.toISOString(), updatedAt: server.updatedAt.toISOString() };
+}
+
+/** `--teams NAME|ID,...` -> the teams' ids (an unknown team is refused by name). */
+async function teamIdsFromText(text: string | undefined, context: CommandContext): Promise<number[] | undefined> {
+  const references = listFromText(text, "teams");
+  if (references === undefined) return undefined;
+  return Promise.all(references.map(async (reference) => (await findTeam(context.db, reference)).id));
 }
 
 /** `mcp add --name N (--url URL | --command "prog arg ...") [--transport ...] [--credential-env VAR] ...` */
@@ -46,6 +60,7 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
       credential: "string",
       "credential-header": "string",
       group: "string",
+      teams: "string",
       "price-per-call": "string",
       json: "boolean",
     },
@@ -62,6 +77,7 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
       credential: flags.credential,
       credentialHeader: flags["credential-header"],
       groups: listFromText(flags.group, "group"),
+      teams: await teamIdsFromText(flags.teams, context),
       pricePerCall: flags["price-per-call"],
     },
     mcpFlags,
@@ -75,7 +91,7 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
     ["url", created.url ?? "-"],
     ["command", created.command?.join(" ") ?? "-"],
     ["credential", created.credentialMasked ?? "-"],
-    ["groups", formatList(created.groups, "every group")],
+    ["open to", openToText(created)],
     ["price per call", pricePerCallText(created.pricePerCall)],
     ["tools", `${created.name}__*`],
   ]);
@@ -87,13 +103,13 @@ async function listMcpServersCommand(argv: readonly string[], context: CommandCo
   if (flags.json) return formatJson(rows.map(serverJson));
   const now = Date.now();
   return formatTable(
-    ["ID", "NAME", "TRANSPORT", "STATUS", "GROUPS", "PRICE/CALL", "CREDENTIAL", "TARGET"],
+    ["ID", "NAME", "TRANSPORT", "STATUS", "OPEN TO", "PRICE/CALL", "CREDENTIAL", "TARGET"],
     rows.map((server) => [
       String(server.id),
       server.name,
       server.transport,
       !server.enabled ? "disabled" : server.cooldownUntil && server.cooldownUntil.getTime() > now ? "cooling down" : "enabled",
-      formatList(server.groups, "every group"),
+      openToText(server),
       pricePerCallText(server.pricePerCall),
       server.credentialMasked ?? "-",
       server.url ?? server.command?.join(" ") ?? "-",

@@ -72,12 +72,12 @@ const sections = {
   mcp: `MCP servers (the gateway's /mcp endpoint):
   mcp add --name NAME (--url URL | --command "PROGRAM ARG...") [--transport streamable-http|sse|stdio]
       [--credential-env VAR | --credential SECRET] [--credential-header HEADER] [--group G[,G2]]
-      [--price-per-call USD]
+      [--teams TEAM[,TEAM2]] [--price-per-call USD]
       Registers an upstream MCP server; its tools are NAME__TOOL behind /mcp, and /mcp/NAME serves it
       alone. The credential is sent as "Authorization: Bearer SECRET" (or in --credential-header) and
       stored encrypted. A --command (stdio) server runs on the gateway's host only where
-      MCP_STDIO_ENABLED=true. --group: the routing groups whose tokens may use it (default: every
-      group). --price-per-call bills each tools/call.
+      MCP_STDIO_ENABLED=true. --group: the routing groups whose tokens may use it; --teams (names
+      or ids): the teams whose keys may use it (with neither: everyone). --price-per-call bills each tools/call.
   mcp list
   mcp test NAME_OR_ID     connects, initializes and lists the server's tools
   mcp remove NAME_OR_ID

@@ -9,11 +9,12 @@ import {
   mcpServerUsage,
   setTokenMcpAccess,
   testMcpServer,
+  teamMcpUsage,
   tokenMcpAccessSchema,
   updateMcpServer,
   updateMcpServerSchema,
 } from "@tollgate/admin";
-import { adminProcedure, router } from "../trpc";
+import { adminProcedure, authedProcedure, router } from "../trpc";
 
 /** Upstream MCP servers behind /mcp (packages/admin mcp); credentials go in sealed and come out masked. */
 export const mcpRouter = router({
@@ -32,6 +33,9 @@ export const mcpRouter = router({
 
   /** Calls, errors, cost and bytes per server and tool over the last 24 hours (request log, endpoint `mcp`). */
   usage: adminProcedure.query(({ ctx }) => mcpServerUsage(ctx.db)),
+
+  /** MCP calls of one team's keys over the last 24 hours: administrators and that team's admins. */
+  teamUsage: authedProcedure.input(idInputSchema).query(({ ctx, input }) => teamMcpUsage(ctx.db, ctx.user, input.id)),
 
   /** A token's MCP access, for the token form. */
   tokenAccess: adminProcedure.input(idInputSchema).query(({ ctx, input }) => getTokenMcpAccess(ctx.db, input.id)),

@@ -12,13 +12,15 @@ const entry = (fields: Partial<McpServerEntry> = {}): McpServerEntry => ({
   credentialHeader: null,
   credential: null,
   groups: [],
+  teams: [],
   pricePerCall: null,
   enabled: true,
   cooldownUntil: null,
   ...fields,
 });
 
-const caller = (mcpServers: string[], group = "default"): Caller => ({ token: { mcpServers }, user: {}, group }) as unknown as Caller;
+const caller = (mcpServers: string[], group = "default", teamId: number | null = null): Caller =>
+  ({ token: { mcpServers }, user: {}, group, team: teamId === null ? null : { id: teamId } }) as unknown as Caller;
 
 describe("MCP access", () => {
   test("a token with no MCP server listed has no MCP access", () => {
@@ -34,6 +36,14 @@ describe("MCP access", () => {
     expect(serverAllowed(caller(["*"], "default"), entry({ groups: ["vip"] }))).toBe(false);
     expect(serverAllowed(caller(["*"], "vip"), entry({ groups: ["vip"] }))).toBe(true);
     expect(serverAllowed(caller(["*"]), entry({ enabled: false }))).toBe(false);
+  });
+
+  test("a server listing teams is open to keys of those teams and to its listed groups, not to personal keys", () => {
+    expect(serverAllowed(caller(["*"], "default", 7), entry({ teams: [7] }))).toBe(true);
+    expect(serverAllowed(caller(["*"], "default", 8), entry({ teams: [7] }))).toBe(false);
+    expect(serverAllowed(caller(["*"], "default"), entry({ teams: [7] }))).toBe(false);
+    expect(serverAllowed(caller(["*"], "vip"), entry({ groups: ["vip"], teams: [7] }))).toBe(true);
+    expect(serverAllowed(caller(["*"], "default", 7), entry({ groups: ["vip"], teams: [7] }))).toBe(true);
   });
 
   test("an empty tool list allows every tool; otherwise server__tool or server__* must match", () => {

@@ -15,10 +15,20 @@ export function hasMcpAccess(grant: McpGrant): boolean {
   return (grant.mcpServers?.length ?? 0) > 0;
 }
 
-/** The server may be used by this caller: enabled, open to its group, and on its token's list. */
+/**
+ * The server is open to this caller: it lists neither groups nor teams, or it lists the caller's group, or
+ * the team the caller's key belongs to (a personal key of the same user is not a team key).
+ */
+export function openToCaller(caller: Pick<Caller, "group" | "team">, entry: Pick<McpServerEntry, "groups" | "teams">): boolean {
+  if (entry.groups.length === 0 && entry.teams.length === 0) return true;
+  if (entry.groups.includes(caller.group)) return true;
+  return caller.team !== null && entry.teams.includes(caller.team.id);
+}
+
+/** The server may be used by this caller: enabled, open to its group or team, and on its token's list. */
 export function serverAllowed(caller: Caller, entry: McpServerEntry): boolean {
   if (!entry.enabled) return false;
-  if (entry.groups.length > 0 && !entry.groups.includes(caller.group)) return false;
+  if (!openToCaller(caller, entry)) return false;
   const listed = caller.token.mcpServers ?? [];
   return listed.includes("*") || listed.includes(entry.name);
 }

@@ -11,6 +11,8 @@ export interface McpServerEntry extends McpServerToConnect {
   id: number;
   /** Routing groups whose tokens may use it; empty: every group. */
   groups: readonly string[];
+  /** Teams (ids) whose keys may use it besides the listed groups; empty with empty groups: everyone. */
+  teams: readonly number[];
   /** Micro-USD per tools/call; null: free. */
   pricePerCall: number | null;
   enabled: boolean;
@@ -139,6 +141,7 @@ export class McpDirectory {
         credentialHeader: row.credentialHeader,
         credential,
         groups: row.groups,
+        teams: row.teams,
         pricePerCall: row.pricePerCall,
         enabled: row.enabled,
         cooldownUntil: row.cooldownUntil?.getTime() ?? null,

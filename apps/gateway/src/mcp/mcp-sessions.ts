@@ -154,7 +154,7 @@ export class McpSessions {
           return errorResponse(new GatewayError(`Unknown MCP server ${scope}, or not one this API key may use.`, { status: 404, code: "mcp_server_not_found" }));
         }
       }
-      context = { services, caller, clientAddress };
+      context = { services, caller, clientAddress, traceHeaders: services.tracing ? request.headers : null };
     } catch (error) {
       if (error instanceof GatewayError) return errorResponse(error);
       throw error;

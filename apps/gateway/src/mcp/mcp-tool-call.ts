@@ -16,6 +16,8 @@ export interface McpRequestContext {
   services: GatewayServices;
   caller: Caller;
   clientAddress: string | null;
+  /** The /mcp request's headers when tracing is on (its traceparent is continued); null otherwise. */
+  traceHeaders: Headers | null;
 }
 
 /** A price per call as the call record bills it: one request, at the server's price. */
@@ -72,6 +74,7 @@ export async function callTool(
   record.identified(caller);
   const model = `${entry.name}${NAMESPACE_SEPARATOR}${tool}`;
   record.modelAsked(model);
+  if (services.tracing) record.trace = services.tracing.startToolCall(context.traceHeaders, { server: entry.name, tool: model, requestId: record.requestId });
   let failure: unknown = null;
   try {
     if (!toolAllowed(caller.token, entry.name, tool)) throw new GatewayError(`This API key may not call the tool ${model}.`, { status: 403, code: "tool_not_allowed" });

@@ -36,6 +36,14 @@ export interface TracedAttempt {
   url: string;
 }
 
+export interface TracedToolCall {
+  /** The MCP server's registered name (tollgate.mcp.server). */
+  server: string;
+  /** The tool as the client named it, `server__tool` (gen_ai.tool.name). */
+  tool: string;
+  requestId: string;
+}
+
 export interface CallSummary {
   status: number;
   errorCode: string | null;
@@ -58,6 +66,11 @@ export interface CallSummary {
 /** Builds a trace for each /v1 call; null in services when tracing is off. */
 export interface GatewayTracing {
   startCall(request: Request, endpoint: string, route: string, clientAddress: string | null, requestId: string): CallTrace;
+  /**
+   * One MCP tools/call: an `execute_tool {server__tool}` span (GenAI conventions), child of the /mcp
+   * request's `traceparent` when `headers` carry one. Only its finished() reports anything.
+   */
+  startToolCall(headers: Headers | null, call: TracedToolCall): CallTrace;
   /** Exports every span ended so far (tests wait for their spans with it). */
   flush(): Promise<void>;
   /** Exports what is buffered and stops the exporter (services.stop()). */

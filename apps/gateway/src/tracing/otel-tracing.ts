@@ -16,7 +16,7 @@ import {
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
 } from "@opentelemetry/semantic-conventions";
-import type { CallSummary, CallTrace, GatewayTracing, TracedAttempt, TracingConfig } from "./call-trace";
+import type { CallSummary, CallTrace, GatewayTracing, TracedAttempt, TracedToolCall, TracingConfig } from "./call-trace";
 import { answerFacts, genAiOperationOf, genAiProviderOf, streamedFinishReasons, streamedText } from "./gen-ai-names";
 
 /** The longest a shutdown waits for the last spans to reach the collector. */
@@ -186,10 +186,7 @@ class OtelCallTrace implements CallTrace {
       "tollgate.model": summary.model,
       "tollgate.cost_micros": summary.cost,
       "tollgate.stream": summary.stream,
-      ...(summary.tokenId !== null ? { "tollgate.token.id": summary.tokenId } : {}),
-      ...(summary.userId !== null ? { "tollgate.user.id": summary.userId } : {}),
-      ...(summary.group !== null ? { "tollgate.group": summary.group } : {}),
-      ...(summary.teamId !== null ? { "tollgate.team.id": summary.teamId } : {}),
+      ...callerAttributes(summary),
       ...(summary.cache !== null ? { "tollgate.cache": summary.cache } : {}),
     };
     const span = this.attempt;
@@ -224,6 +221,62 @@ class OtelCallTrace implements CallTrace {
   }
 }
 
+/** The attributes every call's span carries about who made it (tollgate.*). */
+function callerAttributes(summary: CallSummary): Attributes {
+  return {
+    ...(summary.tokenId !== null ? { "tollgate.token.id": summary.tokenId } : {}),
+    ...(summary.userId !== null ? { "tollgate.user.id": summary.userId } : {}),
+    ...(summary.group !== null ? { "tollgate.group": summary.group } : {}),
+    ...(summary.teamId !== null ? { "tollgate.team.id": summary.teamId } : {}),
+  };
+}
+
+/**
+ * An MCP tools/call as one INTERNAL span, `execute_tool {server__tool}` (GenAI semantic conventions:
+ * gen_ai.operation.name, gen_ai.tool.name, error.type), with the server, the caller and the price. The
+ * model-call hooks do nothing: a tool call has no upstream attempts of its own to trace.
+ */
+class OtelToolTrace implements CallTrace {
+  private readonly span: Span;
+
+  constructor(tracer: Tracer, propagator: W3CTraceContextPropagator, headers: Headers | null, call: TracedToolCall) {
+    const parent = headers?.has("traceparent") ? propagator.extract(ROOT_CONTEXT, headers, headersGetter) : ROOT_CONTEXT;
+    this.span = tracer.startSpan(
+      `execute_tool ${call.tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": call.tool,
+          "tollgate.mcp.server": call.server,
+          "tollgate.request_id": call.requestId,
+          "tollgate.endpoint": "mcp",
+        },
+      },
+      parent,
+    );
+  }
+
+  requested(): void {}
+  attemptStarted(): Record<string, string> {
+    return {};
+  }
+  attemptFailed(): void {}
+  answered(): void {}
+  watchStream(response: Response): Response {
+    return response;
+  }
+
+  finished(summary: CallSummary): void {
+    this.span.setAttributes({ ...callerAttributes(summary), "tollgate.cost_micros": summary.cost, "tollgate.status": summary.status });
+    if (summary.status >= 400 || summary.errorCode !== null) {
+      this.span.setAttribute(ATTR_ERROR_TYPE, summary.errorCode ?? String(summary.status));
+      this.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    this.span.end();
+  }
+}
+
 /**
  * OpenTelemetry tracing with the official SDK: spans batched in memory and exported over OTLP/HTTP (JSON)
  * off the request path by the BatchSpanProcessor; W3C trace context read from the client and passed on to
@@ -242,6 +295,7 @@ export function createOtelTracing(config: TracingConfig): GatewayTracing {
   return {
     startCall: (request, endpoint, route, clientAddress, requestId) =>
       new OtelCallTrace(tracer, propagator, config.captureContent, endpoint, request, route, clientAddress, requestId),
+    startToolCall: (headers, call) => new OtelToolTrace(tracer, propagator, headers, call),
     flush: () => provider.forceFlush(),
     async shutdown() {
       // A collector that is down loses the last batch: the exporter's retries never hold up the shutdown

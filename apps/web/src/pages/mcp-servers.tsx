@@ -1,7 +1,8 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { FormActions, SelectField, TextField } from "../components/form-fields";
+import { Field, FormActions, inputClass, SelectField, TextField } from "../components/form-fields";
 import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton } from "../components/resource-table";
+import { TeamOptions } from "../components/team-options";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatMs, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
@@ -35,6 +36,8 @@ function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<voi
   const [credential, setCredential] = useState("");
   const [credentialHeader, setCredentialHeader] = useState("");
   const [groups, setGroups] = useState("");
+  const [teamIds, setTeamIds] = useState<number[]>([]);
+  const teams = useQuery(trpc.teams.list.queryOptions());
   const [price, setPrice] = useState("");
   const form = useFormErrors();
   const create = useMutation(trpc.mcp.create.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
@@ -49,6 +52,7 @@ function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<voi
       credential: credential.trim() === "" ? null : credential.trim(),
       credentialHeader: credentialHeader.trim() === "" ? null : credentialHeader.trim(),
       groups: groups.split(",").map((group) => group.trim()).filter(Boolean),
+      teams: teamIds,
       pricePerCall: price.trim() === "" ? null : price.trim(),
     });
   };
@@ -64,7 +68,24 @@ function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<voi
       )}
       <TextField label="Credential" name="credential" type="password" autoComplete="off" value={credential} onChange={setCredential} errors={errors} hint="Sent as Authorization: Bearer …, or in the header below; stored encrypted." />
       <TextField label="Credential header" name="credentialHeader" value={credentialHeader} onChange={setCredentialHeader} errors={errors} placeholder="authorization" />
-      <TextField label="Groups" name="groups" value={groups} onChange={setGroups} errors={errors} hint="Routing groups whose tokens may use it, comma-separated; empty: every group." />
+      <TextField label="Groups" name="groups" value={groups} onChange={setGroups} errors={errors} hint="Routing groups whose tokens may use it, comma-separated; with no group and no team: everyone." />
+      {(teams.data?.length ?? 0) > 0 ? (
+        <Field label="Teams" error={errors.teams} hint="Teams whose keys may use it besides the groups (a member's personal key is not a team key).">
+          {(id, invalid, describedBy) => (
+            <select
+              id={id}
+              {...describedBy}
+              name="teams"
+              multiple
+              className={inputClass(invalid)}
+              value={teamIds.map(String)}
+              onChange={(event) => setTeamIds([...event.target.selectedOptions].map((option) => Number(option.value)))}
+            >
+              <TeamOptions teams={teams.data} />
+            </select>
+          )}
+        </Field>
+      ) : null}
       <TextField label="Price per call (USD)" name="pricePerCall" inputMode="decimal" value={price} onChange={setPrice} errors={errors} placeholder="free" />
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Add MCP server" busy={create.isPending} />
     </form>
@@ -109,6 +130,11 @@ export function McpServersPage() {
   const toggle = useMutation(trpc.mcp.update.mutationOptions({ onSuccess: list.refresh }));
   const usage = useQuery({ ...trpc.mcp.usage.queryOptions(), staleTime: 0 });
   const usageOf = (server: McpServerRow) => usage.data?.find((row) => row.server === server.name);
+  const teams = useQuery(trpc.teams.list.queryOptions());
+  const teamName = (id: number) => teams.data?.find((team) => team.id === id)?.name ?? `team ${id}`;
+  /** Who may use the server: its groups and teams, or everyone when it lists neither. */
+  const audienceOf = (server: McpServerRow) =>
+    server.groups.length === 0 && server.teams.length === 0 ? "everyone" : [...server.groups, ...server.teams.map((id) => `team ${teamName(id)}`)].join(", ");
   const saved = async () => {
     await list.refresh();
     setAdding(false);
@@ -144,7 +170,7 @@ export function McpServersPage() {
             ),
           },
           { header: "Transport", cell: (server) => server.transport },
-          { header: "Groups", cell: (server) => (server.groups.length === 0 ? "every group" : server.groups.join(", ")) },
+          { header: "Open to", cell: audienceOf },
           { header: "Price/call", numeric: true, cell: (server) => (server.pricePerCall === null ? "free" : formatUsd(server.pricePerCall)) },
           { header: "Credential", className: "font-mono text-xs", cell: (server) => server.credentialMasked ?? "—" },
           { header: "Tools", cell: (server) => <TestOutcome result={results[server.id]} /> },

@@ -2,12 +2,14 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useParams } from "react-router";
 import { BudgetCell } from "../components/budget-fields";
+import { SimpleTable } from "../components/simple-table";
 import { FormActions, NumberField } from "../components/form-fields";
 import { Badge, Modal, PageHeader, QueryState } from "../components/ui";
 import { formatDateTime, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
+import { TeamMcpUsage } from "./team-mcp-usage";
 import { TeamForm } from "./teams";
 
 /**
@@ -96,30 +98,16 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
         <QueryState isPending={usage.isPending} error={usage.error} />
         {usage.data && usage.data.length === 0 ? <p className="text-sm text-slate-500">No calls yet.</p> : null}
         {usage.data && usage.data.length > 0 ? (
-          <div className="card overflow-x-auto">
-            <table className="w-full text-sm" data-testid="team-usage">
-              <thead className="text-left text-xs uppercase text-slate-500">
-                <tr>
-                  <th className="px-3 py-2">Model</th>
-                  <th className="px-3 py-2">Requests</th>
-                  <th className="px-3 py-2">Tokens</th>
-                  <th className="px-3 py-2">Cost</th>
-                </tr>
-              </thead>
-              <tbody>
-                {usage.data.map((row) => (
-                  <tr key={row.model} className="border-t border-slate-100">
-                    <td className="px-3 py-2">{row.model}</td>
-                    <td className="px-3 py-2">{formatNumber(row.requests)}</td>
-                    <td className="px-3 py-2">{formatNumber(row.promptTokens + row.completionTokens)}</td>
-                    <td className="px-3 py-2">{formatUsd(row.cost)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <SimpleTable
+            testId="team-usage"
+            headers={["Model", "Requests", "Tokens", "Cost"]}
+            rows={usage.data}
+            keyOf={(row) => row.model}
+            cells={(row) => [row.model, formatNumber(row.requests), formatNumber(row.promptTokens + row.completionTokens), formatUsd(row.cost)]}
+          />
         ) : null}
       </section>
+      {managesMembers ? <TeamMcpUsage teamId={data.id} /> : null}
       <section>
         <h2 className="mb-2 font-semibold">Latest calls</h2>
         <QueryState isPending={logs.isPending} error={logs.error} />

@@ -10,6 +10,7 @@ import { useTRPC } from "../trpc";
 import { InheritedLimits } from "./inherited-limits";
 import { ModelCheckboxes } from "../components/model-checkboxes";
 import { ResponseCacheFields, responseCacheTtlFrom, responseCacheValue } from "../components/response-cache-fields";
+import { TeamOptions } from "../components/team-options";
 
 const BY_ADMIN = "set by an administrator";
 
@@ -141,11 +142,7 @@ export function TokenForm(props: {
           {(id, invalid, describedBy) => (
             <select id={id} {...describedBy} name="teamId" className={inputClass(invalid)} value={teamId} onChange={(event) => setTeamId(event.target.value)}>
               <option value="">None (personal)</option>
-              {(teams.data ?? []).map((team) => (
-                <option key={team.id} value={team.id}>
-                  {team.name}
-                </option>
-              ))}
+              <TeamOptions teams={teams.data} />
             </select>
           )}
         </Field>

@@ -1,6 +1,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { FormActions, TextField } from "../components/form-fields";
+import { QueryState } from "../components/ui";
 import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 
@@ -14,15 +15,17 @@ const listOf = (text: string) => text.split(",").map((item) => item.trim()).filt
 export function TokenMcpAccess(props: { tokenId: number }) {
   const trpc = useTRPC();
   const access = useQuery(trpc.mcp.tokenAccess.queryOptions({ id: props.tokenId }));
+  // The fields appear once the stored access is known: what the admin types is never overwritten by its arrival.
+  if (!access.data) return <QueryState isPending={access.isPending} error={access.error} />;
+  return <TokenMcpAccessForm tokenId={props.tokenId} initial={access.data} />;
+}
+
+function TokenMcpAccessForm(props: { tokenId: number; initial: { mcpServers: string[]; mcpTools: string[] } }) {
+  const trpc = useTRPC();
   const servers = useQuery(trpc.mcp.list.queryOptions());
-  const [mcpServers, setMcpServers] = useState("");
-  const [mcpTools, setMcpTools] = useState("");
+  const [mcpServers, setMcpServers] = useState(props.initial.mcpServers.join(", "));
+  const [mcpTools, setMcpTools] = useState(props.initial.mcpTools.join(", "));
   const [saved, setSaved] = useState(false);
-  useEffect(() => {
-    if (!access.data) return;
-    setMcpServers(access.data.mcpServers.join(", "));
-    setMcpTools(access.data.mcpTools.join(", "));
-  }, [access.data]);
   const form = useFormErrors();
   const save = useMutation(trpc.mcp.setTokenAccess.mutationOptions({ onSuccess: () => setSaved(true), onError: form.fromError }));
   const submit = (event: FormEvent) => {

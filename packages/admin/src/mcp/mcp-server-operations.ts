@@ -1,12 +1,13 @@
-import { type Database, mcpServers, requestLogs, tokens } from "@tollgate/db";
+import { type Database, mcpServers, requestLogs, teams, tokens } from "@tollgate/db";
 import { DEFAULT_UPSTREAM_ADDRESS_POLICY, mcpServerCredentialBinding, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
 import { type McpProbeResult, type McpServerToConnect, probeMcpServer } from "@tollgate/upstream/mcp";
-import { and, asc, eq, gte, sql } from "drizzle-orm";
-import type { Actor } from "../actor";
+import { and, asc, eq, gte, inArray, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
 import { recordAudit } from "../audit/record-audit";
 import { insertWithDrawnId } from "../values/insert-with-drawn-id";
 import { maskKey } from "../mask-key";
+import type { Actor } from "../actor";
+import { requireTeamAdmin, unknownTeam } from "../teams/team-access";
 import type { CreateMcpServerInput, TokenMcpAccessInput, UpdateMcpServerInput } from "./mcp-server-schemas";
 
 type McpServerRow = typeof mcpServers.$inferSelect;
@@ -61,6 +62,15 @@ async function checkNameFree(db: Database, name: string, exceptId: number | null
   if (taken && taken.id !== exceptId) throw new AdminError("invalid_input", `An MCP server named ${name} exists already`, { field: "name" });
 }
 
+/** Every team a server is opened to exists (a deleted team's id left in a list opens the server to nobody). */
+async function checkTeamsExist(db: Database, teamIds: readonly number[] | undefined): Promise<void> {
+  if (teamIds === undefined || teamIds.length === 0) return;
+  const found = await db.select({ id: teams.id }).from(teams).where(inArray(teams.id, [...teamIds]));
+  const known = new Set(found.map((row) => row.id));
+  const missing = teamIds.find((id) => !known.has(id));
+  if (missing !== undefined) throw unknownTeam(missing, { field: "teams" });
+}
+
 export async function listMcpServers(db: Database, secretBox: SecretBox): Promise<McpServerView[]> {
   const rows = await db.select().from(mcpServers).orderBy(asc(mcpServers.id));
   return Promise.all(rows.map((row) => toView(secretBox, row)));
@@ -81,6 +91,7 @@ export async function createMcpServer(
   const { credential, ...fields } = input;
   checkUrlAllowed(fields.url, policy);
   await checkNameFree(db, fields.name, null);
+  await checkTeamsExist(db, fields.teams);
   const id = await insertWithDrawnId(db, "mcp_servers", async (transaction, id) => {
     const credentialEncrypted = credential ? await secretBox.encrypt(credential, mcpServerCredentialBinding(id)) : null;
     await transaction.insert(mcpServers).values({
@@ -110,6 +121,7 @@ export async function updateMcpServer(
   const current = await loadServer(db, id);
   checkUrlAllowed(changes.url, policy);
   if (changes.name !== undefined) await checkNameFree(db, changes.name, id);
+  await checkTeamsExist(db, changes.teams);
   const transport = changes.transport ?? current.transport;
   const url = changes.url === undefined ? current.url : changes.url;
   const command = changes.command === undefined ? current.command : changes.command;
@@ -196,9 +208,13 @@ export interface McpServerUsage {
   tools: { tool: string; calls: number; errors: number }[];
 }
 
-/** Calls per server and tool over the last `hours`, from the request log (endpoint `mcp`, model `server__tool`). */
-export async function mcpServerUsage(db: Database, hours = 24): Promise<McpServerUsage[]> {
+/**
+ * Calls per server and tool over the last `hours`, from the request log (endpoint `mcp`, model `server__tool`);
+ * with `teamId`, only the calls made with that team's keys.
+ */
+export async function mcpServerUsage(db: Database, hours = 24, teamId: number | null = null): Promise<McpServerUsage[]> {
   const since = new Date(Date.now() - hours * 3_600_000);
+  const ofTeam = teamId === null ? undefined : inArray(requestLogs.tokenId, db.select({ id: tokens.id }).from(tokens).where(eq(tokens.teamId, teamId)));
   const rows = await db
     .select({
       model: requestLogs.model,
@@ -209,7 +225,7 @@ export async function mcpServerUsage(db: Database, hours = 24): Promise<McpServe
       latency: sql<number>`coalesce(sum(${requestLogs.latencyMs}), 0)::bigint`,
     })
     .from(requestLogs)
-    .where(and(eq(requestLogs.endpoint, "mcp"), gte(requestLogs.createdAt, since)))
+    .where(and(eq(requestLogs.endpoint, "mcp"), gte(requestLogs.createdAt, since), ofTeam))
     .groupBy(requestLogs.model);
   const byServer = new Map<string, McpServerUsage & { latencyTotal: number }>();
   for (const row of rows) {
@@ -232,6 +248,12 @@ export async function mcpServerUsage(db: Database, hours = 24): Promise<McpServe
       tools: usage.tools.sort((a, b) => b.calls - a.calls),
     }))
     .sort((a, b) => b.calls - a.calls);
+}
+
+/** MCP usage of one team's keys over the last `hours`: for an administrator and the team's admins only. */
+export async function teamMcpUsage(db: Database, actor: Actor, teamId: number, hours = 24): Promise<McpServerUsage[]> {
+  await requireTeamAdmin(db, actor, teamId);
+  return mcpServerUsage(db, hours, teamId);
 }
 
 /** Sets a token's MCP access (administrators only: an owner cannot widen what its token reaches). */

@@ -32,6 +32,8 @@ const mcpServerFields = z.object({
   credential: apiKeySchema.nullable(),
   /** Groups whose tokens may use the server; empty: every group. */
   groups: z.array(groupSchema, { error: "Must be a list of group names" }).transform((groups) => [...new Set(groups)]),
+  /** Teams (ids) whose keys may use the server besides the groups; empty with no groups: everyone. */
+  teams: z.array(recordIdSchema, { error: "Must be a list of team ids" }).transform((ids) => [...new Set(ids)]),
   /** Micro-USD per tools/call, from USD text; null: free. */
   pricePerCall: usdSchema.nullable(),
   enabled: z.boolean({ error: "Must be true or false" }),
@@ -49,7 +51,7 @@ function checkTransportTarget(value: { transport?: string; url?: string | null; 
 }
 
 export const createMcpServerSchema = mcpServerFields
-  .partial({ url: true, command: true, credentialHeader: true, credential: true, groups: true, pricePerCall: true, enabled: true })
+  .partial({ url: true, command: true, credentialHeader: true, credential: true, groups: true, teams: true, pricePerCall: true, enabled: true })
   .extend({ transport: mcpServerFields.shape.transport.default("streamable-http") })
   .superRefine(checkTransportTarget);
 export type CreateMcpServerInput = z.infer<typeof createMcpServerSchema>;

@@ -24,6 +24,8 @@ export const mcpServers = pgTable("mcp_servers", {
   credentialEncrypted: text("credential_encrypted"),
   /** Routing groups whose tokens may use the server; empty: every group. */
   groups: text("groups").array().notNull().default(sql`'{}'::text[]`),
+  /** Teams (ids) whose keys may use the server besides the listed groups; empty with empty groups: everyone. */
+  teams: bigint("teams", { mode: "number" }).array().notNull().default(sql`'{}'::bigint[]`),
   /** Micro-USD billed per tools/call; null: free. */
   pricePerCall: bigint("price_per_call", { mode: "number" }),
   enabled: boolean("enabled").notNull().default(true),
