@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpServer, createMcpServerSchema, deleteMcpServer, setTokenMcpAccess, updateMcpServer, updateMcpServerSchema } from "../packages/admin/src/index";
+import { cliOperator, createMcpServer, createMcpServerSchema, deleteMcpServer, setTokenMcpAccess, updateMcpServer, updateMcpServerSchema } from "../packages/admin/src/index";
 import { mcpServers, teams } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeMcpServer, startFakeMcpServer, startFakeSseMcpServer } from "./helpers/fake-mcp-server";
@@ -25,7 +25,7 @@ beforeAll(async () => {
   }));
   base = (await stack.gateway.listen()).replace(/\/v1$/, "");
   const { db } = stack.database.handle;
-  const register = (input: Record<string, unknown>) => createMcpServer(db, stack.gateway.secretBox, createMcpServerSchema.parse(input));
+  const register = (input: Record<string, unknown>) => createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse(input));
   await register({ name: "alpha", url: stack.fakes.alpha.url, credential: "alpha-upstream-secret" });
   await register({ name: "beta", url: stack.fakes.beta.url });
   await register({ name: "priced", url: stack.fakes.priced.url, pricePerCall: "0.002", groups: ["vip"] });
@@ -39,7 +39,7 @@ afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
 /** A token with MCP access as `setTokenMcpAccess` grants it; `rpmLimit` on the token row itself. */
 async function mcpToken(access: { mcpServers: string[]; mcpTools?: string[] }, options: { rpmLimit?: number; group?: string; teamId?: number } = {}) {
   const token = await stack.seed.token({ userId: stack.userId, rpmLimit: options.rpmLimit ?? null, group: options.group ?? null, teamId: options.teamId ?? null });
-  await setTokenMcpAccess(stack.database.handle.db, { id: token.row.id, mcpServers: access.mcpServers, mcpTools: access.mcpTools ?? [] });
+  await setTokenMcpAccess(stack.database.handle.db, cliOperator, { id: token.row.id, mcpServers: access.mcpServers, mcpTools: access.mcpTools ?? [] });
   // The token was never used: its cache holds nothing to evict, the first call loads the row with its access.
   return token;
 }
@@ -102,12 +102,12 @@ describe("MCP gateway", () => {
   });
 
   test("registering a server for a team that does not exist is refused, naming the field", async () => {
-    const refused = await createMcpServer(stack.database.handle.db, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "ghost-team", url: stack.fakes.beta.url, teams: [teamId + 1000] })).catch(
+    const refused = await createMcpServer(stack.database.handle.db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "ghost-team", url: stack.fakes.beta.url, teams: [teamId + 1000] })).catch(
       (error: unknown) => error,
     );
     expect(refused).toMatchObject({ code: "invalid_input", field: "teams" });
     const [server] = await stack.database.handle.db.select().from(mcpServers).where(eq(mcpServers.name, "teamonly"));
-    const updated = await updateMcpServer(stack.database.handle.db, stack.gateway.secretBox, updateMcpServerSchema.parse({ id: server!.id, teams: [teamId + 1000] })).catch((error: unknown) => error);
+    const updated = await updateMcpServer(stack.database.handle.db, cliOperator, stack.gateway.secretBox, updateMcpServerSchema.parse({ id: server!.id, teams: [teamId + 1000] })).catch((error: unknown) => error);
     expect(updated).toMatchObject({ code: "invalid_input", field: "teams" });
     expect(await stack.database.handle.db.select().from(mcpServers).where(eq(mcpServers.name, "ghost-team"))).toEqual([]);
   });
@@ -173,7 +173,7 @@ describe("MCP gateway", () => {
     const client = await connect(secret);
     try {
       expect(await toolNames(client)).toContain("alpha__echo");
-      await setTokenMcpAccess(stack.database.handle.db, { id: row.id, mcpServers: [] });
+      await setTokenMcpAccess(stack.database.handle.db, cliOperator, { id: row.id, mcpServers: [] });
       await waitFor(async () => (await client.listTools().catch((error: unknown) => error)) instanceof Error, "the key refused");
       const refused = await client.listTools().catch((error: unknown) => error);
       expect(String(refused)).toContain("mcp_not_allowed");
@@ -238,7 +238,7 @@ describe("MCP gateway", () => {
 
   test("a priced call the key's quota cannot cover is refused with insufficient_quota and never reaches the server", async () => {
     const token = await stack.seed.token({ userId: stack.userId, group: "vip", quotaLimit: 1_000 });
-    await setTokenMcpAccess(stack.database.handle.db, { id: token.row.id, mcpServers: ["priced"], mcpTools: [] });
+    await setTokenMcpAccess(stack.database.handle.db, cliOperator, { id: token.row.id, mcpServers: ["priced"], mcpTools: [] });
     const client = await connect(token.secret);
     try {
       const callsBefore = stack.fakes.priced.calls.length;
@@ -295,7 +295,7 @@ describe("MCP gateway: an upstream on the older HTTP+SSE transport", () => {
   test("is listed and called like any other", async () => {
     const legacy = await startFakeSseMcpServer("legacy");
     try {
-      await createMcpServer(stack.database.handle.db, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "legacy", transport: "sse", url: legacy.url }));
+      await createMcpServer(stack.database.handle.db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "legacy", transport: "sse", url: legacy.url }));
       const { secret } = await mcpToken({ mcpServers: ["legacy"] });
       const client = await connect(secret);
       try {
@@ -306,7 +306,7 @@ describe("MCP gateway: an upstream on the older HTTP+SSE transport", () => {
         await client.close();
       }
     } finally {
-      await deleteMcpServer(stack.database.handle.db, "legacy");
+      await deleteMcpServer(stack.database.handle.db, cliOperator, "legacy");
       await legacy.close();
     }
   });
@@ -384,7 +384,7 @@ describe("MCP gateway: a failing server", () => {
     const failing = await startFakeMcpServer({ name: "flaky" });
     try {
       const { db } = stack.database.handle;
-      const created = await createMcpServer(db, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "flaky", url: failing.url }));
+      const created = await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "flaky", url: failing.url }));
       const { secret, row } = await mcpToken({ mcpServers: ["flaky"] });
       const client = await connect(secret);
       try {
@@ -414,7 +414,7 @@ describe("MCP gateway: a failing server", () => {
           [503, "mcp_server_cooling_down"],
         ]);
         // An edit by hand ends the cool-down (through the row's NOTIFY): the server is called again.
-        await updateMcpServer(db, stack.gateway.secretBox, updateMcpServerSchema.parse({ id: created.id, enabled: true }));
+        await updateMcpServer(db, cliOperator, stack.gateway.secretBox, updateMcpServerSchema.parse({ id: created.id, enabled: true }));
         await waitFor(async () => (await toolNames(client)).includes("flaky__echo"), "flaky listed again");
         expect((await client.callTool({ name: "flaky__echo", arguments: { text: "back" } })).content).toEqual([{ type: "text", text: "flaky: back" }]);
       } finally {
@@ -433,7 +433,7 @@ describe("MCP gateway: two instances", () => {
     try {
       const owner = (await two.seed.user()).id;
       const token = await two.seed.token({ userId: owner });
-      await setTokenMcpAccess(two.database.handle.db, { id: token.row.id, mcpServers: ["*"], mcpTools: [] });
+      await setTokenMcpAccess(two.database.handle.db, cliOperator, { id: token.row.id, mcpServers: ["*"], mcpTools: [] });
       const first = (await two.first.listen()).replace(/\/v1$/, "");
       const second = (await two.second.listen()).replace(/\/v1$/, "");
       // Both instances have loaded the (empty) registrations before the server is added.
@@ -441,7 +441,7 @@ describe("MCP gateway: two instances", () => {
       const onSecond = await connect(token.secret, "/mcp", second);
       expect(await toolNames(onFirst)).toEqual([]);
       expect(await toolNames(onSecond)).toEqual([]);
-      await createMcpServer(two.database.handle.db, two.first.secretBox, createMcpServerSchema.parse({ name: "shared", url: upstream.url }));
+      await createMcpServer(two.database.handle.db, cliOperator, two.first.secretBox, createMcpServerSchema.parse({ name: "shared", url: upstream.url }));
       await waitFor(async () => (await toolNames(onSecond)).includes("shared__echo"), "the second instance lists the new server");
       await waitFor(async () => (await toolNames(onFirst)).includes("shared__echo"), "the first instance lists the new server");
       // The session the first instance opened, presented to the second: restored there for the same key.

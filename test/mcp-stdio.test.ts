@@ -5,7 +5,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { mcpServers } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { join } from "node:path";
-import { createMcpServer, createMcpServerSchema, setTokenMcpAccess, testMcpServer } from "../packages/admin/src/index";
+import { cliOperator, createMcpServer, createMcpServerSchema, setTokenMcpAccess, testMcpServer } from "../packages/admin/src/index";
 import { freshDatabase, type FreshDatabase } from "./helpers/fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
@@ -27,8 +27,8 @@ beforeAll(async () => {
   const user = await seed.user();
   const token = await seed.token({ userId: user.id });
   secret = token.secret;
-  await setTokenMcpAccess(database.handle.db, { id: token.row.id, mcpServers: ["local"], mcpTools: [] });
-  await createMcpServer(database.handle.db, enabled.secretBox, createMcpServerSchema.parse({ name: "local", transport: "stdio", command: COMMAND, credential: "local-secret" }));
+  await setTokenMcpAccess(database.handle.db, cliOperator, { id: token.row.id, mcpServers: ["local"], mcpTools: [] });
+  await createMcpServer(database.handle.db, cliOperator, enabled.secretBox, createMcpServerSchema.parse({ name: "local", transport: "stdio", command: COMMAND, credential: "local-secret" }));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -72,11 +72,11 @@ describe("MCP gateway: a local stdio server", () => {
   });
 
   test("Test connects, initializes and lists its tools when stdio is enabled, and says why not when it is off", async () => {
-    const tested = await testMcpServer(database.handle.db, enabled.secretBox, "local", { stdioEnabled: true });
+    const tested = await testMcpServer(database.handle.db, cliOperator, enabled.secretBox, "local", { stdioEnabled: true });
     expect(tested.ok).toBe(true);
     expect(tested.serverInfo?.name).toBe("local");
     expect(tested.tools.map((tool) => tool.name).sort()).toEqual(["add", "drop_tables", "echo", "whoami"]);
-    const off = await testMcpServer(database.handle.db, enabled.secretBox, "local", { stdioEnabled: false });
+    const off = await testMcpServer(database.handle.db, cliOperator, enabled.secretBox, "local", { stdioEnabled: false });
     expect(off.ok).toBe(false);
     expect(off.error).toContain("MCP_STDIO_ENABLED");
   });

@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { teams } from "@tollgate/db";
-import { createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
+import { cliOperator, createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
 import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
 import { type FakeOtlpReceiver, randomHex, startFakeOtlpReceiver, tracingConfigFor } from "./helpers/fake-otlp-receiver";
 import { type StackWith, startStackWith } from "./helpers/gateway-fixture";
@@ -41,7 +41,7 @@ beforeAll(async () => {
   receiver = startFakeOtlpReceiver();
   stack = await startStackWith(async (keep) => ({ tools: await keep(startFakeMcpServer({ name: "tools" })) }), { gateway: { tracing: tracingConfigFor(receiver.tracesUrl) } });
   base = (await stack.gateway.listen()).replace(/\/v1$/, "");
-  await createMcpServer(stack.database.handle.db, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "tools", url: stack.fakes.tools.url }));
+  await createMcpServer(stack.database.handle.db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "tools", url: stack.fakes.tools.url }));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -54,7 +54,7 @@ describe("MCP traces", () => {
     const { db } = stack.database.handle;
     const [team] = await db.insert(teams).values({ name: `mcp-traced-${randomHex(4)}` }).returning({ id: teams.id });
     const token = await stack.seed.token({ userId: stack.userId, teamId: team!.id });
-    await setTokenMcpAccess(db, { id: token.row.id, mcpServers: ["tools"], mcpTools: ["tools__echo"] });
+    await setTokenMcpAccess(db, cliOperator, { id: token.row.id, mcpServers: ["tools"], mcpTools: ["tools__echo"] });
     const traceId = randomHex(16);
     const parentSpanId = randomHex(8);
     const client = await connect(token.secret, `00-${traceId}-${parentSpanId}-01`);
@@ -88,7 +88,7 @@ describe("MCP traces", () => {
 
   test("a call without a traceparent starts a trace of its own", async () => {
     const token = await stack.seed.token({ userId: stack.userId });
-    await setTokenMcpAccess(stack.database.handle.db, { id: token.row.id, mcpServers: ["tools"] });
+    await setTokenMcpAccess(stack.database.handle.db, cliOperator, { id: token.row.id, mcpServers: ["tools"] });
     const client = new Client({ name: "untraced-agent", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token.secret}` } } }));
     try {

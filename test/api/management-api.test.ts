@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { runCommand } from "@tollgate/cli/run-command";
-import { auditLog, tokens } from "@tollgate/db";
+import { auditLog, tokens, usageHourly } from "@tollgate/db";
 import { createChannelProber } from "@tollgate/upstream";
 import { asc, desc, eq } from "drizzle-orm";
 import createClient from "openapi-fetch";
-import { cliOperator, createApiKey } from "../../packages/admin/src/index";
+import { addTeamMember, cliOperator, createApiKey, createTeam, createTeamSchema, createToken, createUser, createUserSchema, deleteTeam, deleteToken, listTokens } from "../../packages/admin/src/index";
 import { createConsole } from "../../apps/console/src/create-console";
 import { type GatewayStack, startGatewayStack } from "../helpers/gateway-fixture";
 import { generatedApiTypes } from "./generate-api-types";
@@ -86,6 +86,41 @@ describe("management API: a typed client", () => {
   });
 });
 
+describe("management API: teams", () => {
+  test("creates, reads, changes and deletes a team and its members, with the console's rules, each change audited once", async () => {
+    const [last] = await db().select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    const member = await (await call("POST", "/users", { body: { name: "team-member" } })).json();
+    const createdResponse = await call("POST", "/teams", { body: { name: "research", budget: "25" } });
+    expect(createdResponse.status).toBe(201);
+    const team = await createdResponse.json();
+    expect(team).toMatchObject({ name: "research", status: "enabled", budget: { limit: 25_000_000 } });
+    const taken = await call("POST", "/teams", { body: { name: "research" } });
+    expect(taken.status).toBe(400);
+    expect((await taken.json()).error).toMatchObject({ message: 'Team "research" already exists', param: "name" });
+
+    expect((await call("PATCH", `/teams/${team.id}`, { body: { rpmLimit: 30 } })).status).toBe(200);
+    const added = await call("POST", `/teams/${team.id}/members`, { body: { userId: member.id, role: "team_admin" } });
+    expect(added.status).toBe(201);
+    expect(await added.json()).toMatchObject({ teamId: team.id, userId: member.id, role: "team_admin" });
+    const members = await (await call("GET", `/teams/${team.id}/members`, { key: readKey })).json();
+    expect(members).toMatchObject({ data: [{ userId: member.id, name: "team-member", role: "team_admin", source: "manual" }], nextCursor: null });
+    const shown = await (await call("GET", `/teams/${team.id}`, { key: readKey })).json();
+    expect(shown).toMatchObject({ id: team.id, rpmLimit: 30, members: [{ userId: member.id }] });
+    const listed = await (await call("GET", "/teams", { key: readKey })).json();
+    expect(listed.data.map((row: { name: string }) => row.name)).toContain("research");
+
+    expect((await call("DELETE", `/teams/${team.id}/members/${member.id}`)).status).toBe(200);
+    const notMember = await call("DELETE", `/teams/${team.id}/members/${member.id}`);
+    expect(notMember.status).toBe(404);
+    expect((await call("DELETE", `/teams/${team.id}`)).status).toBe(200);
+    expect((await call("GET", `/teams/${team.id}`, { key: readKey })).status).toBe(404);
+
+    const rows = (await db().select().from(auditLog).orderBy(asc(auditLog.id))).filter((row) => row.id > (last?.id ?? 0));
+    expect(rows.map((row) => row.action)).toEqual(["user.create", "team.create", "team.update", "team.member_add", "team.member_remove", "team.delete"]);
+    for (const row of rows) expect(row).toMatchObject({ actorKind: "api_key", actorName: "automation", sourceAddress: "127.0.0.1" });
+  });
+});
+
 describe("management API: rules", () => {
   test("refuses a request without a key, with an unknown key, and a write with a read key", async () => {
     const missing = await call("GET", "/users", { key: null });
@@ -98,11 +133,74 @@ describe("management API: rules", () => {
     expect((await write.json()).error.code).toBe("insufficient_scope");
   });
 
-  test("a key limited to a team is refused on routes that are not team-scoped yet", async () => {
-    const { secret } = await createApiKey(db(), cliOperator, { name: "team-bound", scope: "write", teamId: 4 });
-    const response = await call("GET", "/tokens", { key: secret });
-    expect(response.status).toBe(403);
-    expect((await response.json()).error.code).toBe("team_scope");
+  test("a key limited to a team acts as that team's admin: its tokens, members and usage, and nothing else", async () => {
+    const admin = cliOperator;
+    const alpha = await createTeam(db(), admin, createTeamSchema.parse({ name: "alpha" }));
+    const beta = await createTeam(db(), admin, createTeamSchema.parse({ name: "beta" }));
+    const [alphaUser, betaUser, newcomer] = await Promise.all(["alpha-user", "beta-user", "newcomer"].map((name) => createUser(db(), admin, createUserSchema.parse({ name }))));
+    await addTeamMember(db(), admin, { teamId: alpha.id, userId: alphaUser!.id, role: "member" });
+    await addTeamMember(db(), admin, { teamId: beta.id, userId: betaUser!.id, role: "member" });
+    const alphaToken = (await createToken(db(), admin, { name: "alpha-service", userId: alphaUser!.id, teamId: alpha.id })).token;
+    const betaToken = (await createToken(db(), admin, { name: "beta-service", userId: betaUser!.id, teamId: beta.id })).token;
+    const personal = (await createToken(db(), admin, { name: "alpha-personal", userId: alphaUser!.id })).token;
+    const hour = new Date("2026-03-02T10:00:00Z");
+    await db().insert(usageHourly).values([
+      { hour, userId: alphaUser!.id, tokenId: alphaToken.id, model: "gpt-4o-mini", requests: 3, cost: 300 },
+      { hour, userId: betaUser!.id, tokenId: betaToken.id, model: "gpt-4o-mini", requests: 5, cost: 500 },
+      { hour, userId: alphaUser!.id, tokenId: personal.id, model: "gpt-4o-mini", requests: 7, cost: 700 },
+    ]);
+
+    const refused = await runCommand(["apikey", "create", "--name", "nowhere", "--team", "no-such-team"], { db: db(), secretBox: stack.gateway.secretBox });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toBe('error: unknown team "no-such-team"\n');
+    const created = await runCommand(["apikey", "create", "--name", "alpha-lead", "--scope", "write", "--team", "alpha", "--json"], { db: db(), secretBox: stack.gateway.secretBox });
+    expect(created.exitCode).toBe(0);
+    const teamKey = JSON.parse(created.stdout);
+    expect(teamKey).toMatchObject({ teamId: alpha.id, scope: "write" });
+    const key = teamKey.secret as string;
+
+    const tokensSeen = await (await call("GET", "/tokens", { key })).json();
+    expect(tokensSeen.data.map((token: { name: string }) => token.name)).toEqual(["alpha-service"]);
+    expect((await call("GET", `/tokens/${betaToken.id}`, { key })).status).toBe(404);
+    expect((await call("GET", `/tokens/${personal.id}`, { key })).status).toBe(404);
+    expect((await call("DELETE", `/tokens/${betaToken.id}`, { key })).status).toBe(404);
+    expect((await call("PATCH", `/tokens/${alphaToken.id}`, { key, body: { rpmLimit: 7 } })).status).toBe(200);
+    expect((await call("POST", `/tokens/${alphaToken.id}/roll`, { key, body: {} })).status).toBe(200);
+
+    const made = await call("POST", "/tokens", { key, body: { name: "alpha-made", userId: alphaUser!.id, teamId: alpha.id } });
+    expect(made.status).toBe(201);
+    expect((await made.json()).token).toMatchObject({ name: "alpha-made", teamId: alpha.id });
+    const outsider = await call("POST", "/tokens", { key, body: { name: "x", userId: betaUser!.id, teamId: alpha.id } });
+    expect(outsider.status).toBe(400);
+    expect((await outsider.json()).error.message).toBe("The owner of a team token must be a member of the team");
+    const otherTeam = await call("POST", "/tokens", { key, body: { name: "x", userId: betaUser!.id, teamId: beta.id } });
+    expect(otherTeam.status).toBe(403);
+    const noTeam = await call("POST", "/tokens", { key, body: { name: "x", userId: alphaUser!.id } });
+    expect(noTeam.status).toBe(403);
+
+    expect((await (await call("GET", "/teams", { key })).json()).data.map((team: { name: string }) => team.name)).toEqual(["alpha"]);
+    expect((await call("GET", `/teams/${beta.id}`, { key })).status).toBe(404);
+    expect((await call("POST", `/teams/${alpha.id}/members`, { key, body: { userId: newcomer!.id } })).status).toBe(201);
+    expect((await call("POST", `/teams/${beta.id}/members`, { key, body: { userId: newcomer!.id } })).status).toBe(404);
+    expect((await call("DELETE", `/teams/${alpha.id}/members/${newcomer!.id}`, { key })).status).toBe(200);
+
+    const usage = await (await call("GET", "/usage?from=2026-03-01&to=2026-03-05", { key })).json();
+    expect(usage.data).toEqual([expect.objectContaining({ day: "2026-03-02", requests: 3, cost: 300 })]);
+
+    for (const [method, path] of [["PATCH", `/teams/${alpha.id}`], ["DELETE", `/teams/${alpha.id}`], ["GET", "/users"], ["GET", "/audit"], ["GET", "/channels"], ["POST", "/teams"]] as const) {
+      const response = await call(method, path, { key, body: method === "GET" || method === "DELETE" ? undefined : { name: "x" } });
+      expect(response.status).toBe(403);
+      expect((await response.json()).error.code).toBe("team_scope");
+    }
+    const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(last).toMatchObject({ action: "team.member_remove", actorKind: "api_key", actorName: "alpha-lead" });
+
+    // Deleting the team (once its tokens are gone) deletes its keys, each audited: the key is refused after.
+    for (const token of (await listTokens(db(), admin, {})).filter((row) => row.teamId === alpha.id)) await deleteToken(db(), admin, token.id);
+    await deleteTeam(db(), admin, alpha.id);
+    expect((await call("GET", "/tokens", { key })).status).toBe(401);
+    const [keyRow] = await db().select().from(auditLog).where(eq(auditLog.action, "api_key.delete"));
+    expect(keyRow).toMatchObject({ objectId: String(teamKey.id), before: { name: "alpha-lead", keyHash: "[redacted]" } });
   });
 
   test("refuses a body over the console's limit, and a body that is not a JSON object, in its JSON shape", async () => {

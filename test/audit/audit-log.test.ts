@@ -7,6 +7,7 @@ import { cliOperator, createToken, purgeAuditLog, setAuditRetention, verifyAudit
 import { startAuditPurge } from "../../apps/server/src/audit-purge-job";
 import { TEST_SECRET, waitFor } from "../helpers/gateway-fixture";
 import { type ConsoleUnderTest, rejection, startConsole } from "../console/console-fixture";
+import { type FakeMcpServer, startFakeMcpServer } from "../helpers/fake-mcp-server";
 
 // A fresh PGlite takes seconds to migrate on a busy machine: a bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
@@ -145,6 +146,78 @@ describe("audit log", () => {
     const broken = await cli("audit", "verify");
     expect(broken.exitCode).toBe(1);
     expect(broken.stderr).toContain(`audit log broken at row ${next.id}: its prev_hash is not the previous row's hash`);
+  });
+});
+
+describe("audit rows for teams, MCP servers and settings", () => {
+  let mcpUpstream: FakeMcpServer;
+  beforeAll(async () => {
+    mcpUpstream = await startFakeMcpServer({ name: "docs" });
+  });
+  afterAll(() => mcpUpstream.close());
+
+  /** Runs the CLI command and returns the actions of the rows it added (failing on an error message). */
+  async function actionsOfCli(...argv: string[]) {
+    const added = await rowsAddedBy(async () => expect((await cli(...argv)).stderr).toBe(""));
+    return added.map((row) => row.action);
+  }
+
+  test("team, membership, team token, MCP server, token MCP access and log retention changes by the CLI each write one row", async () => {
+    await cli("user", "create", "--name", "carol");
+    expect(await actionsOfCli("team", "create", "--name", "platform", "--budget", "50")).toEqual(["team.create"]);
+    expect(await actionsOfCli("team", "update", "platform", "--rpm", "60")).toEqual(["team.update"]);
+    expect(await actionsOfCli("team", "member", "add", "platform", "--user", "carol", "--role", "member")).toEqual(["team.member_add"]);
+    expect(await actionsOfCli("team", "member", "add", "platform", "--user", "carol", "--role", "team_admin")).toEqual(["team.member_update"]);
+    expect(await actionsOfCli("token", "create", "--user", "carol", "--team", "platform", "--name", "team-made")).toEqual(["token.create"]);
+    expect(await actionsOfCli("mcp", "add", "--name", "docs", "--url", mcpUpstream.url, "--credential", "mcp-credential-never-logged")).toEqual(["mcp_server.create"]);
+    expect(await actionsOfCli("mcp", "test", "docs")).toEqual(["mcp_server.test"]);
+    const teamToken = (await auditRows()).findLast((row) => row.action === "token.create")!;
+    expect(teamToken.after).toMatchObject({ name: "team-made", teamId: expect.any(Number) });
+    expect(await actionsOfCli("token", "update", teamToken.objectId!, "--mcp-servers", "docs")).toEqual(["token.mcp_access"]);
+    expect(await actionsOfCli("logs", "retention", "--days", "30")).toEqual(["settings.update_log_retention"]);
+    expect(await actionsOfCli("mcp", "remove", "docs")).toEqual(["mcp_server.delete"]);
+    expect(await actionsOfCli("token", "delete", teamToken.objectId!)).toEqual(["token.delete"]);
+    expect(await actionsOfCli("team", "member", "remove", "platform", "--user", "carol")).toEqual(["team.member_remove"]);
+    expect(await actionsOfCli("team", "delete", "platform")).toEqual(["team.delete"]);
+
+    const rows = await auditRows();
+    const find = (action: string) => rows.findLast((row) => row.action === action)!;
+    expect(find("team.update")).toMatchObject({ actorKind: "cli", objectType: "team", before: { rpmLimit: null }, after: { rpmLimit: 60, name: "platform" } });
+    expect(find("team.member_update")).toMatchObject({ objectType: "team_member", before: { role: "member" }, after: { role: "team_admin" } });
+    expect(find("token.mcp_access")).toMatchObject({ before: { mcpServers: [] }, after: { mcpServers: ["docs"] } });
+    expect(find("settings.update_log_retention")).toMatchObject({ before: { days: 90 }, after: { days: 30 } });
+    expect(find("mcp_server.test").after).toMatchObject({ ok: true, error: null, tools: 3 });
+    expect(find("mcp_server.create").after).toMatchObject({ name: "docs", credentialEncrypted: "[redacted]" });
+    expect(JSON.stringify(rows)).not.toContain("mcp-credential-never-logged");
+  });
+
+  test("team changes in the console write one row each naming the signed-in user and their address", async () => {
+    const caller = harness.console.createCaller({ headers: { cookie: admin.cookie }, clientIp: "203.0.113.8" });
+    const dave = await harness.signedInUser({ name: "dave" });
+    let teamId = 0;
+    const created = await rowsAddedBy(async () => {
+      teamId = (await caller.teams.create({ name: "console-team" })).id;
+    });
+    const membership = await rowsAddedBy(() => caller.teams.addMember({ teamId, userId: dave.id, role: "member" }));
+    const removal = await rowsAddedBy(() => caller.teams.removeMember({ teamId, userId: dave.id }));
+    const retention = await rowsAddedBy(() => caller.logRetention.update({ days: 45 }));
+    const deleted = await rowsAddedBy(() => caller.teams.delete({ id: teamId }));
+    for (const [added, action] of [
+      [created, "team.create"],
+      [membership, "team.member_add"],
+      [removal, "team.member_remove"],
+      [retention, "settings.update_log_retention"],
+      [deleted, "team.delete"],
+    ] as const) {
+      expect(added).toHaveLength(1);
+      expect(added[0]).toMatchObject({ action, actorKind: "user", actorId: admin.id, actorName: "root", sourceAddress: "203.0.113.8" });
+    }
+  });
+
+  test("a refused team change writes no row", async () => {
+    const user = await harness.signedInUser({ name: "erin" });
+    const added = await rowsAddedBy(async () => expect(await rejection(user.caller.teams.create({ name: "not-allowed" }))).toMatchObject({ code: "FORBIDDEN" }));
+    expect(added).toHaveLength(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { teamMembers, teams, users } from "@tollgate/db";
-import { eq } from "drizzle-orm";
+import { auditLog, teamMembers, teams, users } from "@tollgate/db";
+import { asc, eq } from "drizzle-orm";
 import type { OidcSettings } from "../../apps/console/src/create-console";
 import { addTeamMember } from "../../packages/admin/src/index";
 import { startTestOidcProvider, type TestOidcProvider } from "../helpers/test-oidc-provider";
@@ -12,6 +12,13 @@ setDefaultTimeout(60_000);
 
 /** The console is driven in process at this origin; the provider and its proxy listen on real ports. */
 const CONSOLE_ORIGIN = "http://console.test";
+/** The address the console sees the browser at (the audit log's source address). */
+const BROWSER_ADDRESS = "198.51.100.23";
+
+/** The audit rows naming `userId` as the actor, oldest first. */
+async function auditRowsBy(userId: number) {
+  return app.database.handle.db.select().from(auditLog).where(eq(auditLog.actorId, userId)).orderBy(asc(auditLog.id));
+}
 
 let provider: TestOidcProvider;
 let app: ConsoleUnderTest;
@@ -28,7 +35,7 @@ beforeAll(async () => {
     },
   });
   issuer = provider.issuer;
-  app = await startConsole({ oidc: oidcSettings(false), publicBaseUrl: CONSOLE_ORIGIN });
+  app = await startConsole({ oidc: oidcSettings(false), publicBaseUrl: CONSOLE_ORIGIN, clientAddress: () => BROWSER_ADDRESS });
   await app.database.handle.db.insert(teams).values({ name: "Research", oidcGroup: "research" });
 }, SETUP_TIMEOUT_MS);
 
@@ -113,6 +120,11 @@ describe("single sign-on with a real OpenID provider", () => {
     const caller = app.anonymous({ headers: { cookie: consoleCookie! } });
     const memberships = await app.database.handle.db.select({ role: teamMembers.role, source: teamMembers.source }).from(teamMembers).where(eq(teamMembers.userId, alice!.id));
     expect(memberships).toEqual([{ role: "member", source: "oidc" }]);
+    // The sign-in's changes are audited in the user's name, from the browser's address.
+    const audited = await auditRowsBy(alice!.id);
+    expect(audited.map((row) => row.action)).toEqual(["user.create", "team.member_add"]);
+    for (const row of audited) expect(row).toMatchObject({ actorKind: "user", actorName: "alice", sourceAddress: BROWSER_ADDRESS });
+    expect(audited[0]!.after).toMatchObject({ oidcSubject: "alice-sub", role: "admin" });
     // Logout ends the session: the cookie no longer opens anything.
     await caller.auth.logout();
     expect((await rejection(caller.auth.me())).code).toBe("UNAUTHORIZED");
@@ -132,6 +144,7 @@ describe("single sign-on with a real OpenID provider", () => {
     const memberships = await app.database.handle.db.select({ teamId: teamMembers.teamId, role: teamMembers.role }).from(teamMembers).where(eq(teamMembers.userId, bob!.id));
     expect(memberships).toEqual([{ teamId: manual!.id, role: "team_admin" }]);
     expect(memberships.some((membership) => membership.teamId === research!.id)).toBe(false);
+    expect((await auditRowsBy(bob!.id)).map((row) => row.action)).toEqual(["user.create", "team.member_add", "team.member_remove"]);
   });
 
   test("a user with a password and the same verified email is linked on the first sign-in; an unverified email is not matched", async () => {
@@ -147,6 +160,7 @@ describe("single sign-on with a real OpenID provider", () => {
     const { consoleCookie } = await browse("/auth/oidc/login");
     expect(await app.anonymous({ headers: { cookie: consoleCookie! } }).auth.me()).toMatchObject({ id: dave.id, name: "dave-local" });
     expect((await userNamed("dave-local"))!.oidcSubject).toBe("dave-sub");
+    expect((await auditRowsBy(dave.id)).map((row) => row.action)).toEqual(["user.oidc_link"]);
     expect(await userNamed("dave")).toBeUndefined();
   });
 

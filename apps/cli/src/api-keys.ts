@@ -1,6 +1,6 @@
-import { type ApiKeyView, cliOperator, createApiKey, createApiKeySchema, listApiKeys, revokeApiKey } from "@tollgate/admin";
+import { type ApiKeyView, cliOperator, createApiKey, createApiKeySchema, findTeam, listApiKeys, revokeApiKey } from "@tollgate/admin";
 import type { CommandContext, CommandHandler } from "./command-context";
-import { integerFromText, parseInput, recordIdFromText } from "./flag-values";
+import { parseInput, recordIdFromText } from "./flag-values";
 import { formatDate, formatFields, formatJson, formatTable } from "./format-output";
 import { parseCommandArguments } from "./parse-arguments";
 
@@ -10,7 +10,9 @@ function apiKeyJson(key: ApiKeyView) {
 
 async function createCommand(argv: readonly string[], context: CommandContext): Promise<string> {
   const { flags } = parseCommandArguments(argv, { command: "apikey create", flags: { name: "string", scope: "string", team: "string", json: "boolean" } });
-  const input = parseInput(createApiKeySchema, { name: flags.name, scope: flags.scope as "read" | "write" | undefined, teamId: integerFromText(flags.team) }, { name: "--name", scope: "--scope", teamId: "--team" });
+  // `--team NAME_OR_ID`, resolved as `token create --team` does: the key then acts as that team's admin.
+  const team = flags.team === undefined ? null : await findTeam(context.db, flags.team);
+  const input = parseInput(createApiKeySchema, { name: flags.name, scope: flags.scope as "read" | "write" | undefined, teamId: team?.id ?? null }, { name: "--name", scope: "--scope", teamId: "--team" });
   const { apiKey, secret } = await createApiKey(context.db, cliOperator, input);
   if (flags.json) return formatJson({ ...apiKeyJson(apiKey), secret });
   return formatFields([

@@ -1,4 +1,5 @@
 import {
+  cliOperator,
   createMcpServer,
   createMcpServerSchema,
   deleteMcpServer,
@@ -81,7 +82,7 @@ async function addMcpServer(argv: readonly string[], context: CommandContext): P
     },
     mcpFlags,
   );
-  const created = await createMcpServer(context.db, context.secretBox, input, context.addressPolicy);
+  const created = await createMcpServer(context.db, cliOperator, context.secretBox, input, context.addressPolicy);
   if (flags.json) return formatJson(serverJson(created));
   return formatFields([
     ["created MCP server", String(created.id)],
@@ -119,7 +120,7 @@ async function listMcpServersCommand(argv: readonly string[], context: CommandCo
 /** `mcp test NAME_OR_ID`: connects, initializes and lists the server's tools. */
 async function testMcpServerCommand(argv: readonly string[], context: CommandContext): Promise<string> {
   const { flags, positionals } = parseCommandArguments(argv, { command: "mcp test", flags: { json: "boolean" }, positionals: ["NAME_OR_ID"] });
-  const result = await testMcpServer(context.db, context.secretBox, positionals[0] as string, { stdioEnabled: context.mcpStdioEnabled ?? false });
+  const result = await testMcpServer(context.db, cliOperator, context.secretBox, positionals[0] as string, { stdioEnabled: context.mcpStdioEnabled ?? false });
   if (flags.json) return formatJson(result);
   if (!result.ok) throw new CommandError(`MCP server ${result.name} failed its test: ${result.error}`, { exitCode: 1 });
   return formatFields([
@@ -132,7 +133,7 @@ async function testMcpServerCommand(argv: readonly string[], context: CommandCon
 
 async function removeMcpServer(argv: readonly string[], context: CommandContext): Promise<string> {
   const { flags, positionals } = parseCommandArguments(argv, { command: "mcp remove", flags: { json: "boolean" }, positionals: ["NAME_OR_ID"] });
-  const removed = await deleteMcpServer(context.db, positionals[0] as string);
+  const removed = await deleteMcpServer(context.db, cliOperator, positionals[0] as string);
   if (flags.json) return formatJson({ ...removed, deleted: true });
   return `MCP server ${removed.id} (${removed.name}) deleted\n`;
 }

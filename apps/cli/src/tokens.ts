@@ -235,7 +235,7 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
   const mcpInput = tokenMcpAccessFromFlags(id, flags["mcp-servers"], flags["mcp-tools"]);
   if (given.every((value) => value === undefined)) {
     if (mcpInput !== null) {
-      const mcpAccess = await setTokenMcpAccess(context.db, mcpInput);
+      const mcpAccess = await setTokenMcpAccess(context.db, cliOperator, mcpInput);
       return flags.json ? formatJson(mcpAccess) : formatFields([["token", String(id)], ...mcpAccessFields(mcpAccess)]);
     }
     throw new CommandError("token update needs --rpm, --tpm, --quota, --period, --time-zone, --alert-at, --cache-ttl, --cache-scope, --mcp-servers or --mcp-tools");
@@ -256,7 +256,7 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
     tokenFlags,
   );
   const token = await updateToken(context.db, cliOperator, changes);
-  const mcpAccess = mcpInput === null ? null : await setTokenMcpAccess(context.db, mcpInput);
+  const mcpAccess = mcpInput === null ? null : await setTokenMcpAccess(context.db, cliOperator, mcpInput);
   if (flags.json) return formatJson(mcpAccess ? { ...tokenJson(token, now), mcpServers: mcpAccess.mcpServers, mcpTools: mcpAccess.mcpTools } : tokenJson(token, now));
   return formatFields([...tokenFields(token, now), ...(mcpAccess ? mcpAccessFields(mcpAccess) : [])]);
 }

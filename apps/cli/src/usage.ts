@@ -181,7 +181,7 @@ const sections = {
   audit purge
 `,
   apikey: `Management API keys (/api/v1, see the README):
-  apikey create --name NAME [--scope read|write] [--team TEAM_ID]
+  apikey create --name NAME [--scope read|write] [--team TEAM]
       Prints the key once (only its hash is stored). read: GET requests only (default); write: all.
   apikey list
   apikey revoke ID

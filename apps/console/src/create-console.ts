@@ -201,7 +201,11 @@ export function createConsole(deps: ConsoleDependencies): Console {
       }
       if (oidcSignIn && url.pathname.startsWith("/auth/oidc/")) {
         const secure = isSecure(url, request.headers);
-        const answered = await oidcSignIn.handle(request, url, { secure, publicOrigin: publicBaseUrl ?? `${secure ? "https:" : url.protocol}//${url.host}` });
+        const answered = await oidcSignIn.handle(request, url, {
+          secure,
+          publicOrigin: publicBaseUrl ?? `${secure ? "https:" : url.protocol}//${url.host}`,
+          clientAddress: deps.clientAddress?.(request) ?? null,
+        });
         if (answered) return answered;
       }
       const exported = await serveExport(request, url);

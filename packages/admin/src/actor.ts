@@ -1,4 +1,5 @@
 import { hostname, userInfo } from "node:os";
+import { AdminError } from "./admin-error";
 
 /**
  * Who is written in the audit log for a change: a console user, the CLI (the operating-system user running
@@ -21,6 +22,11 @@ export type Actor = (
   | { role: "admin"; /** Null for the CLI and API keys. */ id: number | null; group: string | null }
   /** A user's own token may name their group (and then follows the user when an administrator moves them). */
   | { role: "user"; id: number; group: string }
+  /**
+   * A management API key limited to a team: that team's admin (its tokens, members and usage) and nothing
+   * else, with no account of its own.
+   */
+  | { role: "team_key"; id: null; group: null; teamId: number }
 ) & {
   /** Who the audit log names; omitted: the user `id` (with `name` when given), or the CLI when id is null. */
   audit?: AuditIdentity;
@@ -45,6 +51,16 @@ export const cliOperator: Actor = {
 
 export function isAdministrator(actor: Actor): actor is Extract<Actor, { role: "admin" }> {
   return actor.role === "admin";
+}
+
+export function isTeamKey(actor: Actor): actor is Extract<Actor, { role: "team_key" }> {
+  return actor.role === "team_key";
+}
+
+/** The signed-in user's id, for what only a person (or an administrator) does; a team-limited key is refused. */
+export function userIdOf(actor: Extract<Actor, { role: "user" | "team_key" }>): number {
+  if (actor.role === "team_key") throw new AdminError("forbidden", `This API key is limited to team ${actor.teamId}, and this is not the team's`);
+  return actor.id;
 }
 
 /** The identity an audit row names for `actor`. */

@@ -1,4 +1,6 @@
 import {
+  addTeamMember,
+  addTeamMemberSchema,
   type Actor,
   type ChannelProber,
   createChannel,
@@ -36,12 +38,21 @@ import {
   updateUserSchema,
   usageReport,
   usageReportSchema,
+  createTeam,
+  createTeamSchema,
+  deleteTeam,
+  getTeam,
+  listTeams,
+  removeTeamMember,
+  removeTeamMemberSchema,
+  updateTeam,
+  updateTeamSchema,
 } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import type { SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
 import { z } from "zod";
 import { ApiError } from "./api-error";
-import { auditRowView, channelView, modelView, pageOf, priceView, tokenView, usageRowView, userView } from "./api-views";
+import { auditRowView, channelView, modelView, pageOf, priceView, teamMemberView, teamView, tokenView, usageRowView, userView } from "./api-views";
 
 export interface ApiRouteContext {
   db: Database;
@@ -72,6 +83,11 @@ export interface ApiRoute {
   status?: 200 | 201;
   /** A create: an `Idempotency-Key` header makes a retry replay the first answer. */
   create?: boolean;
+  /**
+   * Open to a key limited to a team, which acts there as the team's admin (the admin operation scopes it to
+   * its team's objects); every other route refuses such a key.
+   */
+  teamScoped?: boolean;
   run(context: ApiRouteContext, input: unknown): Promise<unknown>;
 }
 
@@ -106,7 +122,8 @@ function pageAfter<Row>(rows: Row[], key: (row: Row) => string | number, input: 
   return { data, nextCursor: start + input.limit < rows.length && last !== undefined ? String(key(last)) : null };
 }
 
-const deleted = z.object({ id: z.number(), deleted: z.literal(true) });
+const id = z.number().int();
+const deleted = z.object({ id, deleted: z.literal(true) });
 
 export const API_ROUTES: ApiRoute[] = [
   route({
@@ -132,26 +149,62 @@ export const API_ROUTES: ApiRoute[] = [
   }),
 
   route({
-    method: "GET", path: "/tokens", operationId: "listTokens", summary: "List tokens, by id", tag: "tokens",
+    method: "GET", path: "/teams", operationId: "listTeams", teamScoped: true, summary: "List teams, by id", tag: "teams", input: listQuery, response: pageOf(teamView),
+    run: async ({ db, actor }, input) => pageAfter(await listTeams(db, actor), (team) => team.id, input),
+  }),
+  route({
+    method: "POST", path: "/teams", operationId: "createTeam", summary: "Create a team", tag: "teams", input: createTeamSchema, response: teamView, status: 201, create: true,
+    run: ({ db, actor }, input) => createTeam(db, actor, input),
+  }),
+  route({
+    method: "GET", path: "/teams/{id}", operationId: "getTeam", teamScoped: true, summary: "Get a team, with its members", tag: "teams", input: idPath, response: teamView,
+    run: ({ db, actor }, input) => getTeam(db, actor, input.id),
+  }),
+  route({
+    method: "PATCH", path: "/teams/{id}", operationId: "updateTeam", summary: "Change a team's name, status, budget or limits", tag: "teams", input: updateTeamSchema, response: teamView,
+    run: ({ db, actor }, input) => updateTeam(db, actor, input),
+  }),
+  route({
+    method: "DELETE", path: "/teams/{id}", operationId: "deleteTeam", summary: "Delete a team (refused while it has tokens)", tag: "teams", input: idPath, response: deleted,
+    run: async ({ db, actor }, input) => ({ id: (await deleteTeam(db, actor, input.id)).id, deleted: true }),
+  }),
+  route({
+    method: "GET", path: "/teams/{teamId}/members", operationId: "listTeamMembers", teamScoped: true, summary: "List a team's members, by user id", tag: "teams", input: listQuery.extend({ teamId: idPath.shape.id }),
+    response: pageOf(teamMemberView),
+    run: async ({ db, actor }, input) => pageAfter((await getTeam(db, actor, input.teamId)).members.sort((left, right) => left.userId - right.userId), (member) => member.userId, input),
+  }),
+  route({
+    method: "POST", path: "/teams/{teamId}/members", operationId: "addTeamMember", teamScoped: true, summary: "Add a user to a team, or change their role there", tag: "teams", input: addTeamMemberSchema,
+    response: z.object({ teamId: id, userId: id, role: z.enum(["team_admin", "member"]) }), status: 201,
+    run: ({ db, actor }, input) => addTeamMember(db, actor, input),
+  }),
+  route({
+    method: "DELETE", path: "/teams/{teamId}/members/{userId}", operationId: "removeTeamMember", teamScoped: true, summary: "Remove a user from a team", tag: "teams", input: removeTeamMemberSchema,
+    response: z.object({ teamId: id, userId: id, deleted: z.literal(true) }),
+    run: async ({ db, actor }, input) => ({ ...(await removeTeamMember(db, actor, input)), deleted: true as const }),
+  }),
+
+  route({
+    method: "GET", path: "/tokens", operationId: "listTokens", teamScoped: true, summary: "List tokens, by id", tag: "tokens",
     input: listQuery.extend({ userId: z.coerce.number().int().min(1).optional() }), response: pageOf(tokenView),
     run: async ({ db, actor }, input) => pageAfter(await listTokens(db, actor, { userId: input.userId }), (token) => token.id, input),
   }),
   route({
-    method: "POST", path: "/tokens", operationId: "createToken", summary: "Create a token (its key is in the answer, once)", tag: "tokens", input: createTokenSchema,
+    method: "POST", path: "/tokens", operationId: "createToken", teamScoped: true, summary: "Create a token (its key is in the answer, once)", tag: "tokens", input: createTokenSchema,
     response: z.object({ token: tokenView, secret: z.string() }), status: 201, create: true,
     run: ({ db, actor }, input) => createToken(db, actor, input),
   }),
-  route({ method: "GET", path: "/tokens/{id}", operationId: "getToken", summary: "Get a token", tag: "tokens", input: idPath, response: tokenView, run: ({ db, actor }, input) => getToken(db, actor, input.id) }),
+  route({ method: "GET", path: "/tokens/{id}", operationId: "getToken", teamScoped: true, summary: "Get a token", tag: "tokens", input: idPath, response: tokenView, run: ({ db, actor }, input) => getToken(db, actor, input.id) }),
   route({
-    method: "PATCH", path: "/tokens/{id}", operationId: "updateToken", summary: "Change a token's limits or status", tag: "tokens", input: updateTokenSchema, response: tokenView,
+    method: "PATCH", path: "/tokens/{id}", operationId: "updateToken", teamScoped: true, summary: "Change a token's limits or status", tag: "tokens", input: updateTokenSchema, response: tokenView,
     run: ({ db, actor }, input) => updateToken(db, actor, input),
   }),
   route({
-    method: "DELETE", path: "/tokens/{id}", operationId: "deleteToken", summary: "Delete a token", tag: "tokens", input: idPath, response: deleted,
+    method: "DELETE", path: "/tokens/{id}", operationId: "deleteToken", teamScoped: true, summary: "Delete a token", tag: "tokens", input: idPath, response: deleted,
     run: async ({ db, actor }, input) => ({ id: (await deleteToken(db, actor, input.id)).id, deleted: true }),
   }),
   route({
-    method: "POST", path: "/tokens/{id}/roll", operationId: "rollToken", summary: "Give a token a new key (in the answer, once)", tag: "tokens", input: rollTokenSchema,
+    method: "POST", path: "/tokens/{id}/roll", operationId: "rollToken", teamScoped: true, summary: "Give a token a new key (in the answer, once)", tag: "tokens", input: rollTokenSchema,
     response: z.object({ token: tokenView, secret: z.string() }),
     run: ({ db, actor }, input) => rollToken(db, actor, input),
   }),
@@ -195,7 +248,7 @@ export const API_ROUTES: ApiRoute[] = [
   }),
 
   route({
-    method: "GET", path: "/usage", operationId: "getUsage", summary: "Requests, tokens and spend per UTC day and model", tag: "usage", input: usageReportSchema,
+    method: "GET", path: "/usage", operationId: "getUsage", teamScoped: true, summary: "Requests, tokens and spend per UTC day and model", tag: "usage", input: usageReportSchema,
     response: z.object({ data: z.array(usageRowView) }), run: async ({ db, actor }, input) => ({ data: await usageReport(db, actor, input) }),
   }),
 

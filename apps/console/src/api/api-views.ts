@@ -18,6 +18,23 @@ export const tokenView = z.looseObject({
   createdAt: instant,
 });
 
+const budgetView = z.looseObject({ period: z.string(), limit: z.number().nullable(), spent: z.number(), resetsAt: instant.nullable() });
+
+export const teamView = z.looseObject({
+  id,
+  name: z.string(),
+  description: z.string(),
+  oidcGroup: z.string().nullable(),
+  status: z.string(),
+  budget: budgetView,
+  allowedModels: z.array(z.string()),
+  rpmLimit: z.number().nullable(),
+  tpmLimit: z.number().nullable(),
+  createdAt: instant,
+});
+
+export const teamMemberView = z.looseObject({ userId: id, name: z.string(), role: z.enum(["team_admin", "member"]), source: z.string() });
+
 export const userView = z.looseObject({ id, name: z.string(), role: z.enum(["admin", "user"]), group: z.string(), status: z.string(), balance: z.number() });
 
 export const channelView = z.looseObject({ id, name: z.string(), type: z.string(), baseUrl: z.string(), models: z.array(z.string()), status: z.string(), keyMasked: z.string().nullable() });

@@ -75,8 +75,10 @@ export function createManagementApi(deps: ManagementApiDependencies) {
     const authenticated = secret ? await authenticateApiKey(deps.db, secret, clientIp) : null;
     if (!authenticated) throw new ApiError(401, "invalid_api_key", "Missing, unknown or revoked API key: send Authorization: Bearer <admin API key>");
     if (route.method !== "GET" && authenticated.apiKey.scope !== "write") throw new ApiError(403, "insufficient_scope", "This API key is read-only: only GET requests are allowed");
-    // Team-limited keys reach only their team's objects; no route is team-scoped until teams are merged.
-    if (authenticated.apiKey.teamId !== null) throw new ApiError(403, "team_scope", "This API key is limited to a team, and this route is not team-scoped");
+    // A key limited to a team acts as that team's admin: on team-scoped routes only (its tokens, members, usage).
+    if (authenticated.apiKey.teamId !== null && !route.teamScoped) {
+      throw new ApiError(403, "team_scope", `This API key is limited to team ${authenticated.apiKey.teamId}: it manages only that team's tokens, members and usage`);
+    }
 
     const parameters = Object.fromEntries(names.map((name, index) => [name, parameterValue(found.match![index + 1] as string)]));
     const raw = route.method === "GET" || route.method === "DELETE" ? Object.fromEntries(url.searchParams) : await readJsonBody(request);

@@ -44,7 +44,7 @@ export interface OidcSignIn {
   displayName: string;
   only: boolean;
   /** Answers GET /auth/oidc/login and GET /auth/oidc/callback; null for any other path. */
-  handle(request: Request, url: URL, context: { secure: boolean; publicOrigin: string }): Promise<Response | null>;
+  handle(request: Request, url: URL, context: { secure: boolean; publicOrigin: string; /** The browser's address, for the audit log. */ clientAddress?: string | null }): Promise<Response | null>;
 }
 
 function flowCookie(value: string, maxAgeS: number, secure: boolean): string {
@@ -130,7 +130,7 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
     return redirect(location.href, [flowCookie(sealed, FLOW_MAX_AGE_S, secure)]);
   }
 
-  async function callback(request: Request, url: URL, secure: boolean, publicOrigin: string): Promise<Response> {
+  async function callback(request: Request, url: URL, secure: boolean, publicOrigin: string, clientAddress: string | null): Promise<Response> {
     const sealed = readCookie(request.headers.get("cookie"), FLOW_COOKIE);
     if (sealed === null) return refused("The sign-in took too long or was started elsewhere. Try again.", secure);
     let flow: Flow;
@@ -166,7 +166,7 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
     } catch {
       return refused("The identity provider did not say who you are.", secure);
     }
-    const signedIn = await signInOidcUser(db, identity, { adminGroups: settings.adminGroups });
+    const signedIn = await signInOidcUser(db, identity, { adminGroups: settings.adminGroups }, clientAddress);
     if (!signedIn.enabled) return refused("Your account is disabled.", secure);
     const secret = await createSession(db, signedIn.userId, deps.sessionTtlMs);
     log("info", "single sign-on", { userId: signedIn.userId, created: signedIn.created, role: signedIn.role });
@@ -176,10 +176,10 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
   return {
     displayName: settings.displayName,
     only: settings.only,
-    async handle(request, url, { secure, publicOrigin }) {
+    async handle(request, url, { secure, publicOrigin, clientAddress }) {
       if (request.method !== "GET") return null;
       if (url.pathname === OIDC_LOGIN_PATH) return login(secure, publicOrigin);
-      if (url.pathname === OIDC_CALLBACK_PATH) return callback(request, url, secure, publicOrigin);
+      if (url.pathname === OIDC_CALLBACK_PATH) return callback(request, url, secure, publicOrigin, clientAddress ?? null);
       return null;
     },
   };

@@ -1,7 +1,7 @@
 import { type Database, settings, spendAlerts } from "@tollgate/db";
 import { DEFAULT_UPSTREAM_ADDRESS_POLICY, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal, WEBHOOK_SECRET_BINDING } from "@tollgate/shared";
 import { desc, eq, inArray } from "drizzle-orm";
-import { type Actor, isAdministrator } from "../actor";
+import { type Actor, isAdministrator, userIdOf } from "../actor";
 import { AdminError } from "../admin-error";
 import { maskKey } from "../mask-key";
 import type { AlertSettingsInput } from "./alert-schemas";
@@ -103,7 +103,7 @@ export function listSpendAlerts(db: Database, actor: Actor, options: { limit: nu
       lastError: spendAlerts.lastError,
     })
     .from(spendAlerts)
-    .where(isAdministrator(actor) ? undefined : eq(spendAlerts.userId, actor.id))
+    .where(isAdministrator(actor) ? undefined : eq(spendAlerts.userId, userIdOf(actor)))
     .orderBy(desc(spendAlerts.createdAt), desc(spendAlerts.id))
     .limit(options.limit);
 }

@@ -1,9 +1,10 @@
-import { adminApiKeys, type Database } from "@tollgate/db";
+import { adminApiKeys, type Database, teams } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError } from "../admin-error";
 import { recordAudit } from "../audit/record-audit";
+import { unknownTeam } from "../teams/team-access";
 import type { CreateApiKeyInput } from "./api-key-schemas";
 
 /** What any interface may show of a management API key: never its secret or hash. */
@@ -33,6 +34,10 @@ export async function createApiKey(db: Database, actor: Actor, input: CreateApiK
   requireAdministrator(actor);
   const secret = `${API_KEY_PREFIX}${generateTokenSecret().slice(3)}`;
   const apiKey = await db.transaction(async (transaction) => {
+    if (input.teamId != null) {
+      const [team] = await transaction.select({ id: teams.id }).from(teams).where(eq(teams.id, input.teamId)).limit(1);
+      if (!team) throw unknownTeam(input.teamId, { field: "teamId" });
+    }
     const [row] = await transaction
       .insert(adminApiKeys)
       .values({ name: input.name, scope: input.scope, teamId: input.teamId ?? null, keyHash: hashTokenSecret(secret), keyPrefix: displayPrefix(secret), createdBy: actor.id })
@@ -68,7 +73,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * The key a secret belongs to, if it is not revoked, as the actor its requests act as: an administrator
- * with no account (id null), named in the audit log by the key. Null: unknown or revoked.
+ * with no account (id null), or for a key limited to a team that team's admin, named in the audit log by the
+ * key. Null: unknown or revoked.
  */
 export async function authenticateApiKey(db: Database, secret: string, address: string | null): Promise<{ apiKey: ApiKeyView; actor: Actor } | null> {
   if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 200) return null;
@@ -83,6 +89,8 @@ export async function authenticateApiKey(db: Database, secret: string, address: 
     .update(adminApiKeys)
     .set({ lastUsedAt: sql`now()` })
     .where(and(eq(adminApiKeys.id, apiKey.id), or(isNull(adminApiKeys.lastUsedAt), lt(adminApiKeys.lastUsedAt, staleBefore))));
-  const actor: Actor = { role: "admin", id: null, group: null, audit: { kind: "api_key", id: apiKey.id, name: apiKey.name, address } };
+  const audit = { kind: "api_key" as const, id: apiKey.id, name: apiKey.name, address };
+  const actor: Actor =
+    apiKey.teamId === null ? { role: "admin", id: null, group: null, audit } : { role: "team_key", id: null, group: null, teamId: apiKey.teamId, audit };
   return { apiKey, actor };
 }

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { type Actor, isAdministrator } from "../actor";
 import { AdminError } from "../admin-error";
+import { recordAudit } from "../audit/record-audit";
 
 /** The settings row the gateways' log-retention job reads (apps/gateway settings-cache.ts). */
 const RETENTION_KEY = "request_log_retention_days";
@@ -24,7 +25,7 @@ export interface LogRetentionView {
   days: number;
 }
 
-export async function getLogRetention(db: Database): Promise<LogRetentionView> {
+export async function getLogRetention(db: Pick<Database, "select">): Promise<LogRetentionView> {
   const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, RETENTION_KEY));
   return { days: typeof row?.value === "number" ? row.value : DEFAULT_LOG_RETENTION_DAYS };
 }
@@ -32,9 +33,13 @@ export async function getLogRetention(db: Database): Promise<LogRetentionView> {
 /** Sets the retention; every gateway picks it up on the settings NOTIFY, and its next purge honours it. */
 export async function setLogRetention(db: Database, actor: Actor, input: LogRetentionInput): Promise<LogRetentionView> {
   if (!isAdministrator(actor)) throw new AdminError("forbidden", "Only an administrator can change the log retention");
-  await db
-    .insert(settings)
-    .values({ key: RETENTION_KEY, value: input.days })
-    .onConflictDoUpdate({ target: settings.key, set: { value: input.days, updatedAt: new Date() } });
+  await db.transaction(async (transaction) => {
+    const before = await getLogRetention(transaction);
+    await transaction
+      .insert(settings)
+      .values({ key: RETENTION_KEY, value: input.days })
+      .onConflictDoUpdate({ target: settings.key, set: { value: input.days, updatedAt: new Date() } });
+    await recordAudit(transaction, actor, { action: "settings.update_log_retention", objectType: "settings", objectId: RETENTION_KEY, before, after: { days: input.days } });
+  });
   return getLogRetention(db);
 }

@@ -3,6 +3,7 @@ import { DEFAULT_UPSTREAM_ADDRESS_POLICY, mcpServerCredentialBinding, type Secre
 import { type McpProbeResult, type McpServerToConnect, probeMcpServer } from "@tollgate/upstream/mcp";
 import { and, asc, eq, gte, inArray, sql } from "drizzle-orm";
 import { AdminError } from "../admin-error";
+import { recordAudit } from "../audit/record-audit";
 import { insertWithDrawnId } from "../values/insert-with-drawn-id";
 import { maskKey } from "../mask-key";
 import type { Actor } from "../actor";
@@ -82,6 +83,7 @@ export async function getMcpServer(db: Database, secretBox: SecretBox, reference
 /** Registers a server, its credential sealed for its own row (the id is drawn first, so the row is written once). */
 export async function createMcpServer(
   db: Database,
+  actor: Actor,
   secretBox: SecretBox,
   input: CreateMcpServerInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
@@ -99,6 +101,7 @@ export async function createMcpServer(
       id,
       credentialEncrypted,
     });
+    await recordAudit(transaction, actor, { action: "mcp_server.create", objectType: "mcp_server", objectId: id, before: null, after: { ...fields, id, credentialEncrypted } });
   });
   return getMcpServer(db, secretBox, id);
 }
@@ -109,6 +112,7 @@ export async function createMcpServer(
  */
 export async function updateMcpServer(
   db: Database,
+  actor: Actor,
   secretBox: SecretBox,
   input: UpdateMcpServerInput,
   policy: UpstreamAddressPolicy = DEFAULT_UPSTREAM_ADDRESS_POLICY,
@@ -127,7 +131,8 @@ export async function updateMcpServer(
   let credentialEncrypted = current.credentialEncrypted;
   if (credential !== undefined) credentialEncrypted = credential === null ? null : await secretBox.encrypt(credential, mcpServerCredentialBinding(id));
   else if (moved) credentialEncrypted = null;
-  await db
+  await db.transaction(async (transaction) => {
+    const [after] = await transaction
     .update(mcpServers)
     .set({
       ...changes,
@@ -138,13 +143,19 @@ export async function updateMcpServer(
       cooldownUntil: null,
       updatedAt: new Date(),
     })
-    .where(eq(mcpServers.id, id));
+    .where(eq(mcpServers.id, id))
+    .returning();
+    await recordAudit(transaction, actor, { action: "mcp_server.update", objectType: "mcp_server", objectId: id, before: current, after });
+  });
   return getMcpServer(db, secretBox, id);
 }
 
-export async function deleteMcpServer(db: Database, reference: number | string): Promise<{ id: number; name: string }> {
+export async function deleteMcpServer(db: Database, actor: Actor, reference: number | string): Promise<{ id: number; name: string }> {
   const row = await loadServer(db, reference);
-  await db.delete(mcpServers).where(eq(mcpServers.id, row.id));
+  await db.transaction(async (transaction) => {
+    const [deleted] = await transaction.delete(mcpServers).where(eq(mcpServers.id, row.id)).returning();
+    await recordAudit(transaction, actor, { action: "mcp_server.delete", objectType: "mcp_server", objectId: row.id, before: deleted ?? row, after: null });
+  });
   return { id: row.id, name: row.name };
 }
 
@@ -163,18 +174,26 @@ export async function mcpServerToConnect(secretBox: SecretBox, row: McpServerRow
 /** "Test": connects to the server, initializes it and lists its tools; the credential is never in the answer. */
 export async function testMcpServer(
   db: Database,
+  actor: Actor,
   secretBox: SecretBox,
   reference: number | string,
   options: { stdioEnabled: boolean },
 ): Promise<McpProbeResult & { id: number; name: string }> {
   const row = await loadServer(db, reference);
-  let server: McpServerToConnect;
+  let server: McpServerToConnect | null = null;
   try {
     server = await mcpServerToConnect(secretBox, row);
   } catch {
-    return { id: row.id, name: row.name, ok: false, latencyMs: 0, serverInfo: null, tools: [], error: "The credential cannot be opened with this TOLLGATE_SECRET; set it again." };
+    // Reported below, as the test's outcome.
   }
-  return { id: row.id, name: row.name, ...(await probeMcpServer(server, options)) };
+  const result: McpProbeResult & { id: number; name: string } =
+    server === null
+      ? { id: row.id, name: row.name, ok: false, latencyMs: 0, serverInfo: null, tools: [], error: "The credential cannot be opened with this TOLLGATE_SECRET; set it again." }
+      : { id: row.id, name: row.name, ...(await probeMcpServer(server, options)) };
+  // A test connects out with the stored credential: who did it, and what it found, is worth a row.
+  const outcome = { ok: result.ok, error: result.error, tools: result.tools.length };
+  await db.transaction((transaction) => recordAudit(transaction, actor, { action: "mcp_server.test", objectType: "mcp_server", objectId: row.id, before: null, after: outcome }));
+  return result;
 }
 
 export interface McpServerUsage {
@@ -238,17 +257,18 @@ export async function teamMcpUsage(db: Database, actor: Actor, teamId: number, h
 }
 
 /** Sets a token's MCP access (administrators only: an owner cannot widen what its token reaches). */
-export async function setTokenMcpAccess(db: Database, input: TokenMcpAccessInput): Promise<{ id: number; mcpServers: string[]; mcpTools: string[] }> {
+export async function setTokenMcpAccess(db: Database, actor: Actor, input: TokenMcpAccessInput): Promise<{ id: number; mcpServers: string[]; mcpTools: string[] }> {
   const changes: { mcpServers?: string[]; mcpTools?: string[]; updatedAt: Date } = { updatedAt: new Date() };
   if (input.mcpServers !== undefined) changes.mcpServers = input.mcpServers;
   if (input.mcpTools !== undefined) changes.mcpTools = input.mcpTools;
-  const [row] = await db
-    .update(tokens)
-    .set(changes)
-    .where(eq(tokens.id, input.id))
-    .returning({ id: tokens.id, mcpServers: tokens.mcpServers, mcpTools: tokens.mcpTools });
-  if (!row) throw new AdminError("not_found", `Unknown token id ${input.id}`);
-  return row;
+  return db.transaction(async (transaction) => {
+    const access = { id: tokens.id, mcpServers: tokens.mcpServers, mcpTools: tokens.mcpTools };
+    const [before] = await transaction.select(access).from(tokens).where(eq(tokens.id, input.id)).for("update").limit(1);
+    const [row] = await transaction.update(tokens).set(changes).where(eq(tokens.id, input.id)).returning(access);
+    if (!row) throw new AdminError("not_found", `Unknown token id ${input.id}`);
+    await recordAudit(transaction, actor, { action: "token.mcp_access", objectType: "token", objectId: row.id, before: before ?? null, after: row });
+    return row;
+  });
 }
 
 /** A token's MCP access (the token form's MCP section). */

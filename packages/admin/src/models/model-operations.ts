@@ -89,7 +89,7 @@ export async function availableModels(db: Database, actor: Actor): Promise<strin
   const rows = await db.select({ models: channels.models, groups: channels.groups }).from(channels).where(eq(channels.status, "enabled"));
   const names = new Set<string>();
   for (const row of rows) {
-    if (!isAdministrator(actor) && !row.groups.includes(actor.group)) continue;
+    if (!isAdministrator(actor) && (actor.group === null || !row.groups.includes(actor.group))) continue;
     for (const model of row.models) names.add(model);
   }
   return [...names].sort();

@@ -1,5 +1,7 @@
 import { type Database, teamMembers, teams, users } from "@tollgate/db";
 import { and, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import type { Actor } from "../actor";
+import { recordAudit } from "../audit/record-audit";
 
 /** What a validated ID token says of who signed in (the console reads it; this module trusts it). */
 export interface OidcIdentity {
@@ -26,6 +28,14 @@ export interface OidcSignInResult {
   teams: string[];
 }
 
+const membershipColumns = { teamId: teamMembers.teamId, userId: teamMembers.userId, role: teamMembers.role, source: teamMembers.source };
+
+/** The audit log names the signing-in user as the one who made the sign-in's changes. */
+function signingIn(user: typeof users.$inferSelect, address: string | null): Actor {
+  const identity = { kind: "user" as const, id: user.id, name: user.name, address };
+  return user.role === "admin" ? { role: "admin", id: user.id, group: user.group, audit: identity } : { role: "user", id: user.id, group: user.group, audit: identity };
+}
+
 /** Any advisory-lock id will do; it serialises concurrent first sign-ins of one subject. */
 const OIDC_SIGN_IN_LOCK_ID = 7_201_913;
 
@@ -48,17 +58,24 @@ async function freeName(transaction: Pick<Database, "select">, base: string): Pr
  * claim at every sign-in (an administrator when in one of OIDC_ADMIN_GROUPS, a user otherwise), and so do
  * the memberships the groups give: a member of every team whose oidc_group is among the groups, and no
  * longer of teams whose group is not (memberships made by hand in the console or CLI are left as they are).
- * A disabled user is returned as such (the caller refuses the sign-in).
+ * A disabled user is returned as such (the caller refuses the sign-in). Each change (a user created, linked
+ * or given another role, a membership added or removed) is audited in the same transaction, in the name of
+ * the signing-in user, from `sourceAddress` (the browser's address as the console sees it).
  */
-export async function signInOidcUser(db: Database, identity: OidcIdentity, mapping: OidcGroupMapping): Promise<OidcSignInResult & { enabled: boolean }> {
+export async function signInOidcUser(
+  db: Database,
+  identity: OidcIdentity,
+  mapping: OidcGroupMapping,
+  sourceAddress: string | null = null,
+): Promise<OidcSignInResult & { enabled: boolean }> {
   const role = identity.groups.some((group) => mapping.adminGroups.includes(group)) ? "admin" : "user";
   return db.transaction(async (transaction) => {
     await transaction.execute(sql`select pg_advisory_xact_lock(${OIDC_SIGN_IN_LOCK_ID})`);
-    let [user] = await transaction.select({ id: users.id, status: users.status }).from(users).where(eq(users.oidcSubject, identity.subject)).limit(1);
+    let [user] = await transaction.select().from(users).where(eq(users.oidcSubject, identity.subject)).limit(1);
     let created = false;
     if (!user && identity.verifiedEmail !== null) {
       [user] = await transaction
-        .select({ id: users.id, status: users.status })
+        .select()
         .from(users)
         .where(and(eq(users.email, identity.verifiedEmail), isNull(users.oidcSubject)))
         .limit(1);
@@ -68,25 +85,44 @@ export async function signInOidcUser(db: Database, identity: OidcIdentity, mappi
       [user] = await transaction
         .insert(users)
         .values({ name, role, oidcSubject: identity.subject, email: identity.verifiedEmail, balanceUnlimited: true })
-        .returning({ id: users.id, status: users.status });
+        .returning();
       if (!user) throw new Error("the new user was not returned");
       created = true;
+      await recordAudit(transaction, signingIn(user, sourceAddress), { action: "user.create", objectType: "user", objectId: user.id, before: null, after: user });
     } else {
-      await transaction
+      const before = user;
+      const [after] = await transaction
         .update(users)
         .set({ role, oidcSubject: identity.subject, ...(identity.verifiedEmail === null ? {} : { email: identity.verifiedEmail }), updatedAt: new Date() })
-        .where(eq(users.id, user.id));
+        .where(eq(users.id, user.id))
+        .returning();
+      if (!after) throw new Error("the signed-in user was not returned");
+      user = after;
+      if (before.role !== after.role || before.oidcSubject !== after.oidcSubject || before.email !== after.email) {
+        const action = before.oidcSubject === null ? "user.oidc_link" : "user.update";
+        await recordAudit(transaction, signingIn(after, sourceAddress), { action, objectType: "user", objectId: after.id, before, after });
+      }
     }
+    const actor = signingIn(user, sourceAddress);
     const mapped = identity.groups.length === 0 ? [] : await transaction.select({ id: teams.id }).from(teams).where(inArray(teams.oidcGroup, identity.groups));
     const mappedIds = mapped.map((team) => team.id);
-    await transaction
+    const removed = await transaction
       .delete(teamMembers)
-      .where(and(eq(teamMembers.userId, user.id), eq(teamMembers.source, "oidc"), mappedIds.length === 0 ? undefined : notInArray(teamMembers.teamId, mappedIds)));
-    if (mappedIds.length > 0) {
-      await transaction
-        .insert(teamMembers)
-        .values(mappedIds.map((teamId) => ({ teamId, userId: user!.id, role: "member" as const, source: "oidc" as const })))
-        .onConflictDoNothing();
+      .where(and(eq(teamMembers.userId, user.id), eq(teamMembers.source, "oidc"), mappedIds.length === 0 ? undefined : notInArray(teamMembers.teamId, mappedIds)))
+      .returning(membershipColumns);
+    const added =
+      mappedIds.length === 0
+        ? []
+        : await transaction
+            .insert(teamMembers)
+            .values(mappedIds.map((teamId) => ({ teamId, userId: user!.id, role: "member" as const, source: "oidc" as const })))
+            .onConflictDoNothing()
+            .returning(membershipColumns);
+    for (const member of removed) {
+      await recordAudit(transaction, actor, { action: "team.member_remove", objectType: "team_member", objectId: `${member.teamId}:${member.userId}`, before: member, after: null });
+    }
+    for (const member of added) {
+      await recordAudit(transaction, actor, { action: "team.member_add", objectType: "team_member", objectId: `${member.teamId}:${member.userId}`, before: null, after: member });
     }
     const memberOf = await transaction
       .select({ name: teams.name })

@@ -1,6 +1,6 @@
 import { channels, type Database, modelPrices, requestLogs, tokens, users } from "@tollgate/db";
 import { and, count, eq, isNotNull, isNull, ne } from "drizzle-orm";
-import { type Actor, isAdministrator } from "../actor";
+import { type Actor, isAdministrator, userIdOf } from "../actor";
 
 export type OnboardingStepId = "add-channel" | "test-channel" | "set-prices" | "create-access" | "first-call";
 
@@ -38,8 +38,9 @@ async function anyCall(db: Database, userId?: number): Promise<boolean> {
  */
 export async function onboardingStatus(db: Database, actor: Actor): Promise<OnboardingStatus> {
   if (!isAdministrator(actor)) {
-    const ownToken = exists(db.select({ value: count() }).from(tokens).where(eq(tokens.userId, actor.id)));
-    const ownCall = anyCall(db, actor.id);
+    const userId = userIdOf(actor);
+    const ownToken = exists(db.select({ value: count() }).from(tokens).where(eq(tokens.userId, userId)));
+    const ownCall = anyCall(db, userId);
     return {
       steps: [
         { id: "create-access", done: await ownToken },

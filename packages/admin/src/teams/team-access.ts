@@ -1,6 +1,6 @@
 import { type Database, teamMembers } from "@tollgate/db";
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { type Actor, isAdministrator } from "../actor";
+import { type Actor, isAdministrator, isTeamKey } from "../actor";
 import { AdminError } from "../admin-error";
 import type { TeamRole } from "./team-schemas";
 
@@ -21,10 +21,19 @@ export function unknownTeam(reference: string | number, options: { field?: strin
   return new AdminError(options.field === undefined ? "not_found" : "invalid_input", `Unknown team ${JSON.stringify(String(reference))}`, options);
 }
 
-/** Passes an administrator, or a team admin of `teamId`; refuses anyone else. */
+/**
+ * The actor's role in `teamId`: a team-limited API key is its own team's admin (and of no other team); a
+ * user has the role of their membership; null: not a member. Administrators are not asked.
+ */
+export async function actorTeamRole(db: Reader, actor: Exclude<Actor, { role: "admin" }>, teamId: number): Promise<TeamRole | null> {
+  if (isTeamKey(actor)) return actor.teamId === teamId ? "team_admin" : null;
+  return teamRoleOf(db, actor.id, teamId);
+}
+
+/** Passes an administrator, or a team admin of `teamId` (a user, or an API key limited to the team); refuses anyone else. */
 export async function requireTeamAdmin(db: Reader, actor: Actor, teamId: number): Promise<void> {
   if (isAdministrator(actor)) return;
-  const role = await teamRoleOf(db, actor.id, teamId);
+  const role = await actorTeamRole(db, actor, teamId);
   if (role === null) throw unknownTeam(teamId);
   if (role !== "team_admin") throw new AdminError("forbidden", "Only an administrator or the team's admins can do this");
 }
@@ -32,7 +41,7 @@ export async function requireTeamAdmin(db: Reader, actor: Actor, teamId: number)
 /** Passes an administrator or any member of `teamId` (what they may see of the team). */
 export async function requireTeamMember(db: Reader, actor: Actor, teamId: number): Promise<TeamRole | "admin"> {
   if (isAdministrator(actor)) return "admin";
-  const role = await teamRoleOf(db, actor.id, teamId);
+  const role = await actorTeamRole(db, actor, teamId);
   if (role === null) throw unknownTeam(teamId);
   return role;
 }

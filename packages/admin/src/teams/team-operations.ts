@@ -1,7 +1,8 @@
-import { type Database, errorCauses, isUniqueViolation, requestLogs, teamBudgetSelection, teamMembers, teams, tokens, usageHourly, users } from "@tollgate/db";
+import { adminApiKeys, type Database, errorCauses, isUniqueViolation, requestLogs, teamBudgetSelection, teamMembers, teams, tokens, usageHourly, users } from "@tollgate/db";
 import { and, asc, count, desc, eq, gte, inArray, sql } from "drizzle-orm";
-import { type Actor, isAdministrator } from "../actor";
+import { type Actor, isAdministrator, isTeamKey } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
+import { recordAudit } from "../audit/record-audit";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { memberTeam, requireTeamAdmin, requireTeamMember, unknownTeam } from "./team-access";
 import type { AddTeamMemberInput, CreateTeamInput, RemoveTeamMemberInput, UpdateTeamInput } from "./team-schemas";
@@ -87,7 +88,7 @@ export async function listTeams(db: Database, actor: Actor) {
       tokenCount: sql<number>`(select count(*) from ${tokens} where ${tokens.teamId} = ${teams.id})`.mapWith(Number),
     })
     .from(teams)
-    .where(isAdministrator(actor) ? undefined : memberTeam(teams.id, actor.id))
+    .where(isAdministrator(actor) ? undefined : isTeamKey(actor) ? eq(teams.id, actor.teamId) : memberTeam(teams.id, actor.id))
     .orderBy(asc(teams.id));
   return rows.map(withBudget);
 }
@@ -103,8 +104,9 @@ export async function createTeam(db: Database, actor: Actor, input: CreateTeamIn
     const id = await db.transaction(async (transaction) => {
       const [taken] = await transaction.select({ id: teams.id }).from(teams).where(eq(teams.name, input.name)).limit(1);
       if (taken) throw nameTaken(input.name);
-      const [created] = await transaction.insert(teams).values({ ...fields, budgetLimit: budget }).returning({ id: teams.id });
+      const [created] = await transaction.insert(teams).values({ ...fields, budgetLimit: budget }).returning();
       if (!created) throw new Error("the new team was not returned");
+      await recordAudit(transaction, actor, { action: "team.create", objectType: "team", objectId: created.id, before: null, after: created });
       return created.id;
     });
     return readTeam(db, id);
@@ -119,17 +121,14 @@ export async function updateTeam(db: Database, actor: Actor, input: UpdateTeamIn
   const { id, budget, ...changes } = input;
   try {
     await db.transaction(async (transaction) => {
-      const [current] = await transaction
-        .select({ budgetPeriod: teams.budgetPeriod, budgetTimeZone: teams.budgetTimeZone })
-        .from(teams)
-        .where(eq(teams.id, id))
-        .for("update")
-        .limit(1);
+      const [current] = await transaction.select().from(teams).where(eq(teams.id, id)).for("update").limit(1);
       if (!current) throw unknownTeam(id);
-      await transaction
+      const [after] = await transaction
         .update(teams)
         .set({ ...changes, ...(budget === undefined ? {} : { budgetLimit: budget }), ...periodResetFor(changes, current), updatedAt: new Date() })
-        .where(eq(teams.id, id));
+        .where(eq(teams.id, id))
+        .returning();
+      await recordAudit(transaction, actor, { action: "team.update", objectType: "team", objectId: id, before: current, after });
     });
   } catch (error) {
     throw uniqueViolationError(error, { name: changes.name, oidcGroup: changes.oidcGroup });
@@ -146,9 +145,13 @@ export async function deleteTeam(db: Database, actor: Actor, id: number): Promis
     const [tokenCount] = await transaction.select({ total: count() }).from(tokens).where(eq(tokens.teamId, id));
     const total = Number(tokenCount?.total ?? 0);
     if (total > 0) throw new AdminError("invalid_input", `The team still has ${total} token${total === 1 ? "" : "s"}: delete them first`);
-    const [deleted] = await transaction.delete(teams).where(eq(teams.id, id)).returning({ id: teams.id, name: teams.name });
+    // The team's API keys go with it (the foreign key would cascade): each is audited, as a revocation would be.
+    const keys = await transaction.delete(adminApiKeys).where(eq(adminApiKeys.teamId, id)).returning();
+    for (const key of keys) await recordAudit(transaction, actor, { action: "api_key.delete", objectType: "api_key", objectId: key.id, before: key, after: null });
+    const [deleted] = await transaction.delete(teams).where(eq(teams.id, id)).returning();
     if (!deleted) throw unknownTeam(id);
-    return deleted;
+    await recordAudit(transaction, actor, { action: "team.delete", objectType: "team", objectId: id, before: deleted, after: null });
+    return { id: deleted.id, name: deleted.name };
   });
 }
 
@@ -159,12 +162,25 @@ export async function addTeamMember(db: Database, actor: Actor, input: AddTeamMe
     await readTeam(transaction, input.teamId);
     const [user] = await transaction.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).limit(1);
     if (!user) throw unknownUser(input.userId, { field: "userId" });
+    const [previous] = await transaction
+      .select({ teamId: teamMembers.teamId, userId: teamMembers.userId, role: teamMembers.role, source: teamMembers.source })
+      .from(teamMembers)
+      .where(and(eq(teamMembers.teamId, input.teamId), eq(teamMembers.userId, input.userId)))
+      .for("update")
+      .limit(1);
     const [member] = await transaction
       .insert(teamMembers)
       .values({ teamId: input.teamId, userId: input.userId, role: input.role, source: "manual" })
       .onConflictDoUpdate({ target: [teamMembers.teamId, teamMembers.userId], set: { role: input.role, source: "manual" } })
       .returning({ teamId: teamMembers.teamId, userId: teamMembers.userId, role: teamMembers.role });
     if (!member) throw new Error("the membership was not returned");
+    await recordAudit(transaction, actor, {
+      action: previous ? "team.member_update" : "team.member_add",
+      objectType: "team_member",
+      objectId: `${input.teamId}:${input.userId}`,
+      before: previous ?? null,
+      after: { ...member, source: "manual" },
+    });
     return member;
   });
 }
@@ -176,9 +192,10 @@ export async function removeTeamMember(db: Database, actor: Actor, input: Remove
     const [removed] = await transaction
       .delete(teamMembers)
       .where(and(eq(teamMembers.teamId, input.teamId), eq(teamMembers.userId, input.userId)))
-      .returning({ teamId: teamMembers.teamId, userId: teamMembers.userId });
+      .returning({ teamId: teamMembers.teamId, userId: teamMembers.userId, role: teamMembers.role, source: teamMembers.source });
     if (!removed) throw new AdminError("not_found", `User ${input.userId} is not a member of team ${input.teamId}`);
-    return removed;
+    await recordAudit(transaction, actor, { action: "team.member_remove", objectType: "team_member", objectId: `${input.teamId}:${input.userId}`, before: removed, after: null });
+    return { teamId: removed.teamId, userId: removed.userId };
   });
 }
 

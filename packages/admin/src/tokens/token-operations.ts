@@ -1,8 +1,8 @@
 import { type Database, teams, tokenPublicColumns, tokens, userBudgetSelection, userLimitSelection, users } from "@tollgate/db";
 import { displayPrefix, generateTokenSecret, hashTokenSecret } from "@tollgate/shared";
 import { and, asc, count, desc, eq, ilike, or, type SQL } from "drizzle-orm";
-import { administeredTeam, teamRoleOf, unknownTeam } from "../teams/team-access";
-import { type Actor, isAdministrator } from "../actor";
+import { actorTeamRole, administeredTeam, teamRoleOf, unknownTeam } from "../teams/team-access";
+import { type Actor, isAdministrator, isTeamKey } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
@@ -30,7 +30,10 @@ function unknownToken(id: number): AdminError {
 
 /** Rows the actor may see and change: all for an administrator; their own and their administered teams' otherwise. */
 export function ownedBy(actor: Actor): SQL | undefined {
-  return isAdministrator(actor) ? undefined : or(eq(tokens.userId, actor.id), administeredTeam(tokens.teamId, actor.id));
+  if (isAdministrator(actor)) return undefined;
+  // A team-limited API key: its team's tokens only.
+  if (isTeamKey(actor)) return eq(tokens.teamId, actor.teamId);
+  return or(eq(tokens.userId, actor.id), administeredTeam(tokens.teamId, actor.id));
 }
 
 export async function getToken(db: Database, actor: Actor, id: number) {
@@ -46,7 +49,7 @@ export async function getToken(db: Database, actor: Actor, id: number) {
 
 /** The actor's tokens (an administrator's: everyone's), optionally one owner's; by id, newest first if asked. */
 export async function listTokens(db: Database, actor: Actor, options: { userId?: number; newestFirst?: boolean } = {}) {
-  if (options.userId !== undefined && !isAdministrator(actor) && options.userId !== actor.id) {
+  if (options.userId !== undefined && !isAdministrator(actor) && !isTeamKey(actor) && options.userId !== actor.id) {
     throw new AdminError("forbidden", "You can only list your own tokens");
   }
   const rows = await db
@@ -63,7 +66,7 @@ export async function listTokens(db: Database, actor: Actor, options: { userId?:
  * key prefix or owner's name contains `query`, with how many match in all.
  */
 export async function searchTokens(db: Database, actor: Actor, options: PageQuery & { userId?: number; teamId?: number }): Promise<Page<TokenView>> {
-  if (options.userId !== undefined && !isAdministrator(actor) && options.userId !== actor.id) {
+  if (options.userId !== undefined && !isAdministrator(actor) && !isTeamKey(actor) && options.userId !== actor.id) {
     throw new AdminError("forbidden", "You can only list your own tokens");
   }
   const pattern = options.query ? containsPattern(options.query) : null;
@@ -142,10 +145,13 @@ function changedFields(current: TokenLimits, changes: TokenChanges): TokenChange
 export async function createToken(db: Database, actor: Actor, input: CreateTokenInput): Promise<{ token: TokenView; secret: string }> {
   let userId = actor.id;
   const teamId = input.teamId ?? null;
-  const actorTeamRole = teamId === null || isAdministrator(actor) ? null : await teamRoleOf(db, actor.id, teamId);
-  if (teamId !== null && !isAdministrator(actor) && actorTeamRole === null) throw unknownTeam(teamId, { field: "teamId" });
+  if (isTeamKey(actor) && teamId !== actor.teamId) {
+    throw new AdminError("forbidden", `This API key is limited to team ${actor.teamId}: it creates that team's tokens only (teamId ${actor.teamId})`, { field: "teamId" });
+  }
+  const roleInTeam = teamId === null || isAdministrator(actor) ? null : await actorTeamRole(db, actor, teamId);
+  if (teamId !== null && !isAdministrator(actor) && roleInTeam === null) throw unknownTeam(teamId, { field: "teamId" });
   if (input.userId !== undefined && input.userId !== actor.id) {
-    if (!isAdministrator(actor) && actorTeamRole !== "team_admin") throw new AdminError("forbidden", "You can only create tokens for yourself");
+    if (!isAdministrator(actor) && roleInTeam !== "team_admin") throw new AdminError("forbidden", "You can only create tokens for yourself");
     // A team admin makes team tokens for the team's members only.
     if (!isAdministrator(actor) && (await teamRoleOf(db, input.userId, teamId!)) === null) {
       throw new AdminError("invalid_input", "The owner of a team token must be a member of the team", { field: "userId" });

@@ -1,7 +1,7 @@
-import { type Database, usageHourly } from "@tollgate/db";
-import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
+import { type Database, tokens, usageHourly } from "@tollgate/db";
+import { and, asc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { z } from "zod";
-import { type Actor, isAdministrator } from "../actor";
+import { type Actor, isAdministrator, isTeamKey } from "../actor";
 import { AdminError } from "../admin-error";
 import { recordIdSchema } from "../values/value-schemas";
 
@@ -27,8 +27,10 @@ export type UsageReportInput = z.output<typeof usageReportSchema>;
  * log). A user sees only their own usage.
  */
 export async function usageReport(db: Database, actor: Actor, input: UsageReportInput) {
-  if (!isAdministrator(actor) && input.userId !== undefined && input.userId !== actor.id) throw new AdminError("forbidden", "You can only see your own usage");
-  const owner = isAdministrator(actor) ? input.userId : actor.id;
+  // A team-limited API key sees its team's tokens' usage (of any member, `userId` narrowing it).
+  const team = isTeamKey(actor) ? actor.teamId : null;
+  if (!isAdministrator(actor) && team === null && input.userId !== undefined && input.userId !== actor.id) throw new AdminError("forbidden", "You can only see your own usage");
+  const owner = isAdministrator(actor) || team !== null ? input.userId : actor.id;
   const day = sql<string>`to_char(date_trunc('day', ${usageHourly.hour} at time zone 'UTC'), 'YYYY-MM-DD')`;
   return db
     .select({
@@ -47,6 +49,7 @@ export async function usageReport(db: Database, actor: Actor, input: UsageReport
         lt(usageHourly.hour, input.to),
         owner === undefined || owner === null ? undefined : eq(usageHourly.userId, owner),
         input.tokenId === undefined ? undefined : eq(usageHourly.tokenId, input.tokenId),
+        team === null ? undefined : inArray(usageHourly.tokenId, db.select({ id: tokens.id }).from(tokens).where(eq(tokens.teamId, team))),
       ),
     )
     .groupBy(sql`1`, usageHourly.model)

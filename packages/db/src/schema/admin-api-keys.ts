@@ -1,4 +1,5 @@
 import { bigint, bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { teams } from "./teams";
 
 /**
  * Keys of the management API (/api/v1). Like tokens, only a SHA-256 of the secret and a display prefix are
@@ -14,10 +15,10 @@ export const adminApiKeys = pgTable(
     /** `read`: GET only; `write`: everything. */
     scope: text("scope", { enum: ["read", "write"] }).notNull(),
     /**
-     * Limits the key to one team's objects. No foreign key yet: teams are added by another branch, and the
-     * lead wires the reference (and the filtering) when merging it.
+     * Limits the key to one team: it acts as that team's admin (its tokens, members and usage, nothing
+     * else). Deleting the team deletes its keys: a key must never outlive its team into a wider reach.
      */
-    teamId: bigint("team_id", { mode: "number" }),
+    teamId: bigint("team_id", { mode: "number" }).references(() => teams.id, { onDelete: "cascade" }),
     /** The console user who created it; null for the CLI. */
     createdBy: bigint("created_by", { mode: "number" }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

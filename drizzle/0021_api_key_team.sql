@@ -1,0 +1,1 @@
+ALTER TABLE "admin_api_keys" ADD CONSTRAINT "admin_api_keys_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE cascade ON UPDATE no action;
