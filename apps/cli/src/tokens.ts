@@ -54,6 +54,18 @@ function cacheTtlFromText(value: string | undefined): number | null | undefined 
   return word === "off" || word === "none" ? null : integerFromText(value);
 }
 
+/** What token create and update read alike: the budget's period and alerts, and the response cache. */
+function periodAndCacheInput(flags: { period?: string; "time-zone"?: string; "alert-at"?: string; "cache-ttl"?: string; "cache-scope"?: string }) {
+  return {
+    budgetPeriod: flags.period,
+    budgetTimeZone: flags["time-zone"],
+    alertThresholds: thresholdsFromText(flags["alert-at"]),
+    responseCacheTtlSeconds: cacheTtlFromText(flags["cache-ttl"]),
+    // The schema refuses anything but user, token, team or group, in its own words.
+    responseCacheScope: flags["cache-scope"] as never,
+  };
+}
+
 function describeCache(token: TokenView): string {
   return token.responseCacheTtlSeconds === null ? "off (a call may ask with x-tollgate-cache)" : `${token.responseCacheTtlSeconds} s, shared by ${token.responseCacheScope}`;
 }
@@ -193,11 +205,7 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
       group: flags.group,
       rpmLimit: integerFromText(flags.rpm),
       tpmLimit: integerFromText(flags.tpm),
-      budgetPeriod: flags.period,
-      budgetTimeZone: flags["time-zone"],
-      alertThresholds: thresholdsFromText(flags["alert-at"]),
-      responseCacheTtlSeconds: cacheTtlFromText(flags["cache-ttl"]),
-      responseCacheScope: flags["cache-scope"] as never,
+      ...periodAndCacheInput(flags),
     },
     tokenFlags,
   );
@@ -247,11 +255,7 @@ async function updateTokenCommand(argv: readonly string[], context: CommandConte
       rpmLimit: limitOrNone(flags.rpm),
       tpmLimit: limitOrNone(flags.tpm),
       quotaLimit: flags.quota,
-      budgetPeriod: flags.period,
-      budgetTimeZone: flags["time-zone"],
-      alertThresholds: thresholdsFromText(flags["alert-at"]),
-      responseCacheTtlSeconds: cacheTtlFromText(flags["cache-ttl"]),
-      responseCacheScope: flags["cache-scope"] as never,
+      ...periodAndCacheInput(flags),
     },
     tokenFlags,
   );
