@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createChannelProber } from "@tollgate/upstream";
 import { cliOperator, createApiKey, createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
+import { MAX_PROVIDER_ANSWER_BYTES } from "../apps/console/src/auth/oidc-sign-in";
 import { createConsole } from "../apps/console/src/create-console";
 import { MAX_SESSIONS_PER_KEY } from "../apps/gateway/src/mcp/mcp-sessions";
 import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
@@ -253,6 +254,51 @@ describe("MCP endpoint under hostile input", () => {
       expect((await listing).tools.length).toBe(5_000);
     } finally {
       await client.close();
+    }
+  });
+});
+
+/** An identity provider whose discovery document never ends: counts the bytes it got to send. */
+function startEndlessIssuer(): { issuer: string; sent(): number; close(): Promise<void> } {
+  let sent = 0;
+  const chunk = new TextEncoder().encode(`{"issuer":"${"x".repeat(64 * 1024)}`);
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 0,
+    fetch: () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            sent += chunk.byteLength;
+            controller.enqueue(chunk);
+          },
+        }),
+        { headers: { "content-type": "application/json" } },
+      ),
+  });
+  return { issuer: `http://127.0.0.1:${server.port}`, sent: () => sent, close: () => server.stop(true) };
+}
+
+describe("single sign-on under a hostile identity provider", () => {
+  test("a discovery document that never ends is cut off at the answer cap and the browser is sent back with a reason", async () => {
+    const endless = startEndlessIssuer();
+    try {
+      const consoleApp = createConsole({
+        database: stack.database.handle,
+        secretBox: stack.gateway.secretBox,
+        setupCodes: null,
+        testChannel: createChannelProber(),
+        publicBaseUrl: "http://console.test",
+        oidc: { issuer: endless.issuer, clientId: "c", clientSecret: "s", groupsClaim: "groups", adminGroups: [], displayName: "Endless", only: false, allowHttpIssuer: true },
+      });
+      const response = await consoleApp.handle(new Request("http://console.test/auth/oidc/login"));
+      expect(response?.status).toBe(302);
+      expect(response?.headers.get("location")).toStartWith("/login?sso_error=");
+      // What it sent past the cap is what the sockets buffered before the read stopped, not the 30 s timeout's worth.
+      expect(endless.sent()).toBeLessThan(MAX_PROVIDER_ANSWER_BYTES * 64);
+    } finally {
+      await endless.close();
     }
   });
 });
