@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createChannelProber } from "@tollgate/upstream";
 import { cliOperator, createApiKey, createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
 import { MAX_PROVIDER_ANSWER_BYTES } from "../apps/console/src/auth/oidc-sign-in";
 import { createConsole } from "../apps/console/src/create-console";
+import { defaultMcpOptions } from "../apps/gateway/src/mcp/mcp-directory";
 import { MAX_SESSIONS_PER_KEY } from "../apps/gateway/src/mcp/mcp-sessions";
 import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
 import { type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
@@ -13,23 +15,44 @@ import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 // A fresh PGlite takes seconds to migrate on a busy machine: a bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
 
-/** An upstream MCP server that speaks just enough JSON-RPC to initialize, then lists `count` tools with long names. */
-function startFloodingMcpServer(count: number): { url: string; close(): Promise<void> } {
+/** An upstream MCP request's time (MCP_REQUEST_TIMEOUT_MS) in this file: short, so that a silent server is given up on soon. */
+const MCP_REQUEST_TIMEOUT_MS = 5_000;
+
+/** The gateway's body cap in this file: small, so that a body past it is cheap to send. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A tool call that never ends, held open until the server closes: the gateway must give up on its own clock. */
+const never = () => new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), { headers: { "content-type": "text/event-stream" } });
+
+/** An SSE answer of endless bytes that never completes an event. */
+const endless = () => {
+  const chunk = new TextEncoder().encode(`data: ${"x".repeat(64 * 1024)}`);
+  return new Response(new ReadableStream({ pull: (controller) => controller.enqueue(chunk) }), { headers: { "content-type": "text/event-stream" } });
+};
+
+/**
+ * An upstream MCP server that speaks just enough JSON-RPC to initialize, lists `count` tools with long names,
+ * and answers the tools `slow` (never), `endless` (bytes without end) and `garbage` (broken JSON-RPC) badly.
+ */
+function startHostileMcpServer(count: number): { url: string; close(): Promise<void> } {
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     idleTimeout: 0,
     async fetch(request) {
       if (request.method !== "POST") return new Response(null, { status: 405 });
-      const message = (await request.json()) as { id?: number; method: string; params?: { protocolVersion?: string } };
+      const message = (await request.json()) as { id?: number; method: string; params?: { protocolVersion?: string; name?: string } };
       if (message.id === undefined) return new Response(null, { status: 202 });
       if (message.method === "initialize") {
-        return Response.json({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "flood", version: "1" } } });
+        return Response.json({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } } });
       }
       if (message.method === "tools/list") {
         const tools = Array.from({ length: count }, (_, index) => ({ name: `tool_${index}_${"x".repeat(200)}`, inputSchema: { type: "object" } }));
-        return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools } });
+        return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools: [...["slow", "endless", "garbage"].map((name) => ({ name, inputSchema: { type: "object" } })), ...tools] } });
       }
+      if (message.method === "tools/call" && message.params?.name === "slow") return never();
+      if (message.method === "tools/call" && message.params?.name === "endless") return endless();
+      if (message.method === "tools/call" && message.params?.name === "garbage") return new Response(`{"jsonrpc":"2.0","id":${message.id},"result":{`, { headers: { "content-type": "application/json" } });
       return Response.json({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no" } });
     },
   });
@@ -46,8 +69,8 @@ let writeKey: string;
 beforeAll(async () => {
   stack = await startStackWith(async (keep) => ({
     alpha: await keep(startFakeMcpServer({ name: "alpha" })),
-    flood: await keep(Promise.resolve(startFloodingMcpServer(100_000))),
-  }), { gateway: { maxBodyBytes: MAX_BODY_BYTES } });
+    flood: await keep(Promise.resolve(startHostileMcpServer(100_000))),
+  }), { gateway: { maxBodyBytes: MAX_BODY_BYTES, mcp: { ...defaultMcpOptions, requestTimeoutMs: MCP_REQUEST_TIMEOUT_MS, failureThreshold: 1_000 } } });
   gatewayBase = (await stack.gateway.listen()).replace(/\/v1$/, "");
   const { db } = stack.database.handle;
   await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "alpha", url: stack.fakes.alpha.url }));
@@ -93,9 +116,6 @@ function mcpPost(secret: string, body: BodyInit, headers: Record<string, string>
 function apiCall(method: string, path: string, options: { body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Response> {
   return fetch(`${apiUrl}${path}`, { method, headers: { authorization: `Bearer ${writeKey}`, "content-type": "application/json", ...options.headers }, body: options.body });
 }
-
-/** The gateway's body cap in this file: small, so that a body past it is cheap to send. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A body that arrives in chunks without a Content-Length (chunked transfer), `total` bytes in all. */
 function chunkedBody(total: number): ReadableStream<Uint8Array> {
@@ -301,4 +321,33 @@ describe("single sign-on under a hostile identity provider", () => {
       await endless.close();
     }
   });
+});
+
+describe("MCP gateway under a hostile upstream server", () => {
+  const cases = [
+    ["garbage", "answers broken JSON-RPC"],
+    ["endless", "answers bytes without end"],
+    ["slow", "never answers"],
+  ] as const;
+  for (const [tool, behaviour] of cases) {
+    test(`a tool call to a server that ${behaviour} fails with a JSON-RPC error, and /healthz answers while it runs`, async () => {
+      const { client } = await connect(await mcpKey(["flood"]));
+      try {
+        let settled = false;
+        // The client's own timeout is far past the gateway's: the gateway must end the call itself.
+        const call = client.callTool({ name: `flood__${tool}` }, undefined, { timeout: 10 * MCP_REQUEST_TIMEOUT_MS }).finally(() => {
+          settled = true;
+        });
+        const health = await fetch(`${gatewayBase}/healthz`);
+        expect(health.status).toBe(200);
+        if (tool !== "garbage") expect(settled).toBe(false);
+        const failed = await call.then(() => null, (error: unknown) => error);
+        expect(failed).toBeInstanceOf(McpError);
+        expect((failed as McpError).code).toBe(ErrorCode.InternalError);
+        expect((failed as McpError).message).toContain("The MCP server flood failed");
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });
