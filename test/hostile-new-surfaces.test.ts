@@ -21,6 +21,21 @@ const MCP_REQUEST_TIMEOUT_MS = 5_000;
 /** The gateway's body cap in this file: small, so that a body past it is cheap to send. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Time for a request body to arrive (BODY_READ_TIMEOUT_MS) in this file: short, so that a trickled body is refused soon. */
+const BODY_READ_TIMEOUT_MS = 2_000;
+
+/** A body that sends its first bytes, then nothing more, without ending (a slow client). */
+function stalledBody(): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent) return new Promise(() => {});
+      sent = true;
+      controller.enqueue(new TextEncoder().encode('{"name":"'));
+    },
+  });
+}
+
 /** A tool call that never ends, held open until the server closes: the gateway must give up on its own clock. */
 const never = () => new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), { headers: { "content-type": "text/event-stream" } });
 
@@ -70,7 +85,7 @@ beforeAll(async () => {
   stack = await startStackWith(async (keep) => ({
     alpha: await keep(startFakeMcpServer({ name: "alpha" })),
     flood: await keep(Promise.resolve(startHostileMcpServer(100_000))),
-  }), { gateway: { maxBodyBytes: MAX_BODY_BYTES, mcp: { ...defaultMcpOptions, requestTimeoutMs: MCP_REQUEST_TIMEOUT_MS, failureThreshold: 1_000 } } });
+  }), { gateway: { maxBodyBytes: MAX_BODY_BYTES, bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, mcp: { ...defaultMcpOptions, requestTimeoutMs: MCP_REQUEST_TIMEOUT_MS, failureThreshold: 1_000 } } });
   gatewayBase = (await stack.gateway.listen()).replace(/\/v1$/, "");
   const { db } = stack.database.handle;
   await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "alpha", url: stack.fakes.alpha.url }));
@@ -80,6 +95,7 @@ beforeAll(async () => {
     secretBox: stack.gateway.secretBox,
     setupCodes: null,
     testChannel: createChannelProber(),
+    bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS,
     clientAddress: (request) => consoleServer.requestIP(request)?.address ?? null,
   });
   consoleServer = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (request) => (await consoleApp.handle(request)) ?? new Response("not found", { status: 404 }) });
@@ -145,6 +161,14 @@ describe("management API under hostile input", () => {
     expect(await listUsers()).not.toContain(name);
   });
 
+  test("a body that stalls is refused with 408 in the API's envelope, and /healthz of the gateway answers meanwhile", async () => {
+    const stalled = fetch(`${apiUrl}/users`, { method: "POST", headers: { authorization: `Bearer ${writeKey}`, "content-type": "application/json" }, body: stalledBody() });
+    expect((await fetch(`${gatewayBase}/healthz`)).status).toBe(200);
+    const response = await stalled;
+    expect(response.status).toBe(408);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("request_timeout");
+  });
+
   test("a body nested 50,000 deep is a 400, with an Idempotency-Key too, and the key stays free for a good retry", async () => {
     const name = `deep-${crypto.randomUUID()}`;
     const key = `deep-${crypto.randomUUID()}`;
@@ -205,6 +229,14 @@ describe("MCP endpoint under hostile input", () => {
     expect(declared.status).toBe(413);
     const chunked = await mcpPost(secret, chunkedBody(MAX_BODY_BYTES + 64 * 1024));
     expect(chunked.status).toBe(413);
+  });
+
+  test("a body that stalls is refused with 408 and opens no session", async () => {
+    const secret = await mcpKey(["alpha"]);
+    const before = stack.gateway.services.mcp.sessions.size;
+    const response = await mcpPost(secret, stalledBody());
+    expect(response.status).toBe(408);
+    expect(stack.gateway.services.mcp.sessions.size).toBe(before);
   });
 
   test("invalid JSON, invalid UTF-8 and deep nesting are JSON-RPC parse errors with 400", async () => {
