@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createChannelProber } from "@tollgate/upstream";
+import { MAX_LIST_PAGES, probeMcpServer } from "@tollgate/upstream/mcp";
 import { cliOperator, createApiKey, createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
 import { MAX_PROVIDER_ANSWER_BYTES } from "../apps/console/src/auth/oidc-sign-in";
 import { createConsole } from "../apps/console/src/create-console";
@@ -45,11 +46,20 @@ const endless = () => {
   return new Response(new ReadableStream({ pull: (controller) => controller.enqueue(chunk) }), { headers: { "content-type": "text/event-stream" } });
 };
 
+interface HostileMcpServer {
+  url: string;
+  /** tools/list requests it received. */
+  listRequests(): number;
+  close(): Promise<void>;
+}
+
 /**
  * An upstream MCP server that speaks just enough JSON-RPC to initialize, lists `count` tools with long names,
- * and answers the tools `slow` (never), `endless` (bytes without end) and `garbage` (broken JSON-RPC) badly.
+ * and answers the tools `slow` (never), `endless` (bytes without end) and `garbage` (broken JSON-RPC) badly;
+ * with `endlessPages`, every tools/list page is empty and names a next one.
  */
-function startHostileMcpServer(count: number): { url: string; close(): Promise<void> } {
+function startHostileMcpServer(count: number, options: { endlessPages?: boolean } = {}): HostileMcpServer {
+  let listRequests = 0;
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -61,6 +71,8 @@ function startHostileMcpServer(count: number): { url: string; close(): Promise<v
       if (message.method === "initialize") {
         return Response.json({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } } });
       }
+      if (message.method === "tools/list") listRequests++;
+      if (message.method === "tools/list" && options.endlessPages) return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools: [], nextCursor: `page-${listRequests}` } });
       if (message.method === "tools/list") {
         const tools = Array.from({ length: count }, (_, index) => ({ name: `tool_${index}_${"x".repeat(200)}`, inputSchema: { type: "object" } }));
         return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools: [...["slow", "endless", "garbage"].map((name) => ({ name, inputSchema: { type: "object" } })), ...tools] } });
@@ -71,10 +83,10 @@ function startHostileMcpServer(count: number): { url: string; close(): Promise<v
       return Response.json({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no" } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}/mcp`, close: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}/mcp`, listRequests: () => listRequests, close: () => server.stop(true) };
 }
 
-type Fakes = { alpha: FakeMcpServer; flood: { url: string; close(): Promise<void> } };
+type Fakes = { alpha: FakeMcpServer; flood: HostileMcpServer; pager: HostileMcpServer };
 let stack: StackWith<Fakes>;
 let gatewayBase: string;
 let consoleServer: ReturnType<typeof Bun.serve>;
@@ -85,11 +97,13 @@ beforeAll(async () => {
   stack = await startStackWith(async (keep) => ({
     alpha: await keep(startFakeMcpServer({ name: "alpha" })),
     flood: await keep(Promise.resolve(startHostileMcpServer(100_000))),
+    pager: await keep(Promise.resolve(startHostileMcpServer(0, { endlessPages: true }))),
   }), { gateway: { maxBodyBytes: MAX_BODY_BYTES, bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, mcp: { ...defaultMcpOptions, requestTimeoutMs: MCP_REQUEST_TIMEOUT_MS, failureThreshold: 1_000 } } });
   gatewayBase = (await stack.gateway.listen()).replace(/\/v1$/, "");
   const { db } = stack.database.handle;
   await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "alpha", url: stack.fakes.alpha.url }));
   await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "flood", url: stack.fakes.flood.url }));
+  await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "pager", url: stack.fakes.pager.url }));
   const consoleApp = createConsole({
     database: stack.database.handle,
     secretBox: stack.gateway.secretBox,
@@ -356,6 +370,20 @@ describe("single sign-on under a hostile identity provider", () => {
 });
 
 describe("MCP gateway under a hostile upstream server", () => {
+  test("a server whose every tools/list page names a next one is read for MAX_LIST_PAGES pages, in the gateway and in the console's Test", async () => {
+    const { client } = await connect(await mcpKey(["pager", "alpha"]));
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain("alpha__echo");
+      expect(stack.fakes.pager.listRequests()).toBe(MAX_LIST_PAGES);
+    } finally {
+      await client.close();
+    }
+    const probed = await probeMcpServer({ name: "pager", transport: "streamable-http", url: stack.fakes.pager.url, command: null, credentialHeader: null, credential: null }, { stdioEnabled: false });
+    expect(probed).toMatchObject({ ok: true, tools: [] });
+    expect(stack.fakes.pager.listRequests()).toBe(2 * MAX_LIST_PAGES);
+  });
+
   const cases = [
     ["garbage", "answers broken JSON-RPC"],
     ["endless", "answers bytes without end"],

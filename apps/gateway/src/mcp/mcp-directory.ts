@@ -2,7 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type Database, mcpServers } from "@tollgate/db";
 import { mcpServerCredentialBinding, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
-import { connectMcpServer, describeMcpError, type McpServerToConnect } from "@tollgate/upstream/mcp";
+import { connectMcpServer, describeMcpError, MAX_LIST_PAGES, type McpServerToConnect } from "@tollgate/upstream/mcp";
 import { eq } from "drizzle-orm";
 import type { Logger } from "../logger";
 
@@ -69,11 +69,13 @@ const MAX_LISTED = 5_000;
 async function collectPages<Item>(fetchPage: (cursor: string | undefined) => Promise<{ items: Item[]; nextCursor?: string }>): Promise<Item[]> {
   const items: Item[] = [];
   let cursor: string | undefined;
+  let pages = 0;
   do {
     const page = await fetchPage(cursor);
     items.push(...page.items);
     cursor = page.nextCursor;
-  } while (cursor && items.length < MAX_LISTED);
+    pages++;
+  } while (cursor && items.length < MAX_LISTED && pages < MAX_LIST_PAGES);
   return items.slice(0, MAX_LISTED);
 }
 
