@@ -7,7 +7,7 @@ import { MAX_LIST_PAGES, probeMcpServer } from "@tollgate/upstream/mcp";
 import { cliOperator, createApiKey, createMcpServer, createMcpServerSchema, setTokenMcpAccess } from "../packages/admin/src/index";
 import { MAX_PROVIDER_ANSWER_BYTES } from "../apps/console/src/auth/oidc-sign-in";
 import { createConsole } from "../apps/console/src/create-console";
-import { defaultMcpOptions } from "../apps/gateway/src/mcp/mcp-directory";
+import { defaultMcpOptions, MAX_LISTED_BYTES } from "../apps/gateway/src/mcp/mcp-directory";
 import { MAX_SESSIONS_PER_KEY } from "../apps/gateway/src/mcp/mcp-sessions";
 import { type FakeMcpServer, startFakeMcpServer } from "./helpers/fake-mcp-server";
 import { type StackWith, startStackWith, waitFor } from "./helpers/gateway-fixture";
@@ -56,9 +56,9 @@ interface HostileMcpServer {
 /**
  * An upstream MCP server that speaks just enough JSON-RPC to initialize, lists `count` tools with long names,
  * and answers the tools `slow` (never), `endless` (bytes without end) and `garbage` (broken JSON-RPC) badly;
- * with `endlessPages`, every tools/list page is empty and names a next one.
+ * with `endlessPages`, every tools/list page (`count` tools with descriptions of `descriptionBytes`) names a next one.
  */
-function startHostileMcpServer(count: number, options: { endlessPages?: boolean } = {}): HostileMcpServer {
+function startHostileMcpServer(count: number, options: { endlessPages?: boolean; descriptionBytes?: number } = {}): HostileMcpServer {
   let listRequests = 0;
   const server = Bun.serve({
     port: 0,
@@ -72,7 +72,11 @@ function startHostileMcpServer(count: number, options: { endlessPages?: boolean 
         return Response.json({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } } });
       }
       if (message.method === "tools/list") listRequests++;
-      if (message.method === "tools/list" && options.endlessPages) return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools: [], nextCursor: `page-${listRequests}` } });
+      if (message.method === "tools/list" && options.endlessPages) {
+        const description = "d".repeat(options.descriptionBytes ?? 0);
+        const tools = Array.from({ length: count }, (_, index) => ({ name: `fat_${listRequests}_${index}`, description, inputSchema: { type: "object" } }));
+        return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools, nextCursor: `page-${listRequests}` } });
+      }
       if (message.method === "tools/list") {
         const tools = Array.from({ length: count }, (_, index) => ({ name: `tool_${index}_${"x".repeat(200)}`, inputSchema: { type: "object" } }));
         return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools: [...["slow", "endless", "garbage"].map((name) => ({ name, inputSchema: { type: "object" } })), ...tools] } });
@@ -86,7 +90,7 @@ function startHostileMcpServer(count: number, options: { endlessPages?: boolean 
   return { url: `http://127.0.0.1:${server.port}/mcp`, listRequests: () => listRequests, close: () => server.stop(true) };
 }
 
-type Fakes = { alpha: FakeMcpServer; flood: HostileMcpServer; pager: HostileMcpServer };
+type Fakes = { alpha: FakeMcpServer; flood: HostileMcpServer; pager: HostileMcpServer; fat: HostileMcpServer };
 let stack: StackWith<Fakes>;
 let gatewayBase: string;
 let consoleServer: ReturnType<typeof Bun.serve>;
@@ -98,12 +102,14 @@ beforeAll(async () => {
     alpha: await keep(startFakeMcpServer({ name: "alpha" })),
     flood: await keep(Promise.resolve(startHostileMcpServer(100_000))),
     pager: await keep(Promise.resolve(startHostileMcpServer(0, { endlessPages: true }))),
+    fat: await keep(Promise.resolve(startHostileMcpServer(5, { endlessPages: true, descriptionBytes: 1024 * 1024 }))),
   }), { gateway: { maxBodyBytes: MAX_BODY_BYTES, bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, mcp: { ...defaultMcpOptions, requestTimeoutMs: MCP_REQUEST_TIMEOUT_MS, failureThreshold: 1_000 } } });
   gatewayBase = (await stack.gateway.listen()).replace(/\/v1$/, "");
   const { db } = stack.database.handle;
   await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "alpha", url: stack.fakes.alpha.url }));
   await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "flood", url: stack.fakes.flood.url }));
   await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "pager", url: stack.fakes.pager.url }));
+  await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "fat", url: stack.fakes.fat.url }));
   const consoleApp = createConsole({
     database: stack.database.handle,
     secretBox: stack.gateway.secretBox,
@@ -370,6 +376,18 @@ describe("single sign-on under a hostile identity provider", () => {
 });
 
 describe("MCP gateway under a hostile upstream server", () => {
+  test("a server whose pages of 1 MiB tools never end is listed up to MAX_LISTED_BYTES, read no further", async () => {
+    const { client } = await connect(await mcpKey(["fat"]));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+      expect(JSON.stringify(tools).length).toBeLessThan(MAX_LISTED_BYTES + 64 * 1024);
+      expect(stack.fakes.fat.listRequests()).toBeLessThanOrEqual(Math.ceil(MAX_LISTED_BYTES / (5 * 1024 * 1024)) + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("a server whose every tools/list page names a next one is read for MAX_LIST_PAGES pages, in the gateway and in the console's Test", async () => {
     const { client } = await connect(await mcpKey(["pager", "alpha"]));
     try {

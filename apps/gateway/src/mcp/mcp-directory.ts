@@ -66,17 +66,28 @@ interface Connection {
 /** Most entries fetched from one paginated upstream list. */
 const MAX_LISTED = 5_000;
 
+/**
+ * Most one listing may weigh (its entries as JSON): it is kept, and every client's list request sends it
+ * again, so pages of huge entries stop here (each page alone may weigh up to the answer cap).
+ */
+export const MAX_LISTED_BYTES = 8 * 1024 * 1024;
+
 async function collectPages<Item>(fetchPage: (cursor: string | undefined) => Promise<{ items: Item[]; nextCursor?: string }>): Promise<Item[]> {
   const items: Item[] = [];
   let cursor: string | undefined;
   let pages = 0;
+  let bytes = 0;
   do {
     const page = await fetchPage(cursor);
-    items.push(...page.items);
+    for (const item of page.items) {
+      bytes += JSON.stringify(item).length;
+      if (bytes > MAX_LISTED_BYTES || items.length >= MAX_LISTED) return items;
+      items.push(item);
+    }
     cursor = page.nextCursor;
     pages++;
-  } while (cursor && items.length < MAX_LISTED && pages < MAX_LIST_PAGES);
-  return items.slice(0, MAX_LISTED);
+  } while (cursor && pages < MAX_LIST_PAGES);
+  return items;
 }
 
 /** What decides whether a connection may be kept across a reload: where it goes and with which credential. */
