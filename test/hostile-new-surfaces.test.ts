@@ -291,6 +291,16 @@ describe("MCP endpoint under hostile input", () => {
     }
   });
 
+  test("a 10 KB or malformed Authorization header is a 401 that does not echo it, and opens no session", async () => {
+    const before = stack.gateway.services.mcp.sessions.size;
+    for (const authorization of [`Bearer ${"a".repeat(10_000)}`, "Basic Og==", `Bearer sk-${"\u00ff".repeat(100)}`]) {
+      const response = await fetch(`${gatewayBase}/mcp`, { method: "POST", headers: { authorization, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: INITIALIZE });
+      expect(response.status).toBe(401);
+      expect(await response.text()).not.toContain("aaaaaaaaaa");
+    }
+    expect(stack.gateway.services.mcp.sessions.size).toBe(before);
+  });
+
   test("a session id that is not one of the gateway's, or a 10 KB one, is answered 404 Session not found", async () => {
     const secret = await mcpKey(["alpha"]);
     for (const id of ["not-a-session", "x".repeat(10_000)]) {
