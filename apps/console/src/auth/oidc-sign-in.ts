@@ -1,6 +1,6 @@
 import { type OidcIdentity, signInOidcUser } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
-import { concatBytes, type SecretBox } from "@tollgate/shared";
+import { readUpTo, type SecretBox } from "@tollgate/shared";
 import * as oidc from "openid-client";
 import type { ConsoleLog } from "../trpc";
 import { createSession, readCookie, sessionCookie } from "./sessions";
@@ -44,24 +44,12 @@ const boundedProviderFetch: oidc.CustomFetch = async (url, options) => {
   // openid-client's options are fetch's (its body type is only spelled wider).
   const response = await fetch(url, options as RequestInit);
   if (!response.body) return response;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_PROVIDER_ANSWER_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`The identity provider's answer exceeds ${MAX_PROVIDER_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
+  const body = await readUpTo(response.body.getReader(), MAX_PROVIDER_ANSWER_BYTES, () => new Error(`The identity provider's answer exceeds ${MAX_PROVIDER_ANSWER_BYTES} bytes`));
   // The body is already decoded: its length and encoding headers no longer describe it.
   const headers = new Headers(response.headers);
   headers.delete("content-encoding");
   headers.delete("content-length");
-  return new Response(concatBytes(chunks, total), { status: response.status, statusText: response.statusText, headers });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
 };
 
 interface Flow {
