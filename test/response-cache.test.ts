@@ -260,6 +260,11 @@ describe("exact response cache across two instances on Redis", () => {
     expect(((await response.json()) as { error: { param: string } }).error.param).toBe("x-tollgate-cache");
     const ttl = await first.handle(chatRequest(token.secret, body, { "x-tollgate-cache-ttl": "-5" }));
     expect(ttl.status).toBe(400);
+    for (const garbage of ["0x10", "1e3", "1.0", "", "9".repeat(10_000), "NaN", "Infinity"]) {
+      const refused = await first.handle(chatRequest(token.secret, body, { "x-tollgate-cache-ttl": garbage }));
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { param: string } }).error.param).toBe("x-tollgate-cache-ttl");
+    }
   });
 });
 

@@ -178,6 +178,21 @@ describe("OpenTelemetry traces", () => {
     expect(server.parentSpanId).toBeNull();
     expect(stack.upstream.requests.at(-1)!.headers.traceparent).toContain(server.traceId);
   });
+
+  test("a garbage, all-zero or 10 KB traceparent (with a 10 KB tracestate) is ignored: the call starts a trace of its own and passes none of it on", async () => {
+    const garbage = ["garbage", `00-${"z".repeat(32)}-${randomHex(8)}-01`, `00-${"0".repeat(32)}-${"0".repeat(16)}-01`, `ff-${randomHex(16)}-${randomHex(8)}-01`, `00-${randomHex(16)}-${randomHex(8)}-01-${"x".repeat(10_000)}x`, "0".repeat(10_000)];
+    for (const traceparent of garbage) {
+      stack.upstream.enqueue({ kind: "ok", content: "fresh" });
+      const response = await chat({ model: "traced-model", messages: [{ role: "user", content: "garbage parent" }] }, { traceparent, tracestate: `k=${"v".repeat(10_000)}` });
+      expect(response.status).toBe(200);
+      const sent = stack.upstream.requests.at(-1)!.headers;
+      expect(sent.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+      expect(sent.tracestate ?? "").not.toContain("vvvvvvvvvv");
+      const traceId = sent.traceparent!.split("-")[1]!;
+      const { server } = await spansOf(traceId, 1);
+      expect(server.parentSpanId).toBeNull();
+    }
+  });
 });
 
 describe("OTEL_GENAI_CAPTURE_CONTENT=true", () => {

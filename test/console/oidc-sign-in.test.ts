@@ -201,6 +201,27 @@ describe("single sign-on with a real OpenID provider", () => {
     expect(forged!.headers.get("location")).toStartWith("/login?sso_error=");
     expect(forged!.headers.getSetCookie().some((cookie) => cookie.startsWith("tollgate_session="))).toBe(false);
   });
+
+  test("a callback replayed with its flow cookie after it signed in, or with a 10 KB code, gives no second session", async () => {
+    provider.signInAs("bob-sub");
+    const login = await app.console.handle(new Request(`${CONSOLE_ORIGIN}/auth/oidc/login`));
+    const flow = login!.headers.getSetCookie()[0]!.split(";")[0]!;
+    // Through the provider without the console's cookies: the console refuses that first arrival unexchanged.
+    const { visited } = await browse(login!.headers.get("location")!);
+    const callback = visited.find((href) => href.startsWith(`${CONSOLE_ORIGIN}/auth/oidc/callback?`))!;
+    const hasSession = (response: Response | null) => response!.headers.getSetCookie().some((cookie) => cookie.startsWith("tollgate_session="));
+    const huge = new URL(callback);
+    huge.searchParams.set("code", "c".repeat(10_000));
+    const hugeCode = await app.console.handle(new Request(huge, { headers: { cookie: flow } }));
+    expect(hugeCode!.headers.get("location")).toStartWith("/login?sso_error=");
+    expect(hasSession(hugeCode)).toBe(false);
+    const first = await app.console.handle(new Request(callback, { headers: { cookie: flow } }));
+    expect(first!.headers.get("location")).toBe("/");
+    expect(hasSession(first)).toBe(true);
+    const replayed = await app.console.handle(new Request(callback, { headers: { cookie: flow } }));
+    expect(replayed!.headers.get("location")).toStartWith("/login?sso_error=");
+    expect(hasSession(replayed)).toBe(false);
+  });
 });
 
 describe("OIDC_ONLY", () => {

@@ -14,3 +14,4 @@ export * from "./client-value-text";
 export * from "./secrets-equal";
 export * from "./capped-body";
 export * from "./concat-bytes";
+export * from "./read-up-to";

@@ -1,7 +1,7 @@
 import { authenticateApiKey, canonicalJson, type ChannelProber, describeUnexpectedError } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import type { BodyCap, SecretBox, UpstreamAddressPolicy } from "@tollgate/shared";
-import { withCappedBody } from "@tollgate/shared";
+import { MAX_JSON_DEPTH, nestsDeeperThan, withCappedBody } from "@tollgate/shared";
 import { ApiError, errorResponse, jsonResponse } from "./api-error";
 import { API_ROUTES, type ApiRoute } from "./api-routes";
 import { openApiDocument, pathParameters } from "./openapi-document";
@@ -32,7 +32,12 @@ function compile(route: ApiRoute): CompiledRoute {
 
 /** A path parameter: an id as a number (the admin schemas' record ids are numbers), anything else as text. */
 function parameterValue(text: string): string | number {
-  const decoded = decodeURIComponent(text);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(text);
+  } catch {
+    throw new ApiError(400, "invalid_input", "A path segment is not valid percent-encoded UTF-8");
+  }
   return /^\d{1,15}$/.test(decoded) ? Number(decoded) : decoded;
 }
 
@@ -46,6 +51,8 @@ async function readJsonBody(request: Request): Promise<Record<string, unknown>> 
     throw new ApiError(400, "invalid_json", "The body is not valid JSON");
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, "invalid_json", "The body must be a JSON object");
+  // Bounded before anything walks it (the Idempotency-Key's request hash reads every field, known or not).
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new ApiError(400, "invalid_json", `The body nests deeper than ${MAX_JSON_DEPTH} levels`);
   return body as Record<string, unknown>;
 }
 

@@ -1,6 +1,6 @@
 import { type OidcIdentity, signInOidcUser } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
-import type { SecretBox } from "@tollgate/shared";
+import { readUpTo, type SecretBox } from "@tollgate/shared";
 import * as oidc from "openid-client";
 import type { ConsoleLog } from "../trpc";
 import { createSession, readCookie, sessionCookie } from "./sessions";
@@ -31,6 +31,26 @@ export const OIDC_CALLBACK_PATH = "/auth/oidc/callback";
 const FLOW_COOKIE = "tollgate_oidc_flow";
 const FLOW_BINDING = "console/oidc-flow";
 const FLOW_MAX_AGE_S = 600;
+
+/** The most one answer of the identity provider (discovery, JWKS, token) may weigh: real ones are a few KB. */
+export const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * fetch for the identity provider, which is not trusted with the console's memory: an answer is read up to
+ * MAX_PROVIDER_ANSWER_BYTES and the request fails past them (openid-client reads whole bodies unbounded, so a
+ * discovery document that never ends would otherwise be held until the request's 30-second timeout).
+ */
+const boundedProviderFetch: oidc.CustomFetch = async (url, options) => {
+  // openid-client's options are fetch's (its body type is only spelled wider).
+  const response = await fetch(url, options as RequestInit);
+  if (!response.body) return response;
+  const body = await readUpTo(response.body.getReader(), MAX_PROVIDER_ANSWER_BYTES, () => new Error(`The identity provider's answer exceeds ${MAX_PROVIDER_ANSWER_BYTES} bytes`));
+  // The body is already decoded: its length and encoding headers no longer describe it.
+  const headers = new Headers(response.headers);
+  headers.delete("content-encoding");
+  headers.delete("content-length");
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+};
 
 interface Flow {
   state: string;
@@ -101,6 +121,7 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
     configuration ??= oidc
       .discovery(new URL(settings.issuer), settings.clientId, undefined, oidc.ClientSecretBasic(settings.clientSecret), {
         execute: [oidc.enableNonRepudiationChecks, ...(settings.allowHttpIssuer ? [oidc.allowInsecureRequests] : [])],
+        [oidc.customFetch]: boundedProviderFetch,
       })
       .catch((error: unknown) => {
         configuration = null;

@@ -2,7 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type Database, mcpServers } from "@tollgate/db";
 import { mcpServerCredentialBinding, type SecretBox, type UpstreamAddressPolicy, upstreamAddressRefusal } from "@tollgate/shared";
-import { connectMcpServer, describeMcpError, type McpServerToConnect } from "@tollgate/upstream/mcp";
+import { connectMcpServer, describeMcpError, MAX_LIST_PAGES, type McpServerToConnect } from "@tollgate/upstream/mcp";
 import { eq } from "drizzle-orm";
 import type { Logger } from "../logger";
 
@@ -66,15 +66,28 @@ interface Connection {
 /** Most entries fetched from one paginated upstream list. */
 const MAX_LISTED = 5_000;
 
+/**
+ * Most one listing may weigh (its entries as JSON): it is kept, and every client's list request sends it
+ * again, so pages of huge entries stop here (each page alone may weigh up to the answer cap).
+ */
+export const MAX_LISTED_BYTES = 8 * 1024 * 1024;
+
 async function collectPages<Item>(fetchPage: (cursor: string | undefined) => Promise<{ items: Item[]; nextCursor?: string }>): Promise<Item[]> {
   const items: Item[] = [];
   let cursor: string | undefined;
+  let pages = 0;
+  let bytes = 0;
   do {
     const page = await fetchPage(cursor);
-    items.push(...page.items);
+    for (const item of page.items) {
+      bytes += JSON.stringify(item).length;
+      if (bytes > MAX_LISTED_BYTES || items.length >= MAX_LISTED) return items;
+      items.push(item);
+    }
     cursor = page.nextCursor;
-  } while (cursor && items.length < MAX_LISTED);
-  return items.slice(0, MAX_LISTED);
+    pages++;
+  } while (cursor && pages < MAX_LIST_PAGES);
+  return items;
 }
 
 /** What decides whether a connection may be kept across a reload: where it goes and with which credential. */

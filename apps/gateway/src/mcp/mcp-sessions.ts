@@ -28,6 +28,19 @@ const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 const utf8 = new TextDecoder();
 
 /**
+ * Sessions one key may hold on an instance; past it the key's own least recently used is closed. Without it,
+ * one key sending made-up session ids (each restored, as a session from another instance would be) would
+ * fill the instance's table and push every other client's session out.
+ */
+export const MAX_SESSIONS_PER_KEY = 100;
+
+function leastRecentlyUsed(sessions: Iterable<Session>): Session | undefined {
+  let oldest: Session | undefined;
+  for (const session of sessions) if (!oldest || session.lastUsed < oldest.lastUsed) oldest = session;
+  return oldest;
+}
+
+/**
  * A POST's JSON-RPC message(s), read under /v1's body limits (MAX_BODY_BYTES: 413; BODY_READ_TIMEOUT_MS:
  * 408) and nesting bound; a Response when the body is refused (the SDK's transport would read it unbounded
  * in time).
@@ -124,9 +137,12 @@ export class McpSessions {
   }
 
   private register(session: Session): void {
-    if (this.sessions.size >= this.directory.options.maxSessions) {
-      const oldest = [...this.sessions.values()].reduce((a, b) => (a.lastUsed <= b.lastUsed ? a : b));
-      this.close(oldest);
+    const sameKey = [...this.sessions.values()].filter((other) => other.tokenId === session.tokenId);
+    const keyOldest = sameKey.length >= MAX_SESSIONS_PER_KEY ? leastRecentlyUsed(sameKey) : undefined;
+    if (keyOldest) this.close(keyOldest);
+    else if (this.sessions.size >= this.directory.options.maxSessions) {
+      const oldest = leastRecentlyUsed(this.sessions.values());
+      if (oldest) this.close(oldest);
     }
     this.sessions.set(session.id, session);
   }

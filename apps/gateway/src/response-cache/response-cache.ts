@@ -49,7 +49,8 @@ export function cachePlanFor(request: Request, endpoint: string, admission: Admi
   const ttlHeader = request.headers.get("x-tollgate-cache-ttl");
   let ttlSeconds = token.responseCacheTtlSeconds ?? DEFAULT_REQUEST_TTL_SECONDS;
   if (ttlHeader !== null) {
-    const parsed = Number(ttlHeader);
+    // Digits only: Number() would also take "0x10", "1e3" or "1.0" for a number of seconds.
+    const parsed = /^\d{1,7}$/.test(ttlHeader.trim()) ? Number(ttlHeader.trim()) : Number.NaN;
     if (!Number.isInteger(parsed) || parsed < 1 || parsed > MAX_TTL_SECONDS) {
       throw errors.invalidParameter("x-tollgate-cache-ttl", `The x-tollgate-cache-ttl header must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}.`);
     }

@@ -1,4 +1,4 @@
-import { concatBytes, declaresTooLarge } from "@tollgate/shared";
+import { declaresTooLarge, readUpTo } from "@tollgate/shared";
 import { errors, GatewayError } from "../errors";
 
 export interface JsonBody {
@@ -15,24 +15,6 @@ export interface BodyLimits {
 }
 
 const empty = new Uint8Array(new ArrayBuffer(0));
-
-/** Reads a body that declared no Content-Length (chunked), chunk by chunk, stopping at the limit. */
-async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuffer>>, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      // Stop reading here: Bun discards the rest once the 413 is sent (bounded by the idle timeout).
-      reader.cancel().catch(() => {});
-      throw errors.bodyTooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return concatBytes(chunks, total);
-}
 
 /**
  * Reads a request body within `limits`: 413 before reading anything when Content-Length is over the limit,
@@ -55,7 +37,8 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
     }, limits.timeoutMs);
   });
   // With a Content-Length the framing bounds the body, and Bun's native read is the fastest.
-  const reading = reader ? readUpTo(reader, limits.maxBytes) : request.bytes();
+  // Past the limit the chunked read stops: Bun discards the rest once the 413 is sent (bounded by the idle timeout).
+  const reading = reader ? readUpTo(reader, limits.maxBytes, () => errors.bodyTooLarge(limits.maxBytes)) : request.bytes();
   try {
     return await Promise.race([reading, deadline]);
   } catch (error) {

@@ -41,6 +41,12 @@ const CLIENT_INFO = { name: "tollgate", version: "0.1.0" };
 /** The most one answer of an upstream MCP server may weigh (a stream of notifications: in all, then it reconnects). */
 const MAX_RESPONSE_BYTES = DEFAULT_UPSTREAM_MAX_BODY_BYTES;
 
+/**
+ * Most pages read of one upstream list: a server whose every page names a next one (empty pages or not) is
+ * stopped there, not followed for ever.
+ */
+export const MAX_LIST_PAGES = 100;
+
 /** The body passed through until `maxBytes` have gone by; past them the read fails (the server is cut off). */
 function capped(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
   let seen = 0;
@@ -131,11 +137,13 @@ export async function probeMcpServer(server: McpServerToConnect, options: Pick<M
     client = await connectMcpServer(server, options, timeoutMs);
     const tools = [];
     let cursor: string | undefined;
+    let pages = 0;
     do {
       const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
       tools.push(...page.tools.map((tool) => ({ name: tool.name, description: tool.description ?? null })));
       cursor = page.nextCursor;
-    } while (cursor && tools.length < 10_000);
+      pages++;
+    } while (cursor && tools.length < 10_000 && pages < MAX_LIST_PAGES);
     const info = client.getServerVersion();
     return { ok: true, latencyMs: Math.round(performance.now() - started), serverInfo: info ? { name: info.name, version: info.version } : null, tools, error: null };
   } catch (error) {
