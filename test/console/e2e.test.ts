@@ -718,7 +718,7 @@ describe("console in a browser", () => {
     const mcpDialog = page.getByRole("dialog");
     await mcpDialog.getByLabel("Name").fill("papers");
     await mcpDialog.getByLabel("URL").fill("http://127.0.0.1:1/mcp");
-    await mcpDialog.getByLabel("Teams").selectOption({ label: "Platform" });
+    await mcpDialog.getByRole("group", { name: "Teams" }).getByLabel("Platform").check();
     await shoot("46a-mcp-server-form");
     await mcpDialog.getByRole("button", { name: "Add MCP server" }).click();
     await mcpDialog.waitFor({ state: "detached" });
@@ -726,6 +726,8 @@ describe("console in a browser", () => {
     await mcpRow.getByText("team Platform").waitFor();
     await mcpRow.getByRole("button", { name: "Test" }).click();
     await mcpRow.getByTestId("mcp-test-error").waitFor();
+    // Every column in view at 1280 px, the last 24 hours' traffic included (no sideways scroll behind the actions).
+    expect(await page.getByTestId("mcp-servers-table").evaluate((table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth)).toBe(true);
     await shoot("46-mcp-servers");
   });
 
@@ -819,7 +821,7 @@ describe("console in a browser", () => {
       for (const action of ["Test", "Disable", "Delete"]) expect(await mcpCard.getByRole("button", { name: action }).isVisible()).toBe(true);
       await shoot("35-phone-mcp-servers", mobile);
       await mobile.getByRole("button", { name: "Add MCP server" }).click();
-      await mobile.getByRole("dialog").getByLabel("Teams").waitFor();
+      await mobile.getByRole("dialog").getByRole("group", { name: "Teams" }).getByLabel("Platform").waitFor();
       await shoot("35a-phone-mcp-server-form", mobile);
       await mobile.keyboard.press("Escape");
       for (const [label, heading, name] of [

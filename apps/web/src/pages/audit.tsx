@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { FormActions, TextField } from "../components/form-fields";
+import { FormActions, SelectField, TextField } from "../components/form-fields";
 import { ResourceTable, RowButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatTime } from "../lib/format";
@@ -116,26 +116,17 @@ export function AuditPage() {
       ) : null}
       <RetentionForm />
       <div className="card mb-4 flex flex-wrap gap-3 p-3">
-        <label className="flex flex-col gap-1 text-xs font-medium text-slate-500">
-          Time
-          <select
-            className="input min-w-36"
-            aria-label="Time"
-            value={range}
-            onChange={(event) => {
-              const value = event.target.value as RangeKey | "all";
-              setRange(value);
-              if (value !== "all") setSpan(rangeWindow(value));
-            }}
-          >
-            {Object.entries(ranges).map(([value, { label }]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-            <option value="all">All time</option>
-          </select>
-        </label>
+        <SelectField
+          label="Time"
+          name="range"
+          value={range}
+          onChange={(value) => {
+            const chosen = value as RangeKey | "all";
+            setRange(chosen);
+            if (chosen !== "all") setSpan(rangeWindow(chosen));
+          }}
+          options={[...Object.entries(ranges).map(([value, { label }]) => [value, label] as const), ["all", "All time"]]}
+        />
         <TextField label="Actor" name="actor" value={actor} onChange={setActor} placeholder="name contains" />
         <TextField label="Action" name="action" value={action} onChange={setAction} placeholder="token.create or token." />
         <TextField label="Object type" name="objectType" value={objectType} onChange={setObjectType} placeholder="token, user, channel…" />

@@ -1,8 +1,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { Field, FormActions, inputClass, SelectField, TextField } from "../components/form-fields";
+import { type FormEvent, useId, useState } from "react";
+import { FormActions, SelectField, TextField } from "../components/form-fields";
 import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton } from "../components/resource-table";
-import { TeamOptions } from "../components/team-options";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatMs, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
@@ -19,6 +18,11 @@ const transports = [
   ["sse", "HTTP+SSE (older servers)"],
   ["stdio", "Local command (stdio; needs MCP_STDIO_ENABLED=true)"],
 ] as const;
+
+/** A transport's short name, as a row shows it under the server's address. */
+function transportLabel(transport: string): string {
+  return transport === "streamable-http" ? "HTTP" : transport === "sse" ? "HTTP+SSE" : transport;
+}
 
 /** Enabled, disabled, or cooling down after a failure (until when, in the tooltip). */
 function statusOf(server: Outputs["mcp"]["list"][number]): string {
@@ -38,6 +42,7 @@ function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<voi
   const [groups, setGroups] = useState("");
   const [teamIds, setTeamIds] = useState<number[]>([]);
   const teams = useQuery(trpc.teams.list.queryOptions());
+  const teamsMessageId = useId();
   const [price, setPrice] = useState("");
   const form = useFormErrors();
   const create = useMutation(trpc.mcp.create.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
@@ -70,21 +75,32 @@ function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<voi
       <TextField label="Credential header" name="credentialHeader" value={credentialHeader} onChange={setCredentialHeader} errors={errors} placeholder="authorization" />
       <TextField label="Groups" name="groups" value={groups} onChange={setGroups} errors={errors} hint="Routing groups whose tokens may use it, comma-separated; with no group and no team: everyone." />
       {(teams.data?.length ?? 0) > 0 ? (
-        <Field label="Teams" error={errors.teams} hint="Teams whose keys may use it besides the groups (a member's personal key is not a team key).">
-          {(id, invalid, describedBy) => (
-            <select
-              id={id}
-              {...describedBy}
-              name="teams"
-              multiple
-              className={inputClass(invalid)}
-              value={teamIds.map(String)}
-              onChange={(event) => setTeamIds([...event.target.selectedOptions].map((option) => Number(option.value)))}
-            >
-              <TeamOptions teams={teams.data} />
-            </select>
+        <fieldset className="min-w-0 space-y-1" aria-describedby={teamsMessageId}>
+          <legend className="block text-sm font-medium text-slate-700">Teams</legend>
+          <div className="flex max-h-36 flex-wrap gap-2 overflow-y-auto rounded-md border border-slate-200 p-2">
+            {teams.data?.map((team) => (
+              <label key={team.id} className="flex items-center gap-1.5 rounded border border-slate-200 px-2 py-0.5 text-xs">
+                <input
+                  type="checkbox"
+                  name="teams"
+                  value={team.id}
+                  checked={teamIds.includes(team.id)}
+                  onChange={() => setTeamIds((chosen) => (chosen.includes(team.id) ? chosen.filter((id) => id !== team.id) : [...chosen, team.id]))}
+                />
+                {team.name}
+              </label>
+            ))}
+          </div>
+          {errors.teams ? (
+            <p id={teamsMessageId} className="text-xs text-red-600" role="alert" data-field-error>
+              {errors.teams.join(" ")}
+            </p>
+          ) : (
+            <p id={teamsMessageId} className="text-xs text-slate-500">
+              Teams whose keys may use it besides the groups (a member's personal key is not a team key).
+            </p>
           )}
-        </Field>
+        </fieldset>
       ) : null}
       <TextField label="Price per call (USD)" name="pricePerCall" inputMode="decimal" value={price} onChange={setPrice} errors={errors} placeholder="free" />
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Add MCP server" busy={create.isPending} />
@@ -98,7 +114,7 @@ function TestOutcome(props: { result: McpTestResult | undefined }) {
   if (!result) return <span className="text-slate-400">not tested</span>;
   if (!result.ok) {
     return (
-      <div className="max-w-64 whitespace-normal break-words text-xs text-red-600" data-testid="mcp-test-error">
+      <div className="max-w-48 whitespace-normal break-words text-xs text-red-600" data-testid="mcp-test-error">
         {result.error}
       </div>
     );
@@ -157,7 +173,7 @@ export function McpServersPage() {
         empty="No MCP servers yet. Add one, then grant tokens access to it on the token form."
         nameDetails={(server) => (
           <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={server.url ?? server.command?.join(" ") ?? undefined}>
-            {server.url ?? server.command?.join(" ")}
+            {transportLabel(server.transport)} · {server.url ?? server.command?.join(" ")}
           </div>
         )}
         columns={[
@@ -169,7 +185,6 @@ export function McpServersPage() {
               </Badge>
             ),
           },
-          { header: "Transport", cell: (server) => server.transport },
           { header: "Open to", cell: audienceOf },
           { header: "Price/call", numeric: true, cell: (server) => (server.pricePerCall === null ? "free" : formatUsd(server.pricePerCall)) },
           { header: "Credential", className: "font-mono text-xs", cell: (server) => server.credentialMasked ?? "—" },

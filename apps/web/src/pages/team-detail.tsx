@@ -61,7 +61,7 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
           </div>
           <div>
             <div className="text-xs text-slate-500">Per minute</div>
-            {data.rpmLimit ?? "—"} requests, {data.tpmLimit ?? "—"} tokens
+            {[data.rpmLimit === null ? null : `${formatNumber(data.rpmLimit)} requests`, data.tpmLimit === null ? null : `${formatNumber(data.tpmLimit)} tokens`].filter(Boolean).join(", ") || "no limit"}
           </div>
           <div>
             <div className="text-xs text-slate-500">Single sign-on group</div>
