@@ -643,6 +643,11 @@ describe("console in a browser", () => {
     await teamRow.getByText("$25.00", { exact: false }).waitFor();
     for (const action of ["Members & usage", "Disable", "Delete"]) expect(await teamRow.getByRole(action === "Members & usage" ? "link" : "button", { name: action }).isVisible()).toBe(true);
     await shoot("41-teams");
+    // Switched off and on again: two changes the audit log shows field by field.
+    await teamRow.getByRole("button", { name: "Disable" }).click();
+    await teamRow.getByText("disabled").waitFor();
+    await teamRow.getByRole("button", { name: "Enable" }).click();
+    await teamRow.getByText("enabled").waitFor();
 
     // The team's page: its limits, then a member found by name, not by id.
     await teamRow.getByRole("link", { name: "Platform" }).click();
@@ -683,6 +688,11 @@ describe("console in a browser", () => {
     await page.getByTestId("audit-after").getByText('"name": "Platform"', { exact: false }).waitFor();
     expect(await page.getByTestId("audit-before").textContent()).toBe("(none)");
     await shoot("44a-audit-changes");
+    await page.keyboard.press("Escape");
+    const update = auditRows.filter({ hasText: "team.update" }).first();
+    await update.getByRole("button", { name: "Changes" }).click();
+    expect(await page.getByTestId("audit-changed").textContent()).toBe("Changed: status");
+    await shoot("44c-audit-update-changes");
     await page.keyboard.press("Escape");
     await page.getByRole("button", { name: "Verify chain" }).click();
     await page.getByTestId("audit-verification").getByText(/intact: \d+ rows chain correctly/).waitFor();
@@ -801,6 +811,7 @@ describe("console in a browser", () => {
       await teamCard.getByRole("link", { name: "Members & usage" }).click();
       await mobile.getByRole("heading", { level: 1, name: "Platform" }).waitFor();
       const memberCard = mobile.locator('[data-row-card][data-member-name="alice"]');
+      await memberCard.waitFor();
       expect(await memberCard.getByRole("button", { name: "Remove" }).isVisible()).toBe(true);
       await shoot("32-phone-team-detail", mobile);
       await mobile.getByRole("button", { name: "Add member" }).click();
@@ -808,16 +819,20 @@ describe("console in a browser", () => {
       await shoot("32a-phone-team-add-member", mobile);
       await mobile.keyboard.press("Escape");
       await navigate("Audit log", "Audit log", mobile);
+      await mobile.getByLabel("Action").fill("team.create");
       const auditCard = mobile.locator("[data-testid=audit-table] [data-row-card]", { hasText: "team.create" });
+      await auditCard.waitFor();
       expect(await auditCard.getByRole("button", { name: "Changes" }).isVisible()).toBe(true);
       expect(await mobile.getByRole("link", { name: "Export CSV" }).isVisible()).toBe(true);
       await shoot("33-phone-audit", mobile);
       await navigate("API keys", "API keys", mobile);
       const keyCard = mobile.locator("[data-testid=api-keys-table] [data-row-card]", { hasText: "e2e reporting" });
+      await keyCard.waitFor();
       expect(await keyCard.getByRole("button", { name: "Revoke" }).isVisible()).toBe(true);
       await shoot("34-phone-api-keys", mobile);
       await navigate("MCP servers", "MCP servers", mobile);
       const mcpCard = mobile.locator('[data-row-card][data-mcp-server-name="papers"]');
+      await mcpCard.waitFor();
       for (const action of ["Test", "Disable", "Delete"]) expect(await mcpCard.getByRole("button", { name: action }).isVisible()).toBe(true);
       await shoot("35-phone-mcp-servers", mobile);
       await mobile.getByRole("button", { name: "Add MCP server" }).click();

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import { FormActions, SelectField, TextField } from "../components/form-fields";
 import { ResourceTable, RowButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
+import { changedFields } from "../lib/audit-changes";
 import { formatTime } from "../lib/format";
 import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
 import type { Outputs } from "../lib/router-types";
@@ -18,8 +19,14 @@ function actorOf(row: AuditRow): string {
 
 function ChangeDetail(props: { row: AuditRow; onClose: () => void }) {
   const json = (value: unknown) => (value === null || value === undefined ? "(none)" : JSON.stringify(value, null, 2));
+  const changed = changedFields(props.row.before, props.row.after);
   return (
     <Modal title={`${props.row.action} · ${props.row.objectType} ${props.row.objectId ?? ""}`} onClose={props.onClose} wide>
+      {changed.length > 0 ? (
+        <p className="mb-3 text-sm text-slate-700" data-testid="audit-changed">
+          <span className="font-medium">Changed:</span> <span className="font-mono text-xs">{changed.join(", ")}</span>
+        </p>
+      ) : null}
       <div className="grid gap-3 md:grid-cols-2">
         {(["before", "after"] as const).map((side) => (
           <div key={side}>

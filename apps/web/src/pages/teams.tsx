@@ -2,7 +2,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { BudgetCell } from "../components/budget-fields";
-import { FormActions, NumberField, TextField } from "../components/form-fields";
+import { FormActions, NumberField, SelectField, TextField } from "../components/form-fields";
 import { ConfirmDelete, DeleteButton, ResourceTable, StatusButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import type { Outputs } from "../lib/router-types";
@@ -147,15 +147,19 @@ export function TeamForm(props: {
         onChange={setOidcGroup}
       />
       <TextField label="Budget (USD)" name="budget" placeholder="unlimited" errors={form.errors.fields} value={budget} onChange={setBudget} />
-      <label className="block text-sm">
-        <span className="font-medium text-slate-700">Budget period</span>
-        <select className="input mt-1" name="budgetPeriod" value={budgetPeriod} onChange={(event) => setBudgetPeriod(event.target.value)}>
-          <option value="none">none (in all)</option>
-          <option value="daily">daily</option>
-          <option value="weekly">weekly</option>
-          <option value="monthly">monthly</option>
-        </select>
-      </label>
+      <SelectField
+        label="Budget period"
+        name="budgetPeriod"
+        value={budgetPeriod}
+        onChange={setBudgetPeriod}
+        errors={form.errors.fields}
+        options={[
+          ["none", "none (one lifetime budget)"],
+          ["daily", "daily"],
+          ["weekly", "weekly"],
+          ["monthly", "monthly"],
+        ]}
+      />
       <TextField label="Models (comma-separated; empty: any)" name="allowedModels" errors={form.errors.fields} value={models} onChange={setModels} />
       <NumberField label="Requests per minute (all tokens together)" name="rpmLimit" errors={form.errors.fields} value={rpm} onChange={setRpm} />
       <NumberField label="Tokens per minute (all tokens together)" name="tpmLimit" errors={form.errors.fields} value={tpm} onChange={setTpm} />
