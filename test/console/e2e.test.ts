@@ -696,12 +696,16 @@ describe("console in a browser", () => {
     await page.keyboard.press("Escape");
     await page.getByRole("button", { name: "Verify chain" }).click();
     await page.getByTestId("audit-verification").getByText(/intact: \d+ rows chain correctly/).waitFor();
+    const retention = page.getByTestId("audit-retention");
+    await retention.getByText("Retention: rows are kept forever").waitFor();
+    await retention.locator("summary").click();
     await page.getByLabel("Keep audit rows (days; empty: forever)").fill("-3");
     await page.getByRole("button", { name: "Save retention" }).click();
     await waitFor(async () => (await page.getByLabel("Keep audit rows (days; empty: forever)").getAttribute("aria-invalid")) === "true", "the refused retention said on its field");
     await shoot("44b-audit-verified");
-    await page.getByLabel("Keep audit rows (days; empty: forever)").fill("");
+    await page.getByLabel("Keep audit rows (days; empty: forever)").fill("400");
     await page.getByRole("button", { name: "Save retention" }).click();
+    await retention.getByText("Retention: rows older than 400 days are deleted").waitFor();
 
     // API keys: made here, shown once, listed by prefix.
     await navigate("API keys", "API keys");

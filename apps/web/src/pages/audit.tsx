@@ -63,11 +63,18 @@ function RetentionForm() {
     event.preventDefault();
     save.mutate({ days: shown.trim() === "" ? null : Number(shown) });
   };
+  const kept = current.data ? (current.data.days == null ? "rows are kept forever" : `rows older than ${current.data.days} days are deleted`) : "…";
+  // A setting changed once in a while: folded, so that the log itself comes first (on a phone above all).
   return (
-    <form className="card mb-4 flex flex-wrap items-end gap-3 p-3" onSubmit={submit}>
-      <TextField label="Keep audit rows (days; empty: forever)" name="days" value={shown} onChange={setDays} errors={form.errors.fields} inputMode="numeric" />
-      <FormActions error={form.errors.form} submitLabel="Save retention" busy={save.isPending} />
-    </form>
+    <details className="card mb-4 p-3" data-testid="audit-retention">
+      <summary className="cursor-pointer text-sm text-slate-700">
+        <span className="font-medium">Retention:</span> {kept}
+      </summary>
+      <form className="mt-3 flex flex-wrap items-end gap-3" onSubmit={submit}>
+        <TextField label="Keep audit rows (days; empty: forever)" name="days" value={shown} onChange={setDays} errors={form.errors.fields} inputMode="numeric" />
+        <FormActions error={form.errors.form} submitLabel="Save retention" busy={save.isPending} />
+      </form>
+    </details>
   );
 }
 
@@ -122,7 +129,7 @@ export function AuditPage() {
         </div>
       ) : null}
       <RetentionForm />
-      <div className="card mb-4 flex flex-wrap gap-3 p-3">
+      <div className="card mb-4 grid grid-cols-1 gap-3 p-3 sm:grid-cols-3 lg:grid-cols-5">
         <SelectField
           label="Time"
           name="range"
