@@ -773,6 +773,14 @@ describe("console in a browser", () => {
       await tokenCard.getByRole("button", { name: "Edit" }).click();
       await mobile.getByRole("dialog").waitFor();
       await shoot("23-phone-token-form", mobile);
+      // Further down the form: the response cache, then the token's MCP access naming the registered server.
+      const phoneTokenForm = mobile.getByRole("dialog");
+      await phoneTokenForm.getByLabel("Response cache TTL (seconds)").scrollIntoViewIfNeeded();
+      await shoot("23b-phone-token-form-cache", mobile);
+      const mcpAccess = phoneTokenForm.getByTestId("token-mcp-access");
+      await mcpAccess.getByText("Registered: papers.", { exact: false }).waitFor();
+      await mcpAccess.getByRole("button", { name: "Save MCP access" }).scrollIntoViewIfNeeded();
+      await shoot("23c-phone-token-mcp-access", mobile);
       await mobile.keyboard.press("Escape");
 
       await navigate("Channels", "Channels", mobile);
