@@ -711,6 +711,9 @@ describe("console in a browser", () => {
     await navigate("API keys", "API keys");
     await page.getByTestId("api-keys-table").getByText("No API keys yet", { exact: false }).waitFor();
     await shoot("45-api-keys-empty");
+    // A key needs a name: said under the field.
+    await page.getByRole("button", { name: "Create key" }).click();
+    await waitFor(async () => (await page.getByLabel("Name").getAttribute("aria-invalid")) === "true", "the missing name said on its field");
     await page.getByLabel("Name").fill("e2e reporting");
     await page.getByRole("button", { name: "Create key" }).click();
     const keyDialog = page.getByRole("dialog");
