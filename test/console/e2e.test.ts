@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
-import { channels, requestLogs, spendAlerts, usageHourly, users } from "@tollgate/db";
+import { channels, mcpServers, requestLogs, spendAlerts, usageHourly, users } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { createChannelProber } from "@tollgate/upstream";
 import { createConsole } from "../../apps/console/src/create-console";
@@ -746,6 +746,18 @@ describe("console in a browser", () => {
     // Every column in view at 1280 px, the last 24 hours' traffic included (no sideways scroll behind the actions).
     expect(await page.getByTestId("mcp-servers-table").evaluate((table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth)).toBe(true);
     await shoot("46-mcp-servers");
+    // Edited in place: the form holds the saved values; a price set there is stored in micro-USD.
+    await mcpRow.getByRole("button", { name: "Edit" }).click();
+    const editMcp = page.getByRole("dialog");
+    expect(await editMcp.getByLabel("URL").inputValue()).toBe("http://127.0.0.1:1/mcp");
+    expect(await editMcp.getByRole("group", { name: "Teams" }).getByLabel("Platform").isChecked()).toBe(true);
+    await editMcp.getByLabel("Price per call (USD)").fill("0.002");
+    await shoot("46b-mcp-server-edit");
+    await editMcp.getByRole("button", { name: "Save" }).click();
+    await editMcp.waitFor({ state: "detached" });
+    const [papers] = await database.handle.db.select({ pricePerCall: mcpServers.pricePerCall, teams: mcpServers.teams }).from(mcpServers).where(eq(mcpServers.name, "papers"));
+    expect(papers!.pricePerCall).toBe(2000);
+    expect(papers!.teams).toHaveLength(1);
   });
 
   test("on a 390 px phone every page fits: the sidebar is a drawer behind a menu button, lists are row cards with their actions", async () => {
@@ -848,7 +860,7 @@ describe("console in a browser", () => {
       await navigate("MCP servers", "MCP servers", mobile);
       const mcpCard = mobile.locator('[data-row-card][data-mcp-server-name="papers"]');
       await mcpCard.waitFor();
-      for (const action of ["Test", "Disable", "Delete"]) expect(await mcpCard.getByRole("button", { name: action }).isVisible()).toBe(true);
+      for (const action of ["Test", "Edit", "Disable", "Delete"]) expect(await mcpCard.getByRole("button", { name: action }).isVisible()).toBe(true);
       await shoot("35-phone-mcp-servers", mobile);
       await mobile.getByRole("button", { name: "Add MCP server" }).click();
       await mobile.getByRole("dialog").getByRole("group", { name: "Teams" }).getByLabel("Platform").waitFor();
