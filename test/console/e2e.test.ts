@@ -664,9 +664,20 @@ describe("console in a browser", () => {
     await memberDialog.waitFor({ state: "detached" });
     const aliceMember = page.locator('tr[data-member-name="alice"]');
     await aliceMember.getByText("team admin").waitFor();
-    expect(await aliceMember.getByRole("button", { name: "Remove" }).isVisible()).toBe(true);
+    // Removing a member asks first; cancelled, alice stays.
+    await aliceMember.getByRole("button", { name: "Remove" }).click();
+    const removeDialog = page.getByRole("dialog");
+    await removeDialog.getByText("Remove alice from Platform?").waitFor();
+    await shoot("42b-team-remove-member-confirm");
+    await removeDialog.getByRole("button", { name: "Cancel" }).click();
+    await removeDialog.waitFor({ state: "detached" });
+    await aliceMember.waitFor();
     await page.getByTestId("team-logs").getByText("No calls yet", { exact: false }).waitFor();
     await shoot("42-team-detail");
+    await page.getByRole("link", { name: "← All teams" }).click();
+    await page.getByRole("heading", { level: 1, name: "Teams" }).waitFor();
+    await teamRow.getByRole("link", { name: "Platform" }).click();
+    await page.getByRole("heading", { level: 1, name: "Platform" }).waitFor();
 
     // The token form offers the team.
     await navigate("Tokens", "Tokens");

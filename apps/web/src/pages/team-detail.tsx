@@ -1,11 +1,11 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { BudgetCell } from "../components/budget-fields";
 import { ResourceTable, RowButton } from "../components/resource-table";
 import { SimpleTable } from "../components/simple-table";
 import { FormActions, NumberField, SelectField, TextField } from "../components/form-fields";
-import { Badge, Modal, PageHeader, QueryState } from "../components/ui";
+import { Badge, ConfirmDialog, Modal, PageHeader, QueryState } from "../components/ui";
 import { formatDateTime, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import { useFormErrors } from "../lib/use-form-errors";
@@ -25,12 +25,23 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
   const logs = useQuery(trpc.teams.logs.queryOptions({ id, limit: 20 }));
   const [editing, setEditing] = useState(false);
   const [adding, setAdding] = useState(false);
-  const removeMember = useMutation(trpc.teams.removeMember.mutationOptions({ onSuccess: () => team.refetch() }));
+  const [removing, setRemoving] = useState<{ userId: number; name: string } | null>(null);
+  const removeMember = useMutation(
+    trpc.teams.removeMember.mutationOptions({
+      onSuccess: async () => {
+        await team.refetch();
+        setRemoving(null);
+      },
+    }),
+  );
   if (!team.data) return <QueryState isPending={team.isPending} error={team.error} />;
   const data = team.data;
   const managesMembers = props.isAdmin || data.yourRole === "team_admin";
   return (
     <div className="space-y-6">
+      <Link className="-mb-4 inline-block text-sm text-indigo-700 hover:underline" to="/teams">
+        ← All teams
+      </Link>
       <PageHeader
         title={data.name}
         description={data.description || undefined}
@@ -71,7 +82,6 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
       </section>
       <section>
         <h2 className="mb-2 font-semibold">Members ({data.members.length})</h2>
-        {removeMember.error ? <p className="mb-2 text-sm text-red-600">{removeMember.error.message}</p> : null}
         <ResourceTable
           testId="team-members"
           source={{ rows: data.members }}
@@ -89,7 +99,7 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
           actions={
             managesMembers
               ? (member) => (
-                  <RowButton danger disabled={removeMember.isPending} onClick={() => removeMember.mutate({ teamId: id, userId: member.userId })}>
+                  <RowButton danger onClick={() => setRemoving(member)}>
                     Remove
                   </RowButton>
                 )
@@ -142,6 +152,20 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
             onCancel={() => setEditing(false)}
           />
         </Modal>
+      ) : null}
+      {removing ? (
+        <ConfirmDialog
+          title={`Remove ${removing.name} from ${data.name}?`}
+          message="They no longer see the team or manage it. No token is deleted: the team's tokens stay with the team."
+          confirmLabel="Remove"
+          busy={removeMember.isPending}
+          error={removeMember.error?.message ?? null}
+          onConfirm={() => removeMember.mutate({ teamId: id, userId: removing.userId })}
+          onCancel={() => {
+            removeMember.reset();
+            setRemoving(null);
+          }}
+        />
       ) : null}
       {adding ? (
         <Modal title="Add member" onClose={() => setAdding(false)}>
