@@ -130,5 +130,17 @@ describe("single sign-on and teams in the browser", () => {
     await table.getByRole("link", { name: "Platform" }).waitFor();
     const [created] = await database.handle.db.select().from(teams).where(eq(teams.name, "Platform"));
     expect(created!.budgetLimit).toBe(25_000_000);
+
+    // On a phone the team's page is row cards, its MCP usage included, and nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    // Teams is the page already shown: the tap on its link still closes the drawer.
+    await page.getByRole("button", { name: "Open menu" }).click();
+    await page.getByRole("navigation").getByRole("link", { name: "Teams", exact: true }).click();
+    await page.getByRole("navigation").waitFor({ state: "hidden" });
+    await page.locator('[data-row-card][data-team-name="Research"]').getByRole("link", { name: "Members & usage" }).click();
+    await page.getByRole("heading", { level: 1, name: "Research" }).waitFor();
+    await page.locator('[data-testid=team-mcp-usage] [data-row-card]').getByText("search (1)").waitFor();
+    await page.locator('[data-testid=team-members] [data-row-card]').getByText("ada").waitFor();
+    await expectFitsViewport(page);
   });
 });

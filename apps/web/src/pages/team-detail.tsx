@@ -3,7 +3,6 @@ import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { BudgetCell } from "../components/budget-fields";
 import { ResourceTable, RowButton } from "../components/resource-table";
-import { SimpleTable } from "../components/simple-table";
 import { FormActions, NumberField, SelectField, TextField } from "../components/form-fields";
 import { Badge, ConfirmDialog, Modal, PageHeader, QueryState } from "../components/ui";
 import { formatDateTime, formatNumber } from "../lib/format";
@@ -109,17 +108,18 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
       </section>
       <section>
         <h2 className="mb-2 font-semibold">Usage, last 30 days</h2>
-        <QueryState isPending={usage.isPending} error={usage.error} />
-        {usage.data && usage.data.length === 0 ? <p className="text-sm text-slate-500">No calls yet.</p> : null}
-        {usage.data && usage.data.length > 0 ? (
-          <SimpleTable
-            testId="team-usage"
-            headers={["Model", "Requests", "Tokens", "Cost"]}
-            rows={usage.data}
-            keyOf={(row) => row.model}
-            cells={(row) => [row.model, formatNumber(row.requests), formatNumber(row.promptTokens + row.completionTokens), formatUsd(row.cost)]}
-          />
-        ) : null}
+        <ResourceTable
+          testId="team-usage"
+          source={{ rows: usage.data, isPending: usage.isPending, error: usage.error }}
+          rowKey={(row) => row.model}
+          empty="No calls yet."
+          columns={[
+            { header: "Model", cell: (row) => row.model },
+            { header: "Requests", numeric: true, cell: (row) => formatNumber(row.requests) },
+            { header: "Tokens", numeric: true, cell: (row) => formatNumber(row.promptTokens + row.completionTokens) },
+            { header: "Cost", numeric: true, cell: (row) => formatUsd(row.cost) },
+          ]}
+        />
       </section>
       {managesMembers ? <TeamMcpUsage teamId={data.id} /> : null}
       <section>
