@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
+import { CheckboxChips } from "../components/checkbox-chips";
 import { FormActions, SelectField, TextField } from "../components/form-fields";
 import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
@@ -89,20 +90,12 @@ function McpServerForm(props: { server?: McpServerRow; onCancel: () => void; onS
       {(teams.data?.length ?? 0) > 0 ? (
         <fieldset className="min-w-0 space-y-1" aria-describedby={teamsMessageId}>
           <legend className="block text-sm font-medium text-slate-700">Teams</legend>
-          <div className="flex max-h-36 flex-wrap gap-2 overflow-y-auto rounded-md border border-slate-200 p-2">
-            {teams.data?.map((team) => (
-              <label key={team.id} className="flex items-center gap-1.5 rounded border border-slate-200 px-2 py-0.5 text-xs">
-                <input
-                  type="checkbox"
-                  name="teams"
-                  value={team.id}
-                  checked={teamIds.includes(team.id)}
-                  onChange={() => setTeamIds((chosen) => (chosen.includes(team.id) ? chosen.filter((id) => id !== team.id) : [...chosen, team.id]))}
-                />
-                {team.name}
-              </label>
-            ))}
-          </div>
+          <CheckboxChips
+            name="teams"
+            options={(teams.data ?? []).map((team) => [team.id, team.name] as const)}
+            selected={teamIds}
+            onToggle={(id) => setTeamIds((chosen) => (chosen.includes(id) ? chosen.filter((other) => other !== id) : [...chosen, id]))}
+          />
           {errors.teams ? (
             <p id={teamsMessageId} className="text-xs text-red-600" role="alert" data-field-error>
               {errors.teams.join(" ")}
