@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
-import { channels, requestLogs, spendAlerts, usageHourly, users } from "@tollgate/db";
+import { channels, mcpServers, requestLogs, spendAlerts, usageHourly, users } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { createChannelProber } from "@tollgate/upstream";
 import { createConsole } from "../../apps/console/src/create-console";
@@ -622,6 +622,155 @@ describe("console in a browser", () => {
     await shoot("17-dashboard-alert-notice");
   });
 
+  test("an admin walks the team, audit, API key and MCP pages: a team with a member, the change in the audit log, a management key shown once, an MCP server tested", async () => {
+    // Teams: the empty list says what a team is for and how to start one.
+    await navigate("Teams", "Teams");
+    await page.getByTestId("teams-table").getByText("No teams yet. Add one", { exact: false }).waitFor();
+    await shoot("40-teams-empty");
+    await page.getByRole("button", { name: "Add team" }).click();
+    const teamDialog = page.getByRole("dialog");
+    await teamDialog.getByLabel("Name").fill("Platform");
+    await teamDialog.getByLabel("Budget (USD)").fill("abc");
+    await teamDialog.getByRole("button", { name: "Add team" }).click();
+    // A refused value is said under its field.
+    await waitFor(async () => (await teamDialog.getByLabel("Budget (USD)").getAttribute("aria-invalid")) === "true", "the refused budget said on its field");
+    await shoot("40a-team-form-error");
+    await teamDialog.getByLabel("Budget (USD)").fill("25");
+    await teamDialog.getByLabel("Requests per minute (all tokens together)").fill("60");
+    await teamDialog.getByRole("button", { name: "Add team" }).click();
+    await teamDialog.waitFor({ state: "detached" });
+    const teamRow = page.locator('tr[data-team-name="Platform"]');
+    await teamRow.getByText("$25.00", { exact: false }).waitFor();
+    for (const action of ["Members & usage", "Disable", "Delete"]) expect(await teamRow.getByRole(action === "Members & usage" ? "link" : "button", { name: action }).isVisible()).toBe(true);
+    await shoot("41-teams");
+    // Switched off and on again: two changes the audit log shows field by field.
+    await teamRow.getByRole("button", { name: "Disable" }).click();
+    await teamRow.getByText("disabled").waitFor();
+    await teamRow.getByRole("button", { name: "Enable" }).click();
+    await teamRow.getByText("enabled").waitFor();
+
+    // The team's page: its limits, then a member found by name, not by id.
+    await teamRow.getByRole("link", { name: "Platform" }).click();
+    await page.getByRole("heading", { level: 1, name: "Platform" }).waitFor();
+    expect(await page.getByTestId("team-limits").textContent()).toContain("60 requests");
+    await page.getByTestId("team-members").getByText("No members yet: Add member", { exact: false }).waitFor();
+    await page.getByRole("button", { name: "Add member" }).click();
+    const memberDialog = page.getByRole("dialog");
+    await memberDialog.getByLabel("Find a user").fill("ali");
+    await memberDialog.getByLabel("User").locator("option", { hasText: "alice" }).waitFor({ state: "attached" });
+    await memberDialog.getByLabel("Role").selectOption("team_admin");
+    await shoot("42a-team-add-member");
+    await memberDialog.getByRole("button", { name: "Add member" }).click();
+    await memberDialog.waitFor({ state: "detached" });
+    const aliceMember = page.locator('tr[data-member-name="alice"]');
+    await aliceMember.getByText("team admin").waitFor();
+    // Removing a member asks first; cancelled, alice stays.
+    await aliceMember.getByRole("button", { name: "Remove" }).click();
+    const removeDialog = page.getByRole("dialog");
+    await removeDialog.getByText("Remove alice from Platform?").waitFor();
+    await shoot("42b-team-remove-member-confirm");
+    await removeDialog.getByRole("button", { name: "Cancel" }).click();
+    await removeDialog.waitFor({ state: "detached" });
+    await aliceMember.waitFor();
+    await page.getByTestId("team-logs").getByText("No calls yet", { exact: false }).waitFor();
+    await shoot("42-team-detail");
+    await page.getByRole("link", { name: "← All teams" }).click();
+    await page.getByRole("heading", { level: 1, name: "Teams" }).waitFor();
+    await teamRow.getByRole("link", { name: "Platform" }).click();
+    await page.getByRole("heading", { level: 1, name: "Platform" }).waitFor();
+
+    // The token form offers the team.
+    await navigate("Tokens", "Tokens");
+    await page.getByRole("button", { name: "Add token" }).click();
+    const tokenDialog = page.getByRole("dialog");
+    await tokenDialog.getByLabel("Team").locator("option", { hasText: "Platform" }).waitFor({ state: "attached" });
+    await shoot("43-token-form-team");
+    await page.keyboard.press("Escape");
+    await tokenDialog.waitFor({ state: "detached" });
+
+    // The audit log: the team's creation by root, its before and after, the chain verified.
+    await navigate("Audit log", "Audit log");
+    await page.getByLabel("Action").fill("team.");
+    const auditRows = page.locator("[data-testid=audit-table] tbody tr");
+    await auditRows.filter({ hasText: "team.create" }).waitFor();
+    expect(await auditRows.filter({ hasText: "team.create" }).textContent()).toContain("user root");
+    await shoot("44-audit");
+    await auditRows.filter({ hasText: "team.create" }).getByRole("button", { name: "Changes" }).click();
+    await page.getByTestId("audit-after").getByText('"name": "Platform"', { exact: false }).waitFor();
+    expect(await page.getByTestId("audit-before").textContent()).toBe("(none)");
+    await shoot("44a-audit-changes");
+    await page.keyboard.press("Escape");
+    const update = auditRows.filter({ hasText: "team.update" }).first();
+    await update.getByRole("button", { name: "Changes" }).click();
+    expect(await page.getByTestId("audit-changed").textContent()).toBe("Changed: status");
+    await shoot("44c-audit-update-changes");
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "Verify chain" }).click();
+    await page.getByTestId("audit-verification").getByText(/intact: \d+ rows chain correctly/).waitFor();
+    const retention = page.getByTestId("audit-retention");
+    await retention.getByText("Retention: rows are kept forever").waitFor();
+    await retention.locator("summary").click();
+    await page.getByLabel("Keep audit rows (days; empty: forever)").fill("-3");
+    await page.getByRole("button", { name: "Save retention" }).click();
+    await waitFor(async () => (await page.getByLabel("Keep audit rows (days; empty: forever)").getAttribute("aria-invalid")) === "true", "the refused retention said on its field");
+    await shoot("44b-audit-verified");
+    await page.getByLabel("Keep audit rows (days; empty: forever)").fill("400");
+    await page.getByRole("button", { name: "Save retention" }).click();
+    await retention.getByText("Retention: rows older than 400 days are deleted").waitFor();
+
+    // API keys: made here, shown once, listed by prefix.
+    await navigate("API keys", "API keys");
+    await page.getByTestId("api-keys-table").getByText("No API keys yet", { exact: false }).waitFor();
+    await shoot("45-api-keys-empty");
+    // A key needs a name: said under the field.
+    await page.getByRole("button", { name: "Create key" }).click();
+    await waitFor(async () => (await page.getByLabel("Name").getAttribute("aria-invalid")) === "true", "the missing name said on its field");
+    await page.getByLabel("Name").fill("e2e reporting");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const keyDialog = page.getByRole("dialog");
+    const apiSecret = (await keyDialog.getByTestId("api-key-secret").textContent())!.trim();
+    await shoot("45a-api-key-secret");
+    await keyDialog.getByRole("button", { name: "Copy", exact: true }).first().click();
+    await keyDialog.getByRole("button", { name: "I have stored the key" }).click();
+    await keyDialog.waitFor({ state: "detached" });
+    const keyRow = page.locator("[data-testid=api-keys-table] tbody tr", { hasText: "e2e reporting" });
+    await keyRow.getByText("active").waitFor();
+    expect(await keyRow.getByRole("button", { name: "Revoke" }).isVisible()).toBe(true);
+    expect(await page.content()).not.toContain(apiSecret);
+    await shoot("45b-api-keys");
+
+    // MCP servers: the empty list says the next step; one added (open to the team) and tested, its failure shown.
+    await navigate("MCP servers", "MCP servers");
+    await page.getByText("No MCP servers yet. Add one", { exact: false }).waitFor();
+    await page.getByRole("button", { name: "Add MCP server" }).click();
+    const mcpDialog = page.getByRole("dialog");
+    await mcpDialog.getByLabel("Name").fill("papers");
+    await mcpDialog.getByLabel("URL").fill("http://127.0.0.1:1/mcp");
+    await mcpDialog.getByRole("group", { name: "Teams" }).getByLabel("Platform").check();
+    await shoot("46a-mcp-server-form");
+    await mcpDialog.getByRole("button", { name: "Add MCP server" }).click();
+    await mcpDialog.waitFor({ state: "detached" });
+    const mcpRow = page.locator('tr[data-mcp-server-name="papers"]');
+    await mcpRow.getByText("team Platform").waitFor();
+    await mcpRow.getByRole("button", { name: "Test" }).click();
+    await mcpRow.getByTestId("mcp-test-error").waitFor();
+    // Every column in view at 1280 px, the last 24 hours' traffic included (no sideways scroll behind the actions).
+    expect(await page.getByTestId("mcp-servers-table").evaluate((table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth)).toBe(true);
+    await shoot("46-mcp-servers");
+    // Edited in place: the form holds the saved values; a price set there is stored in micro-USD.
+    await mcpRow.getByRole("button", { name: "Edit" }).click();
+    const editMcp = page.getByRole("dialog");
+    expect(await editMcp.getByLabel("URL").inputValue()).toBe("http://127.0.0.1:1/mcp");
+    expect(await editMcp.getByRole("group", { name: "Teams" }).getByLabel("Platform").isChecked()).toBe(true);
+    await editMcp.getByLabel("Price per call (USD)").fill("0.002");
+    await shoot("46b-mcp-server-edit");
+    await editMcp.getByRole("button", { name: "Save" }).click();
+    await editMcp.waitFor({ state: "detached" });
+    const [papers] = await database.handle.db.select({ pricePerCall: mcpServers.pricePerCall, teams: mcpServers.teams }).from(mcpServers).where(eq(mcpServers.name, "papers"));
+    expect(papers!.pricePerCall).toBe(2000);
+    expect(papers!.teams).toHaveLength(1);
+  });
+
   test("on a 390 px phone every page fits: the sidebar is a drawer behind a menu button, lists are row cards with their actions", async () => {
     const mobile = await browser.newPage({ viewport: phone });
     try {
@@ -650,6 +799,14 @@ describe("console in a browser", () => {
       await tokenCard.getByRole("button", { name: "Edit" }).click();
       await mobile.getByRole("dialog").waitFor();
       await shoot("23-phone-token-form", mobile);
+      // Further down the form: the response cache, then the token's MCP access naming the registered server.
+      const phoneTokenForm = mobile.getByRole("dialog");
+      await phoneTokenForm.getByLabel("Response cache TTL (seconds)").scrollIntoViewIfNeeded();
+      await shoot("23b-phone-token-form-cache", mobile);
+      const mcpAccess = phoneTokenForm.getByTestId("token-mcp-access");
+      await mcpAccess.getByText("Registered: papers.", { exact: false }).waitFor();
+      await mcpAccess.getByRole("button", { name: "Save MCP access" }).scrollIntoViewIfNeeded();
+      await shoot("23c-phone-token-mcp-access", mobile);
       await mobile.keyboard.press("Escape");
 
       await navigate("Channels", "Channels", mobile);
@@ -680,6 +837,45 @@ describe("console in a browser", () => {
       await aliceCard.getByRole("button", { name: "Subtract" }).click();
       await mobile.getByRole("dialog").getByLabel("Note").waitFor();
       await shoot("27a-phone-user-subtract", mobile);
+      await mobile.keyboard.press("Escape");
+      // The pages of teams, audit, API keys and MCP servers: row cards with their actions.
+      await navigate("Teams", "Teams", mobile);
+      const teamCard = mobile.locator('[data-row-card][data-team-name="Platform"]');
+      await teamCard.waitFor();
+      expect(await teamCard.getByRole("link", { name: "Members & usage" }).isVisible()).toBe(true);
+      for (const action of ["Disable", "Delete"]) expect(await teamCard.getByRole("button", { name: action }).isVisible()).toBe(true);
+      expect(await teamCard.textContent()).toContain("Budget");
+      await shoot("31-phone-teams", mobile);
+      await teamCard.getByRole("link", { name: "Members & usage" }).click();
+      await mobile.getByRole("heading", { level: 1, name: "Platform" }).waitFor();
+      const memberCard = mobile.locator('[data-row-card][data-member-name="alice"]');
+      await memberCard.waitFor();
+      expect(await memberCard.getByRole("button", { name: "Remove" }).isVisible()).toBe(true);
+      await shoot("32-phone-team-detail", mobile);
+      await mobile.getByRole("button", { name: "Add member" }).click();
+      await mobile.getByRole("dialog").getByLabel("Find a user").waitFor();
+      await shoot("32a-phone-team-add-member", mobile);
+      await mobile.keyboard.press("Escape");
+      await navigate("Audit log", "Audit log", mobile);
+      await mobile.getByLabel("Action").fill("team.create");
+      const auditCard = mobile.locator("[data-testid=audit-table] [data-row-card]", { hasText: "team.create" });
+      await auditCard.waitFor();
+      expect(await auditCard.getByRole("button", { name: "Changes" }).isVisible()).toBe(true);
+      expect(await mobile.getByRole("link", { name: "Export CSV" }).isVisible()).toBe(true);
+      await shoot("33-phone-audit", mobile);
+      await navigate("API keys", "API keys", mobile);
+      const keyCard = mobile.locator("[data-testid=api-keys-table] [data-row-card]", { hasText: "e2e reporting" });
+      await keyCard.waitFor();
+      expect(await keyCard.getByRole("button", { name: "Revoke" }).isVisible()).toBe(true);
+      await shoot("34-phone-api-keys", mobile);
+      await navigate("MCP servers", "MCP servers", mobile);
+      const mcpCard = mobile.locator('[data-row-card][data-mcp-server-name="papers"]');
+      await mcpCard.waitFor();
+      for (const action of ["Test", "Edit", "Disable", "Delete"]) expect(await mcpCard.getByRole("button", { name: action }).isVisible()).toBe(true);
+      await shoot("35-phone-mcp-servers", mobile);
+      await mobile.getByRole("button", { name: "Add MCP server" }).click();
+      await mobile.getByRole("dialog").getByRole("group", { name: "Teams" }).getByLabel("Platform").waitFor();
+      await shoot("35a-phone-mcp-server-form", mobile);
       await mobile.keyboard.press("Escape");
       for (const [label, heading, name] of [
         ["Models & prices", "Models & prices", "26-phone-models"],

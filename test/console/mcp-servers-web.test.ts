@@ -42,7 +42,7 @@ describe("the console's MCP servers page", () => {
     await dialog.getByLabel("URL").fill(upstream.url);
     await dialog.getByLabel("Credential", { exact: true }).fill("kb-credential-123");
     await dialog.getByLabel("Price per call (USD)").fill("0.005");
-    await dialog.getByLabel("Teams").selectOption([{ label: "kb-team" }]);
+    await dialog.getByRole("group", { name: "Teams" }).getByLabel("kb-team").check();
     await dialog.getByRole("button", { name: "Add MCP server" }).click();
     const row = page.locator('tr[data-mcp-server-name="kb"]');
     await row.waitFor();

@@ -3,6 +3,7 @@ import { requestLogs, teams, users } from "@tollgate/db";
 import { createSecretBox } from "@tollgate/shared";
 import { createChannelProber } from "@tollgate/upstream";
 import { eq } from "drizzle-orm";
+import { join } from "node:path";
 import { createConsole } from "../../apps/console/src/create-console";
 import { createSetupCodes } from "../../packages/admin/src/index";
 import { type Browser, launchChromium, type Page } from "../../apps/console/test-support/chromium";
@@ -10,6 +11,7 @@ import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
 import { seeder, TEST_SECRET } from "../helpers/gateway-fixture";
 import { startTestOidcProvider, type TestOidcProvider } from "../helpers/test-oidc-provider";
 import { ensureWebBuild, webDistDir } from "./build-web";
+import { expectFitsViewport } from "./layout-checks";
 
 // A ceiling for a whole browser session, not a tuned timing: every step waits for a condition.
 setDefaultTimeout(120_000);
@@ -76,6 +78,27 @@ afterAll(async () => {
 });
 
 describe("single sign-on and teams in the browser", () => {
+  test("the sign-in page offers only the provider's button, on screen at 1280x800 and at 390x844", async () => {
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      const visitor = await browser.newPage({ viewport });
+      try {
+        await visitor.goto(`${origin}/login`);
+        const button = visitor.getByRole("link", { name: "Sign in with Example SSO" });
+        await button.waitFor();
+        await expectFitsViewport(visitor);
+        const box = (await button.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+        expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
+        await visitor.screenshot({ path: join(import.meta.dir, "..", "..", "test-artifacts", "screenshots", `50-sso-sign-in-${viewport.width}.png`) });
+      } finally {
+        await visitor.close();
+      }
+    }
+  });
+
   test("Sign in with the provider lands an administrator on the dashboard; the Teams pages list the mapped team, its members, and add a team", async () => {
     await page.goto(`${origin}/login`);
     const button = page.getByRole("link", { name: "Sign in with Example SSO" });
@@ -107,5 +130,17 @@ describe("single sign-on and teams in the browser", () => {
     await table.getByRole("link", { name: "Platform" }).waitFor();
     const [created] = await database.handle.db.select().from(teams).where(eq(teams.name, "Platform"));
     expect(created!.budgetLimit).toBe(25_000_000);
+
+    // On a phone the team's page is row cards, its MCP usage included, and nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    // Teams is the page already shown: the tap on its link still closes the drawer.
+    await page.getByRole("button", { name: "Open menu" }).click();
+    await page.getByRole("navigation").getByRole("link", { name: "Teams", exact: true }).click();
+    await page.getByRole("navigation").waitFor({ state: "hidden" });
+    await page.locator('[data-row-card][data-team-name="Research"]').getByRole("link", { name: "Members & usage" }).click();
+    await page.getByRole("heading", { level: 1, name: "Research" }).waitFor();
+    await page.locator('[data-testid=team-mcp-usage] [data-row-card]').getByText("search (1)").waitFor();
+    await page.locator('[data-testid=team-members] [data-row-card]').getByText("ada").waitFor();
+    await expectFitsViewport(page);
   });
 });

@@ -28,10 +28,11 @@ const adminLinks = [
   { to: "/api-keys", label: "API keys" },
 ];
 
-function Link(props: { to: string; label: string }) {
+function Link(props: { to: string; label: string; onClick: () => void }) {
   return (
     <NavLink
       to={props.to}
+      onClick={props.onClick}
       end={props.to === "/"}
       className={({ isActive }) =>
         `block rounded-md px-3 py-1.5 text-sm font-medium ${isActive ? "bg-indigo-50 text-indigo-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"}`
@@ -56,6 +57,7 @@ export function Layout(props: { me: Me; children: ReactNode }) {
   );
   // Below lg the sidebar is a drawer behind a menu button; it closes on navigation and on Escape.
   const [menuOpen, setMenuOpen] = useState(false);
+  const closeMenu = () => setMenuOpen(false);
   const location = useLocation();
   useEffect(() => setMenuOpen(false), [location.pathname]);
   useEffect(() => {
@@ -90,14 +92,15 @@ export function Layout(props: { me: Me; children: ReactNode }) {
           <span className="text-base font-semibold tracking-tight">Tollgate</span>
         </div>
         <nav className="flex-1 space-y-0.5 px-2">
+          {/* A tap on a link closes the drawer, the current page's link too (no navigation happens then). */}
           {userLinks.map((link) => (
-            <Link key={link.to} {...link} />
+            <Link key={link.to} {...link} onClick={closeMenu} />
           ))}
           {props.me.role === "admin" ? (
             <>
               <p className="px-3 pb-1 pt-4 text-xs font-semibold uppercase tracking-wide text-slate-400">Administration</p>
               {adminLinks.map((link) => (
-                <Link key={link.to} {...link} />
+                <Link key={link.to} {...link} onClick={closeMenu} />
               ))}
             </>
           ) : null}

@@ -50,7 +50,7 @@ export function ApiKeysPage() {
       <PageHeader title="API keys" description={<>Keys for the management API at /api/v1 (its OpenAPI document: /api/v1/openapi.json).</>} />
       <form className="card mb-4 flex flex-wrap items-end gap-3 p-3" onSubmit={submit}>
         <TextField label="Name" name="name" value={name} onChange={setName} errors={form.errors.fields} />
-        <SelectField label="Scope" name="scope" value={scope} onChange={setScope} options={[["read", "read (GET only)"], ["write", "write"]]} errors={form.errors.fields} />
+        <SelectField label="Scope" name="scope" value={scope} onChange={setScope} options={[["read", "read (GET only)"], ["write", "write (also changes)"]]} errors={form.errors.fields} />
         <FormActions error={form.errors.form} submitLabel="Create key" busy={create.isPending} />
       </form>
       <ResourceTable
@@ -58,7 +58,7 @@ export function ApiKeysPage() {
         testId="api-keys-table"
         rowKey={(key) => key.id}
         actions={(key) => (key.revokedAt ? null : <RowButton onClick={() => setRevoking(key)}>Revoke</RowButton>)}
-        empty="No API keys yet."
+        empty="No API keys yet: create one above for a script or a CI job that manages Tollgate through /api/v1."
         columns={[
           { header: "Name", cell: (key) => key.name },
           { header: "Key", className: "font-mono text-xs", cell: (key) => key.keyPrefix },

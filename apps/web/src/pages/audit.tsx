@@ -1,8 +1,9 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { FormActions, TextField } from "../components/form-fields";
+import { FormActions, SelectField, TextField } from "../components/form-fields";
 import { ResourceTable, RowButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
+import { changedFields } from "../lib/audit-changes";
 import { formatTime } from "../lib/format";
 import { type RangeKey, rangeWindow, ranges } from "../lib/ranges";
 import type { Outputs } from "../lib/router-types";
@@ -18,8 +19,14 @@ function actorOf(row: AuditRow): string {
 
 function ChangeDetail(props: { row: AuditRow; onClose: () => void }) {
   const json = (value: unknown) => (value === null || value === undefined ? "(none)" : JSON.stringify(value, null, 2));
+  const changed = changedFields(props.row.before, props.row.after);
   return (
     <Modal title={`${props.row.action} · ${props.row.objectType} ${props.row.objectId ?? ""}`} onClose={props.onClose} wide>
+      {changed.length > 0 ? (
+        <p className="mb-3 text-sm text-slate-700" data-testid="audit-changed">
+          <span className="font-medium">Changed:</span> <span className="font-mono text-xs">{changed.join(", ")}</span>
+        </p>
+      ) : null}
       <div className="grid gap-3 md:grid-cols-2">
         {(["before", "after"] as const).map((side) => (
           <div key={side}>
@@ -56,11 +63,18 @@ function RetentionForm() {
     event.preventDefault();
     save.mutate({ days: shown.trim() === "" ? null : Number(shown) });
   };
+  const kept = current.data ? (current.data.days == null ? "rows are kept forever" : `rows older than ${current.data.days} days are deleted`) : "…";
+  // A setting changed once in a while: folded, so that the log itself comes first (on a phone above all).
   return (
-    <form className="card mb-4 flex flex-wrap items-end gap-3 p-3" onSubmit={submit}>
-      <TextField label="Keep audit rows (days; empty: forever)" name="days" value={shown} onChange={setDays} errors={form.errors.fields} inputMode="numeric" />
-      <FormActions error={form.errors.form} submitLabel="Save retention" busy={save.isPending} />
-    </form>
+    <details className="card mb-4 p-3" data-testid="audit-retention">
+      <summary className="cursor-pointer text-sm text-slate-700">
+        <span className="font-medium">Retention:</span> {kept}
+      </summary>
+      <form className="mt-3 flex flex-wrap items-end gap-3" onSubmit={submit}>
+        <TextField label="Keep audit rows (days; empty: forever)" name="days" value={shown} onChange={setDays} errors={form.errors.fields} inputMode="numeric" />
+        <FormActions error={form.errors.form} submitLabel="Save retention" busy={save.isPending} />
+      </form>
+    </details>
   );
 }
 
@@ -115,27 +129,18 @@ export function AuditPage() {
         </div>
       ) : null}
       <RetentionForm />
-      <div className="card mb-4 flex flex-wrap gap-3 p-3">
-        <label className="flex flex-col gap-1 text-xs font-medium text-slate-500">
-          Time
-          <select
-            className="input min-w-36"
-            aria-label="Time"
-            value={range}
-            onChange={(event) => {
-              const value = event.target.value as RangeKey | "all";
-              setRange(value);
-              if (value !== "all") setSpan(rangeWindow(value));
-            }}
-          >
-            {Object.entries(ranges).map(([value, { label }]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-            <option value="all">All time</option>
-          </select>
-        </label>
+      <div className="card mb-4 grid grid-cols-1 gap-3 p-3 sm:grid-cols-3 lg:grid-cols-5">
+        <SelectField
+          label="Time"
+          name="range"
+          value={range}
+          onChange={(value) => {
+            const chosen = value as RangeKey | "all";
+            setRange(chosen);
+            if (chosen !== "all") setSpan(rangeWindow(chosen));
+          }}
+          options={[...Object.entries(ranges).map(([value, { label }]) => [value, label] as const), ["all", "All time"]]}
+        />
         <TextField label="Actor" name="actor" value={actor} onChange={setActor} placeholder="name contains" />
         <TextField label="Action" name="action" value={action} onChange={setAction} placeholder="token.create or token." />
         <TextField label="Object type" name="objectType" value={objectType} onChange={setObjectType} placeholder="token, user, channel…" />

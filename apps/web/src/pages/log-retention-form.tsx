@@ -32,20 +32,22 @@ export function LogRetentionForm() {
   return (
     <form className="card mt-6 space-y-4 p-4" onSubmit={submit} noValidate data-testid="log-retention">
       <h2 className="text-base font-semibold">Retention</h2>
-      <NumberField
-        label="Keep request logs for (days)"
-        name="days"
-        errors={form.errors.fields}
-        hint="Older rows are purged hourly, whole months at a time where they can be. 0 keeps every row. The dashboard's rollups are kept."
-        value={value}
-        onChange={setDays}
-      />
+      <div className="max-w-md">
+        <NumberField
+          label="Keep request logs for (days)"
+          name="days"
+          errors={form.errors.fields}
+          hint="Older rows are purged hourly, whole months at a time where they can be. 0 keeps every row. The dashboard's rollups are kept."
+          value={value}
+          onChange={setDays}
+        />
+      </div>
       {saved ? (
         <p className="text-sm text-green-700" role="status">
           Saved.
         </p>
       ) : null}
-      <FormActions error={form.errors.form} submitLabel="Save" busy={update.isPending} />
+      <FormActions error={form.errors.form} submitLabel="Save retention" busy={update.isPending} />
     </form>
   );
 }

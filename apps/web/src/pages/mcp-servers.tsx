@@ -1,8 +1,8 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { Field, FormActions, inputClass, SelectField, TextField } from "../components/form-fields";
+import { type FormEvent, useId, useState } from "react";
+import { CheckboxChips } from "../components/checkbox-chips";
+import { FormActions, SelectField, TextField } from "../components/form-fields";
 import { ConfirmDelete, DeleteButton, NamedRecordTable, RowButton } from "../components/resource-table";
-import { TeamOptions } from "../components/team-options";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { formatMs, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
@@ -20,41 +20,54 @@ const transports = [
   ["stdio", "Local command (stdio; needs MCP_STDIO_ENABLED=true)"],
 ] as const;
 
+/** A transport's short name, as a row shows it under the server's address. */
+function transportLabel(transport: string): string {
+  return transport === "streamable-http" ? "HTTP" : transport === "sse" ? "HTTP+SSE" : transport;
+}
+
 /** Enabled, disabled, or cooling down after a failure (until when, in the tooltip). */
 function statusOf(server: Outputs["mcp"]["list"][number]): string {
   if (!server.enabled) return "disabled";
   return server.cooldownUntil && new Date(server.cooldownUntil).getTime() > Date.now() ? "cooling down" : "enabled";
 }
 
-/** Register an MCP server: where it is, its credential (sealed, never shown again), who may use it, its price. */
-function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<void> }) {
+/**
+ * Register an MCP server, or (with `server`) change one: where it is, its credential (sealed, never shown
+ * again; left empty when editing, the stored one is kept), who may use it, its price.
+ */
+function McpServerForm(props: { server?: McpServerRow; onCancel: () => void; onSaved: () => Promise<void> }) {
   const trpc = useTRPC();
-  const [name, setName] = useState("");
-  const [transport, setTransport] = useState<(typeof transports)[number][0]>("streamable-http");
-  const [url, setUrl] = useState("");
-  const [command, setCommand] = useState("");
+  const current = props.server;
+  const [name, setName] = useState(current?.name ?? "");
+  const [transport, setTransport] = useState<(typeof transports)[number][0]>(current?.transport ?? "streamable-http");
+  const [url, setUrl] = useState(current?.url ?? "");
+  const [command, setCommand] = useState(current?.command?.join(" ") ?? "");
   const [credential, setCredential] = useState("");
-  const [credentialHeader, setCredentialHeader] = useState("");
-  const [groups, setGroups] = useState("");
-  const [teamIds, setTeamIds] = useState<number[]>([]);
+  const [credentialHeader, setCredentialHeader] = useState(current?.credentialHeader ?? "");
+  const [groups, setGroups] = useState(current?.groups.join(", ") ?? "");
+  const [teamIds, setTeamIds] = useState<number[]>(current?.teams ?? []);
   const teams = useQuery(trpc.teams.list.queryOptions());
-  const [price, setPrice] = useState("");
+  const teamsMessageId = useId();
+  const [price, setPrice] = useState(current?.pricePerCall == null ? "" : String(current.pricePerCall / 1_000_000));
   const form = useFormErrors();
   const create = useMutation(trpc.mcp.create.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
+  const update = useMutation(trpc.mcp.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     form.clear();
-    create.mutate({
+    const typedCredential = credential.trim() === "" ? null : credential.trim();
+    const values = {
       name: name.trim(),
       transport,
       url: transport === "stdio" ? null : url.trim(),
       command: transport === "stdio" ? command.split(/\s+/).filter(Boolean) : null,
-      credential: credential.trim() === "" ? null : credential.trim(),
       credentialHeader: credentialHeader.trim() === "" ? null : credentialHeader.trim(),
       groups: groups.split(",").map((group) => group.trim()).filter(Boolean),
       teams: teamIds,
       pricePerCall: price.trim() === "" ? null : price.trim(),
-    });
+    };
+    if (current) update.mutate({ id: current.id, ...values, ...(typedCredential === null ? {} : { credential: typedCredential }) });
+    else create.mutate({ ...values, credential: typedCredential });
   };
   const errors = form.errors.fields;
   return (
@@ -66,28 +79,36 @@ function McpServerForm(props: { onCancel: () => void; onSaved: () => Promise<voi
       ) : (
         <TextField label="URL" name="url" value={url} onChange={setUrl} errors={errors} placeholder="https://mcp.example.com/mcp" />
       )}
-      <TextField label="Credential" name="credential" type="password" autoComplete="off" value={credential} onChange={setCredential} errors={errors} hint="Sent as Authorization: Bearer …, or in the header below; stored encrypted." />
+      <TextField label="Credential" name="credential" type="password" autoComplete="off" value={credential} onChange={setCredential} errors={errors} hint={
+          current?.credentialMasked
+            ? `Set (${current.credentialMasked}). Leave empty to keep it; a new URL origin or transport drops it.`
+            : "Sent as Authorization: Bearer …, or in the header below; stored encrypted."
+        }
+      />
       <TextField label="Credential header" name="credentialHeader" value={credentialHeader} onChange={setCredentialHeader} errors={errors} placeholder="authorization" />
       <TextField label="Groups" name="groups" value={groups} onChange={setGroups} errors={errors} hint="Routing groups whose tokens may use it, comma-separated; with no group and no team: everyone." />
       {(teams.data?.length ?? 0) > 0 ? (
-        <Field label="Teams" error={errors.teams} hint="Teams whose keys may use it besides the groups (a member's personal key is not a team key).">
-          {(id, invalid, describedBy) => (
-            <select
-              id={id}
-              {...describedBy}
-              name="teams"
-              multiple
-              className={inputClass(invalid)}
-              value={teamIds.map(String)}
-              onChange={(event) => setTeamIds([...event.target.selectedOptions].map((option) => Number(option.value)))}
-            >
-              <TeamOptions teams={teams.data} />
-            </select>
+        <fieldset className="min-w-0 space-y-1" aria-describedby={teamsMessageId}>
+          <legend className="block text-sm font-medium text-slate-700">Teams</legend>
+          <CheckboxChips
+            name="teams"
+            options={(teams.data ?? []).map((team) => [team.id, team.name] as const)}
+            selected={teamIds}
+            onToggle={(id) => setTeamIds((chosen) => (chosen.includes(id) ? chosen.filter((other) => other !== id) : [...chosen, id]))}
+          />
+          {errors.teams ? (
+            <p id={teamsMessageId} className="text-xs text-red-600" role="alert" data-field-error>
+              {errors.teams.join(" ")}
+            </p>
+          ) : (
+            <p id={teamsMessageId} className="text-xs text-slate-500">
+              Teams whose keys may use it besides the groups (a member's personal key is not a team key).
+            </p>
           )}
-        </Field>
+        </fieldset>
       ) : null}
       <TextField label="Price per call (USD)" name="pricePerCall" inputMode="decimal" value={price} onChange={setPrice} errors={errors} placeholder="free" />
-      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Add MCP server" busy={create.isPending} />
+      <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel={current ? "Save" : "Add MCP server"} busy={create.isPending || update.isPending} />
     </form>
   );
 }
@@ -98,7 +119,7 @@ function TestOutcome(props: { result: McpTestResult | undefined }) {
   if (!result) return <span className="text-slate-400">not tested</span>;
   if (!result.ok) {
     return (
-      <div className="max-w-64 whitespace-normal break-words text-xs text-red-600" data-testid="mcp-test-error">
+      <div className="max-w-48 whitespace-normal break-words text-xs text-red-600" data-testid="mcp-test-error">
         {result.error}
       </div>
     );
@@ -125,6 +146,7 @@ export function McpServersPage() {
     remove: trpc.mcp.delete.mutationOptions(),
   });
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<McpServerRow | null>(null);
   const [results, setResults] = useState<Record<number, McpTestResult>>({});
   const test = useMutation(trpc.mcp.test.mutationOptions({ onSuccess: (result) => setResults((all) => ({ ...all, [result.id]: result })) }));
   const toggle = useMutation(trpc.mcp.update.mutationOptions({ onSuccess: list.refresh }));
@@ -138,6 +160,7 @@ export function McpServersPage() {
   const saved = async () => {
     await list.refresh();
     setAdding(false);
+    setEditing(null);
   };
 
   return (
@@ -156,8 +179,11 @@ export function McpServersPage() {
         source={list}
         empty="No MCP servers yet. Add one, then grant tokens access to it on the token form."
         nameDetails={(server) => (
-          <div className="max-w-56 truncate text-xs font-normal text-slate-500" title={server.url ?? server.command?.join(" ") ?? undefined}>
-            {server.url ?? server.command?.join(" ")}
+          <div className="max-w-56 text-xs font-normal text-slate-500">
+            <div className="truncate" title={server.url ?? server.command?.join(" ") ?? undefined}>
+              {transportLabel(server.transport)} · {server.url ?? server.command?.join(" ")}
+            </div>
+            <div className="font-mono">{server.credentialMasked ? `credential ${server.credentialMasked}` : "no credential"}</div>
           </div>
         )}
         columns={[
@@ -169,10 +195,8 @@ export function McpServersPage() {
               </Badge>
             ),
           },
-          { header: "Transport", cell: (server) => server.transport },
           { header: "Open to", cell: audienceOf },
           { header: "Price/call", numeric: true, cell: (server) => (server.pricePerCall === null ? "free" : formatUsd(server.pricePerCall)) },
-          { header: "Credential", className: "font-mono text-xs", cell: (server) => server.credentialMasked ?? "—" },
           { header: "Tools", cell: (server) => <TestOutcome result={results[server.id]} /> },
           {
             header: "Last 24h",
@@ -195,6 +219,7 @@ export function McpServersPage() {
             <RowButton disabled={test.isPending && test.variables?.id === server.id} onClick={() => test.mutate({ id: server.id })}>
               {test.isPending && test.variables?.id === server.id ? "Testing…" : "Test"}
             </RowButton>
+            <RowButton onClick={() => setEditing(server)}>Edit</RowButton>
             <RowButton disabled={toggle.isPending} onClick={() => toggle.mutate({ id: server.id, enabled: !server.enabled })}>
               {server.enabled ? "Disable" : "Enable"}
             </RowButton>
@@ -205,6 +230,11 @@ export function McpServersPage() {
       {adding ? (
         <Modal title="Add MCP server" onClose={() => setAdding(false)} wide>
           <McpServerForm onCancel={() => setAdding(false)} onSaved={saved} />
+        </Modal>
+      ) : null}
+      {editing ? (
+        <Modal title={`Edit MCP server "${editing.name}"`} onClose={() => setEditing(null)} wide>
+          <McpServerForm server={editing} onCancel={() => setEditing(null)} onSaved={saved} />
         </Modal>
       ) : null}
       <ConfirmDelete list={list} noun="MCP server" afterName={() => "? Its tools disappear from /mcp at once."} />

@@ -1,10 +1,10 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { BudgetCell } from "../components/budget-fields";
-import { SimpleTable } from "../components/simple-table";
-import { FormActions, NumberField } from "../components/form-fields";
-import { Badge, Modal, PageHeader, QueryState } from "../components/ui";
+import { ResourceTable, RowButton } from "../components/resource-table";
+import { FormActions, NumberField, SelectField, TextField } from "../components/form-fields";
+import { Badge, ConfirmDialog, Modal, PageHeader, QueryState } from "../components/ui";
 import { formatDateTime, formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import { useFormErrors } from "../lib/use-form-errors";
@@ -24,12 +24,23 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
   const logs = useQuery(trpc.teams.logs.queryOptions({ id, limit: 20 }));
   const [editing, setEditing] = useState(false);
   const [adding, setAdding] = useState(false);
-  const removeMember = useMutation(trpc.teams.removeMember.mutationOptions({ onSuccess: () => team.refetch() }));
+  const [removing, setRemoving] = useState<{ userId: number; name: string } | null>(null);
+  const removeMember = useMutation(
+    trpc.teams.removeMember.mutationOptions({
+      onSuccess: async () => {
+        await team.refetch();
+        setRemoving(null);
+      },
+    }),
+  );
   if (!team.data) return <QueryState isPending={team.isPending} error={team.error} />;
   const data = team.data;
   const managesMembers = props.isAdmin || data.yourRole === "team_admin";
   return (
     <div className="space-y-6">
+      <Link className="-mb-4 inline-block text-sm text-indigo-700 hover:underline" to="/teams">
+        ← All teams
+      </Link>
       <PageHeader
         title={data.name}
         description={data.description || undefined}
@@ -60,7 +71,7 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
           </div>
           <div>
             <div className="text-xs text-slate-500">Per minute</div>
-            {data.rpmLimit ?? "—"} requests, {data.tpmLimit ?? "—"} tokens
+            {[data.rpmLimit === null ? null : `${formatNumber(data.rpmLimit)} requests`, data.tpmLimit === null ? null : `${formatNumber(data.tpmLimit)} tokens`].filter(Boolean).join(", ") || "no limit"}
           </div>
           <div>
             <div className="text-xs text-slate-500">Single sign-on group</div>
@@ -70,65 +81,64 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
       </section>
       <section>
         <h2 className="mb-2 font-semibold">Members ({data.members.length})</h2>
-        <div className="card overflow-x-auto">
-          <table className="w-full text-sm" data-testid="team-members">
-            <tbody>
-              {data.members.map((member) => (
-                <tr key={member.userId} className="border-t border-slate-100 first:border-t-0">
-                  <td className="px-3 py-2 font-medium">{member.name}</td>
-                  <td className="px-3 py-2">
-                    <Badge color={member.role === "team_admin" ? "indigo" : "slate"}>{member.role === "team_admin" ? "team admin" : "member"}</Badge>
-                  </td>
-                  <td className="px-3 py-2 text-slate-500">{member.source === "oidc" ? "from single sign-on" : "added by hand"}</td>
-                  <td className="px-3 py-2 text-right">
-                    {managesMembers ? (
-                      <button type="button" className="button" disabled={removeMember.isPending} onClick={() => removeMember.mutate({ teamId: id, userId: member.userId })}>
-                        Remove
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ResourceTable
+          testId="team-members"
+          source={{ rows: data.members }}
+          rowKey={(member) => member.userId}
+          rowAttributes={(member) => ({ "data-member-name": member.name })}
+          empty={managesMembers ? "No members yet: Add member puts a user in the team." : "No members yet."}
+          columns={[
+            { header: "Name", className: "font-medium", cell: (member) => member.name },
+            {
+              header: "Role",
+              cell: (member) => <Badge color={member.role === "team_admin" ? "indigo" : "slate"}>{member.role === "team_admin" ? "team admin" : "member"}</Badge>,
+            },
+            { header: "Joined", className: "text-slate-500", cell: (member) => (member.source === "oidc" ? "from single sign-on" : "added by hand") },
+          ]}
+          actions={
+            managesMembers
+              ? (member) => (
+                  <RowButton danger onClick={() => setRemoving(member)}>
+                    Remove
+                  </RowButton>
+                )
+              : undefined
+          }
+        />
       </section>
       <section>
         <h2 className="mb-2 font-semibold">Usage, last 30 days</h2>
-        <QueryState isPending={usage.isPending} error={usage.error} />
-        {usage.data && usage.data.length === 0 ? <p className="text-sm text-slate-500">No calls yet.</p> : null}
-        {usage.data && usage.data.length > 0 ? (
-          <SimpleTable
-            testId="team-usage"
-            headers={["Model", "Requests", "Tokens", "Cost"]}
-            rows={usage.data}
-            keyOf={(row) => row.model}
-            cells={(row) => [row.model, formatNumber(row.requests), formatNumber(row.promptTokens + row.completionTokens), formatUsd(row.cost)]}
-          />
-        ) : null}
+        <ResourceTable
+          testId="team-usage"
+          source={{ rows: usage.data, isPending: usage.isPending, error: usage.error }}
+          rowKey={(row) => row.model}
+          empty="No calls yet."
+          columns={[
+            { header: "Model", cell: (row) => row.model },
+            { header: "Requests", numeric: true, cell: (row) => formatNumber(row.requests) },
+            { header: "Tokens", numeric: true, cell: (row) => formatNumber(row.promptTokens + row.completionTokens) },
+            { header: "Cost", numeric: true, cell: (row) => formatUsd(row.cost) },
+          ]}
+        />
       </section>
       {managesMembers ? <TeamMcpUsage teamId={data.id} /> : null}
       <section>
         <h2 className="mb-2 font-semibold">Latest calls</h2>
         <QueryState isPending={logs.isPending} error={logs.error} />
-        {logs.data && logs.data.length > 0 ? (
-          <div className="card overflow-x-auto">
-            <table className="w-full text-sm" data-testid="team-logs">
-              <tbody>
-                {logs.data.map((row) => (
-                  <tr key={row.id} className="border-t border-slate-100 first:border-t-0">
-                    <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(row.createdAt)}</td>
-                    <td className="px-3 py-2">{row.tokenName ?? "—"}</td>
-                    <td className="px-3 py-2">{row.model}</td>
-                    <td className="px-3 py-2">{row.status}</td>
-                    <td className="px-3 py-2">{formatUsd(row.cost)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : logs.data ? (
-          <p className="text-sm text-slate-500">No calls yet.</p>
+        {logs.data ? (
+          <ResourceTable
+            testId="team-logs"
+            source={{ rows: logs.data }}
+            rowKey={(row) => row.id}
+            empty="No calls yet: the team's tokens are made on the Tokens page, with this team chosen."
+            columns={[
+              { header: "Time", className: "whitespace-nowrap", cell: (row) => formatDateTime(row.createdAt) },
+              { header: "Token", cell: (row) => row.tokenName ?? "—" },
+              { header: "Model", cell: (row) => row.model },
+              { header: "Status", numeric: true, cell: (row) => row.status },
+              { header: "Cost", numeric: true, cell: (row) => formatUsd(row.cost) },
+            ]}
+          />
         ) : null}
       </section>
       {editing ? (
@@ -143,10 +153,25 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
           />
         </Modal>
       ) : null}
+      {removing ? (
+        <ConfirmDialog
+          title={`Remove ${removing.name} from ${data.name}?`}
+          message="They no longer see the team or manage it. No token is deleted: the team's tokens stay with the team."
+          confirmLabel="Remove"
+          busy={removeMember.isPending}
+          error={removeMember.error?.message ?? null}
+          onConfirm={() => removeMember.mutate({ teamId: id, userId: removing.userId })}
+          onCancel={() => {
+            removeMember.reset();
+            setRemoving(null);
+          }}
+        />
+      ) : null}
       {adding ? (
         <Modal title="Add member" onClose={() => setAdding(false)}>
           <AddMemberForm
             teamId={id}
+            isAdmin={props.isAdmin}
             onDone={async () => {
               await team.refetch();
               setAdding(false);
@@ -159,11 +184,21 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
   );
 }
 
-function AddMemberForm(props: { teamId: number; onDone: () => Promise<void>; onCancel: () => void }) {
+/**
+ * Puts a user in the team. An administrator finds the user by name; a team admin (who cannot list users)
+ * enters the user's id, which an administrator sees on the Users page.
+ */
+function AddMemberForm(props: { teamId: number; isAdmin: boolean; onDone: () => Promise<void>; onCancel: () => void }) {
   const trpc = useTRPC();
-  const [userId, setUserId] = useState("");
+  const [search, setSearch] = useState("");
+  const [typedId, setTypedId] = useState("");
+  const [picked, setPicked] = useState("");
   const [role, setRole] = useState<"member" | "team_admin">("member");
   const form = useFormErrors();
+  const found = useQuery({ ...trpc.users.list.queryOptions({ query: search.trim() || undefined, offset: 0, limit: 50 }), enabled: props.isAdmin });
+  const matches = found.data?.items ?? [];
+  // The picked user while it is among the matches, else the first match.
+  const chosen = props.isAdmin ? (matches.some((user) => String(user.id) === picked) ? picked : String(matches[0]?.id ?? "")) : typedId;
   const add = useMutation(trpc.teams.addMember.mutationOptions({ onSuccess: props.onDone, onError: form.fromError }));
   return (
     <form
@@ -171,17 +206,36 @@ function AddMemberForm(props: { teamId: number; onDone: () => Promise<void>; onC
       onSubmit={(event) => {
         event.preventDefault();
         form.clear();
-        add.mutate({ teamId: props.teamId, userId: Number(userId), role });
+        add.mutate({ teamId: props.teamId, userId: Number(chosen), role });
       }}
     >
-      <NumberField label="User id" name="userId" errors={form.errors.fields} value={userId} onChange={setUserId} />
-      <label className="block text-sm">
-        <span className="font-medium text-slate-700">Role</span>
-        <select className="input mt-1" name="role" value={role} onChange={(event) => setRole(event.target.value === "team_admin" ? "team_admin" : "member")}>
-          <option value="member">member</option>
-          <option value="team_admin">team admin</option>
-        </select>
-      </label>
+      {props.isAdmin ? (
+        <>
+          <TextField label="Find a user" name="search" value={search} onChange={setSearch} placeholder="name or group contains" />
+          <SelectField
+            label="User"
+            name="userId"
+            value={chosen}
+            onChange={setPicked}
+            errors={form.errors.fields}
+            hint={found.data && found.data.total > matches.length ? `The first ${matches.length} of ${found.data.total}: narrow the search.` : undefined}
+            options={matches.length === 0 ? [["", found.isPending ? "Loading…" : "No user matches"]] : matches.map((user) => [String(user.id), user.name] as const)}
+          />
+        </>
+      ) : (
+        <NumberField label="User id" name="userId" hint="An administrator sees each user's id on the Users page." errors={form.errors.fields} value={typedId} onChange={setTypedId} />
+      )}
+      <SelectField
+        label="Role"
+        name="role"
+        value={role}
+        onChange={(value) => setRole(value === "team_admin" ? "team_admin" : "member")}
+        errors={form.errors.fields}
+        options={[
+          ["member", "member (uses the team's tokens)"],
+          ["team_admin", "team admin (also manages members and the team's tokens)"],
+        ]}
+      />
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Add member" busy={add.isPending} />
     </form>
   );

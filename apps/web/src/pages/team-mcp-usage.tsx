@@ -1,6 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { SimpleTable } from "../components/simple-table";
-import { QueryState } from "../components/ui";
+import { ResourceTable } from "../components/resource-table";
 import { formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import { useTRPC } from "../trpc";
@@ -12,23 +11,22 @@ export function TeamMcpUsage(props: { teamId: number }) {
   return (
     <section>
       <h2 className="mb-2 font-semibold">MCP tool calls, last 24 hours</h2>
-      <QueryState isPending={usage.isPending} error={usage.error} />
-      {usage.data && usage.data.length === 0 ? <p className="text-sm text-slate-500">No MCP calls by the team's keys.</p> : null}
-      {usage.data && usage.data.length > 0 ? (
-        <SimpleTable
-          testId="team-mcp-usage"
-          headers={["MCP server", "Calls", "Errors", "Cost", "Tools"]}
-          rows={usage.data}
-          keyOf={(row) => row.server}
-          cells={(row) => [
-            row.server,
-            formatNumber(row.calls),
-            formatNumber(row.errors),
-            formatUsd(row.cost),
-            <span className="text-xs text-slate-500">{row.tools.map((tool) => `${tool.tool} (${formatNumber(tool.calls)})`).join(", ")}</span>,
-          ]}
-        />
-      ) : null}
+      <ResourceTable
+        testId="team-mcp-usage"
+        source={{ rows: usage.data, isPending: usage.isPending, error: usage.error }}
+        rowKey={(row) => row.server}
+        empty="No MCP calls by the team's keys."
+        columns={[
+          { header: "MCP server", cell: (row) => row.server },
+          { header: "Calls", numeric: true, cell: (row) => formatNumber(row.calls) },
+          { header: "Errors", numeric: true, cell: (row) => formatNumber(row.errors) },
+          { header: "Cost", numeric: true, cell: (row) => formatUsd(row.cost) },
+          {
+            header: "Tools",
+            cell: (row) => <span className="text-xs text-slate-500">{row.tools.map((tool) => `${tool.tool} (${formatNumber(tool.calls)})`).join(", ")}</span>,
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -1,10 +1,13 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { BudgetCell } from "../components/budget-fields";
-import { FormActions, NumberField, TextField } from "../components/form-fields";
-import { Badge, Modal, PageHeader, QueryState } from "../components/ui";
+import { FormActions, NumberField, SelectField, TextField } from "../components/form-fields";
+import { ConfirmDelete, DeleteButton, ResourceTable, StatusButton } from "../components/resource-table";
+import { Badge, Modal, PageHeader } from "../components/ui";
+import type { Outputs } from "../lib/router-types";
 import { useFormErrors } from "../lib/use-form-errors";
+import { useResourceList } from "../lib/use-resource-list";
 import { useTRPC } from "../trpc";
 
 /** "" means none; otherwise the text as typed (the server validates it). */
@@ -15,10 +18,17 @@ const listFrom = (text: string): string[] =>
     .map((item) => item.trim())
     .filter((item) => item !== "");
 
+type TeamRow = Outputs["teams"]["list"][number];
+
 /** Teams: every team for an administrator, the teams one belongs to otherwise. */
 export function TeamsPage(props: { isAdmin: boolean }) {
   const trpc = useTRPC();
-  const list = useQuery(trpc.teams.list.queryOptions());
+  const list = useResourceList({
+    query: trpc.teams.list.queryOptions(),
+    rowsOf: (rows): TeamRow[] => rows,
+    update: trpc.teams.update.mutationOptions(),
+    remove: trpc.teams.delete.mutationOptions(),
+  });
   const [creating, setCreating] = useState(false);
   return (
     <div>
@@ -33,52 +43,52 @@ export function TeamsPage(props: { isAdmin: boolean }) {
           ) : null
         }
       />
-      <QueryState isPending={list.isPending} error={list.error} />
-      {list.data ? (
-        list.data.length === 0 ? (
-          <p className="text-sm text-slate-500">{props.isAdmin ? "No teams yet." : "You are not a member of any team."}</p>
-        ) : (
-          <div className="card overflow-x-auto">
-            <table className="w-full text-sm" data-testid="teams-table">
-              <thead className="text-left text-xs uppercase text-slate-500">
-                <tr>
-                  <th className="px-3 py-2">Name</th>
-                  <th className="px-3 py-2">Members</th>
-                  <th className="px-3 py-2">Tokens</th>
-                  <th className="px-3 py-2">Budget</th>
-                  <th className="px-3 py-2">SSO group</th>
-                  <th className="px-3 py-2">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((team) => (
-                  <tr key={team.id} className="border-t border-slate-100">
-                    <td className="px-3 py-2 font-medium">
-                      <Link className="text-indigo-700 hover:underline" to={`/teams/${team.id}`}>
-                        {team.name}
-                      </Link>
-                    </td>
-                    <td className="px-3 py-2">{team.memberCount}</td>
-                    <td className="px-3 py-2">{team.tokenCount}</td>
-                    <td className="px-3 py-2 whitespace-nowrap">
-                      <BudgetCell budget={team.budget} />
-                    </td>
-                    <td className="px-3 py-2">{team.oidcGroup ?? "—"}</td>
-                    <td className="px-3 py-2">
-                      <Badge color={team.status === "enabled" ? "green" : "slate"}>{team.status}</Badge>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )
-      ) : null}
+      <ResourceTable
+        testId="teams-table"
+        source={list}
+        rowKey={(team) => team.id}
+        rowAttributes={(team) => ({ "data-team-name": team.name })}
+        empty={
+          props.isAdmin
+            ? "No teams yet. Add one to give a group of people a shared budget and limits; its members then make tokens for it on the Tokens page."
+            : "You are not a member of any team. An administrator adds you to one."
+        }
+        columns={[
+          {
+            header: "Name",
+            className: "font-medium",
+            cell: (team) => (
+              <Link className="text-indigo-700 hover:underline" to={`/teams/${team.id}`}>
+                {team.name}
+              </Link>
+            ),
+          },
+          { header: "Members", numeric: true, cell: (team) => team.memberCount },
+          { header: "Tokens", numeric: true, cell: (team) => team.tokenCount },
+          { header: "Budget", className: "whitespace-nowrap", cell: (team) => <BudgetCell budget={team.budget} /> },
+          { header: "SSO group", cell: (team) => team.oidcGroup ?? "—" },
+          { header: "Status", cell: (team) => <Badge color={team.status === "enabled" ? "green" : "slate"}>{team.status}</Badge> },
+        ]}
+        actions={(team) => (
+          <>
+            <Link className="button-small" to={`/teams/${team.id}`}>
+              Members & usage
+            </Link>
+            {props.isAdmin ? (
+              <>
+                <StatusButton list={list} row={team} />
+                <DeleteButton list={list} row={team} />
+              </>
+            ) : null}
+          </>
+        )}
+      />
+      <ConfirmDelete list={list} noun="team" afterName={() => "? Its API keys go with it; a team that still has tokens is kept."} />
       {creating ? (
         <Modal title="Add team" onClose={() => setCreating(false)}>
           <TeamForm
             onDone={async () => {
-              await list.refetch();
+              await list.refresh();
               setCreating(false);
             }}
             onCancel={() => setCreating(false)}
@@ -137,15 +147,19 @@ export function TeamForm(props: {
         onChange={setOidcGroup}
       />
       <TextField label="Budget (USD)" name="budget" placeholder="unlimited" errors={form.errors.fields} value={budget} onChange={setBudget} />
-      <label className="block text-sm">
-        <span className="font-medium text-slate-700">Budget period</span>
-        <select className="input mt-1" name="budgetPeriod" value={budgetPeriod} onChange={(event) => setBudgetPeriod(event.target.value)}>
-          <option value="none">none (in all)</option>
-          <option value="daily">daily</option>
-          <option value="weekly">weekly</option>
-          <option value="monthly">monthly</option>
-        </select>
-      </label>
+      <SelectField
+        label="Budget period"
+        name="budgetPeriod"
+        value={budgetPeriod}
+        onChange={setBudgetPeriod}
+        errors={form.errors.fields}
+        options={[
+          ["none", "none (one lifetime budget)"],
+          ["daily", "daily"],
+          ["weekly", "weekly"],
+          ["monthly", "monthly"],
+        ]}
+      />
       <TextField label="Models (comma-separated; empty: any)" name="allowedModels" errors={form.errors.fields} value={models} onChange={setModels} />
       <NumberField label="Requests per minute (all tokens together)" name="rpmLimit" errors={form.errors.fields} value={rpm} onChange={setRpm} />
       <NumberField label="Tokens per minute (all tokens together)" name="tpmLimit" errors={form.errors.fields} value={tpm} onChange={setTpm} />

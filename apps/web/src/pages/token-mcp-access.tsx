@@ -37,7 +37,10 @@ function TokenMcpAccessForm(props: { tokenId: number; initial: { mcpServers: str
   const names = servers.data?.map((server) => server.name).join(", ");
   return (
     <form onSubmit={submit} className="mt-6 space-y-4 border-t border-slate-200 pt-4" data-testid="token-mcp-access">
-      <h3 className="text-sm font-semibold">MCP access</h3>
+      <div>
+        <h3 className="text-sm font-semibold">MCP access</h3>
+        <p className="text-xs text-slate-500">Saved on its own with Save MCP access, apart from the token's settings above.</p>
+      </div>
       <TextField
         label="MCP servers"
         name="mcpServers"

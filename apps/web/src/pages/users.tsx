@@ -47,7 +47,12 @@ export function UsersPage(props: { currentUserId: number }) {
         noun="user"
         source={list}
         empty={paging.state.query ? "No user matches the search." : "No users."}
-        nameDetails={(user) => (user.hasPassword ? null : <div className="text-xs font-normal text-slate-500">API only (no password)</div>)}
+        nameDetails={(user) => (
+          <div className="text-xs font-normal text-slate-500" data-testid="user-id">
+            id {user.id}
+            {user.hasPassword ? null : " · API only (no password)"}
+          </div>
+        )}
         columns={[
           { header: "Role", cell: (user) => <Badge color={user.role === "admin" ? "indigo" : "slate"}>{user.role}</Badge> },
           { header: "Group", cell: (user) => user.group },

@@ -25,7 +25,12 @@ export const listAuditSchema = auditFiltersSchema.extend({
 
 /** Days an audit row is kept; null: forever. */
 export const auditRetentionSchema = z.object({
-  days: z.number().int().min(1).max(36_500).nullable(),
+  days: z
+    .number({ error: "Must be a number of days" })
+    .int("Must be a whole number of days")
+    .min(1, "Must be at least 1 day (leave it empty to keep rows forever)")
+    .max(36_500, "Must be at most 36500 days (100 years)")
+    .nullable(),
 });
 
 export type AuditFilters = z.output<typeof auditFiltersSchema>;
