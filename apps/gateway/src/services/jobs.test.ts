@@ -25,6 +25,26 @@ describe("jobs", () => {
     running.stop();
   });
 
+  test("a pass still running is not started again on the next ticks; the one after it settles runs", async () => {
+    let started = 0;
+    let release: () => void = () => {};
+    const running = startJobs(
+      [{ name: "slow", intervalMs: 1, run: () => (started++, new Promise<void>((resolve) => (release = resolve))) }],
+      silent,
+    );
+    await waitFor(() => started === 1);
+    // A witness on the same 1 ms period: while it runs five times, the slow job's timer fired as often.
+    let witnessed = 0;
+    const witness = startJobs([{ name: "witness", intervalMs: 1, run: () => witnessed++ }], silent);
+    await waitFor(() => witnessed >= 5);
+    expect(started).toBe(1);
+    release();
+    await waitFor(() => started === 2);
+    witness.stop();
+    running.stop();
+    release();
+  });
+
   test("stop clears every timer: none is left active and no job runs again", async () => {
     let runs = 0;
     const running = startJobs(

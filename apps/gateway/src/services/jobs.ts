@@ -24,10 +24,19 @@ export interface RunningJobs {
 
 /** Starts each job on a timer of its own that never keeps the process alive. */
 export function startJobs(jobs: readonly Job[], log: Logger): RunningJobs {
+  // A pass slower than its interval is not started again until it settles: passes stacked behind each other
+  // would queue their statements without bound (on embedded PGlite, ahead of every request's).
+  const inFlight = new Set<Job>();
   const runSafely = (job: Job) => {
+    if (inFlight.has(job)) return;
     try {
       const result = job.run();
-      if (result instanceof Promise) result.catch((error) => log("warn", "background job failed", { job: job.name, error: String(error) }));
+      if (result instanceof Promise) {
+        inFlight.add(job);
+        result
+          .catch((error) => log("warn", "background job failed", { job: job.name, error: String(error) }))
+          .finally(() => inFlight.delete(job));
+      }
     } catch (error) {
       log("warn", "background job failed", { job: job.name, error: String(error) });
     }
