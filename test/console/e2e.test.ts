@@ -737,6 +737,14 @@ describe("console in a browser", () => {
     await keyRow.getByText("active").waitFor();
     expect(await keyRow.getByRole("button", { name: "Revoke" }).isVisible()).toBe(true);
     expect(await page.content()).not.toContain(apiSecret);
+    expect(await keyRow.textContent()).toContain("every team");
+    // A key limited to one team: chosen by name, listed with it.
+    await page.getByLabel("Name").fill("e2e platform bot");
+    await page.getByLabel("Limited to team").selectOption({ label: "Platform" });
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "I have stored the key" }).click();
+    const teamKeyRow = page.locator("[data-testid=api-keys-table] tbody tr", { hasText: "e2e platform bot" });
+    await teamKeyRow.getByText("Platform", { exact: true }).waitFor();
     await shoot("45b-api-keys");
 
     // MCP servers: the empty list says the next step; one added (open to the team) and tested, its failure shown.

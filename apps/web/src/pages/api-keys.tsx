@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { FormActions, SelectField, TextField } from "../components/form-fields";
+import { Field, FormActions, inputClass, SelectField, TextField } from "../components/form-fields";
 import { ResourceTable, RowButton } from "../components/resource-table";
 import { OneTimeSecret } from "../components/secret-dialog";
+import { TeamOptions } from "../components/team-options";
 import { Badge, ConfirmDialog, Modal, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import type { Outputs } from "../lib/router-types";
@@ -16,8 +17,11 @@ export function ApiKeysPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useQuery(trpc.apiKeys.list.queryOptions());
+  const teams = useQuery(trpc.teams.list.queryOptions());
+  const teamName = (id: number | null) => (id === null ? "every team" : (teams.data?.find((team) => team.id === id)?.name ?? `team ${id}`));
   const [name, setName] = useState("");
   const [scope, setScope] = useState("read");
+  const [teamId, setTeamId] = useState("");
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const form = useFormErrors();
@@ -27,6 +31,7 @@ export function ApiKeysPage() {
       onSuccess: (result) => {
         form.clear();
         setName("");
+        setTeamId("");
         setCreated({ name: result.apiKey.name, secret: result.secret });
         refresh();
       },
@@ -43,7 +48,7 @@ export function ApiKeysPage() {
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate({ name, scope: scope as "read" | "write" });
+    create.mutate({ name, scope: scope as "read" | "write", teamId: teamId === "" ? null : Number(teamId) });
   };
   return (
     <div>
@@ -51,6 +56,14 @@ export function ApiKeysPage() {
       <form className="card mb-4 flex flex-wrap items-end gap-3 p-3" onSubmit={submit}>
         <TextField label="Name" name="name" value={name} onChange={setName} errors={form.errors.fields} />
         <SelectField label="Scope" name="scope" value={scope} onChange={setScope} options={[["read", "read (GET only)"], ["write", "write (also changes)"]]} errors={form.errors.fields} />
+        <Field label="Limited to team" error={form.errors.fields.teamId} hint="A team's key acts as that team's admin: its tokens, members and usage only.">
+          {(id, invalid, describedBy) => (
+            <select id={id} {...describedBy} name="teamId" className={inputClass(invalid)} value={teamId} onChange={(event) => setTeamId(event.target.value)}>
+              <option value="">None: every object</option>
+              <TeamOptions teams={teams.data} />
+            </select>
+          )}
+        </Field>
         <FormActions error={form.errors.form} submitLabel="Create key" busy={create.isPending} />
       </form>
       <ResourceTable
@@ -63,6 +76,7 @@ export function ApiKeysPage() {
           { header: "Name", cell: (key) => key.name },
           { header: "Key", className: "font-mono text-xs", cell: (key) => key.keyPrefix },
           { header: "Scope", cell: (key) => key.scope },
+          { header: "Team", cell: (key) => teamName(key.teamId) },
           { header: "Last used", cell: (key) => (key.lastUsedAt ? formatDateTime(key.lastUsedAt) : "never") },
           { header: "Status", cell: (key) => (key.revokedAt ? <Badge color="red">revoked</Badge> : <Badge color="green">active</Badge>) },
         ]}
