@@ -281,12 +281,13 @@ describe("audit retention", () => {
   test("the server's purge job deletes rows past the retention on its own", async () => {
     const fresh = await startConsole();
     const logged: string[] = [];
-    const job = startAuditPurge({ db: fresh.database.handle.db, log: (_level, message) => logged.push(message), intervalMs: 20, now: () => new Date(Date.now() + 3 * 86_400_000) });
+    const freshDb = fresh.database.handle.db;
+    const owner = await fresh.signedInUser({ name: "owner", role: "admin" });
+    for (let index = 0; index < 3; index += 1) await createToken(freshDb, cliOperator, { name: `t${index}`, userId: owner.id });
+    await setAuditRetention(freshDb, cliOperator, { days: 1 });
+    // Started as the server starts it, on a database that already holds rows past the retention.
+    const job = startAuditPurge({ db: freshDb, log: (_level, message) => logged.push(message), intervalMs: 20, now: () => new Date(Date.now() + 3 * 86_400_000) });
     try {
-      const freshDb = fresh.database.handle.db;
-      const owner = await fresh.signedInUser({ name: "owner", role: "admin" });
-      for (let index = 0; index < 3; index += 1) await createToken(freshDb, cliOperator, { name: `t${index}`, userId: owner.id });
-      await setAuditRetention(freshDb, cliOperator, { days: 1 });
       await waitFor(async () => (await freshDb.select().from(auditLog)).length === 1, "the purge job to keep only the newest row");
       expect(logged).toContain("audit log purged past its retention");
       expect(await verifyAuditChain(freshDb)).toMatchObject({ ok: true });

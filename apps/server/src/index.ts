@@ -1,4 +1,5 @@
 import { createLogger } from "@tollgate/gateway/logger";
+import { guardDriverRace } from "./driver-race-guard";
 import { announceSetupCode } from "./announce-setup-code";
 import { startAuditPurge } from "./audit-purge-job";
 import { readServerEnvironment } from "./env";
@@ -17,6 +18,7 @@ if (mode === null) {
 }
 const environment = readServerEnvironment(mode);
 const log = createLogger(environment.LOG_LEVEL);
+guardDriverRace(log);
 const storage = await openStorage(environment, mode);
 if (storage.resealed.channels + storage.resealed.settings > 0) {
   log("info", "stored secrets re-sealed in the current format", { channels: storage.resealed.channels, settings: storage.resealed.settings });
