@@ -4,7 +4,7 @@ import { describeMcpError } from "@tollgate/upstream/mcp";
 import type { Caller } from "../auth/authenticate";
 import { GatewayError } from "../errors";
 import type { GatewayServices } from "../gateway-services";
-import { checkRateLimits } from "../pipeline/admit";
+import { checkRateLimits, hasRateLimits } from "../pipeline/admit";
 import { CallRecord } from "../pipeline/call-record";
 import { quotaRefusal } from "../pipeline/route";
 import type { PricedModel } from "../routing/channel-catalog";
@@ -91,7 +91,7 @@ export async function callTool(
     // Only a tool the server lists is forwarded: the log and the metrics never label calls with made-up names.
     if (!listed.some((candidate) => candidate.name === tool)) throw new GatewayError(`Unknown tool: ${model}.`, { status: 404, code: "tool_not_found" });
     const { token, user } = caller;
-    if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null || caller.team !== null) {
+    if (hasRateLimits(caller)) {
       await checkRateLimits(services, record, caller);
     }
     record.routed(model, entry.pricePerCall === null ? undefined : perCallPrice(entry.pricePerCall));

@@ -67,6 +67,12 @@ function applyRateLimit(
  * a call that one key's own limit refuses never uses up the requests its owner's other keys share (one the
  * owner's limit refuses has been counted in the key's own, which only that key feels).
  */
+/** Whether any per-minute limit binds the caller: its key's, its owner's or its team's (most have none). */
+export function hasRateLimits(caller: Caller): boolean {
+  const { token, user } = caller;
+  return token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null || caller.team !== null;
+}
+
 export async function checkRateLimits(services: GatewayServices, record: CallRecord, caller: Caller): Promise<void> {
   const { token, user } = caller;
   const tokenTokens = token.tpmLimit === null ? null : services.tokenRateLimiter.check(token.id, token.tpmLimit);
@@ -128,9 +134,8 @@ async function checkTeamRateLimits(
 export async function admitCaller(services: GatewayServices, record: CallRecord, request: Request): Promise<Caller> {
   const caller = await authenticate(services, request, record.clientAddress);
   record.identified(caller);
-  const { token, user } = caller;
   // Most keys have no per-minute limit at all: no promise on their path.
-  if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null || caller.team !== null) {
+  if (hasRateLimits(caller)) {
     await checkRateLimits(services, record, caller);
   }
   return caller;
@@ -168,9 +173,8 @@ export async function admit(
     // admitCaller's checks written out: the hot path keeps one await (no extra promise per call).
     caller = await authenticate(services, request, record.clientAddress);
     record.identified(caller);
-    const { token, user } = caller;
     // Most keys have no per-minute limit at all: no promise on their path.
-    if (token.rpmLimit !== null || token.tpmLimit !== null || user.rpmLimit !== null || user.tpmLimit !== null || caller.team !== null) {
+    if (hasRateLimits(caller)) {
       await checkRateLimits(services, record, caller);
     }
   }
