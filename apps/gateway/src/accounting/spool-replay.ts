@@ -40,11 +40,16 @@ function ownerAlive(dir: string, spoolId: string): boolean {
   }
 }
 
-/** Every record of a spool's segments, in sequence order; a torn last line (killed mid-write) is skipped. */
+/**
+ * Every record of a spool's segments, in sequence order. A segment is read up to its first zero byte (a
+ * segment is made at its full size, zeros past its last line); a torn last line (killed mid-write) is skipped.
+ */
 function readSpool(dir: string, files: string[], log: ReplayOptions["log"]): SpoolLine[] {
   const lines: SpoolLine[] = [];
   for (const file of files.sort()) {
-    const text = readFileSync(join(dir, file), "utf8");
+    const bytes = readFileSync(join(dir, file));
+    const end = bytes.indexOf(0);
+    const text = bytes.toString("utf8", 0, end === -1 ? bytes.byteLength : end);
     for (const raw of text.split("\n")) {
       if (raw.length === 0) continue;
       try {
