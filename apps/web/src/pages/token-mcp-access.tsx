@@ -35,30 +35,27 @@ function TokenMcpAccessForm(props: { tokenId: number; initial: { mcpServers: str
     save.mutate({ id: props.tokenId, mcpServers: listOf(mcpServers), mcpTools: listOf(mcpTools) });
   };
   const names = servers.data?.map((server) => server.name).join(", ");
+  // Both are comma-separated lists, read back with listOf on submit.
+  const listFields = [
+    {
+      label: "MCP servers",
+      name: "mcpServers",
+      value: mcpServers,
+      onChange: setMcpServers,
+      placeholder: "none: no MCP access",
+      hint: `Comma-separated names, or * for every server the token's group may use.${names ? ` Registered: ${names}.` : ""}`,
+    },
+    { label: "MCP tools", name: "mcpTools", value: mcpTools, onChange: setMcpTools, placeholder: "every tool of those servers", hint: "server__tool or server__*, comma-separated." },
+  ];
   return (
     <form onSubmit={submit} className="mt-6 space-y-4 border-t border-slate-200 pt-4" data-testid="token-mcp-access">
       <div>
         <h3 className="text-sm font-semibold">MCP access</h3>
         <p className="text-xs text-slate-500">Saved on its own with Save MCP access, apart from the token's settings above.</p>
       </div>
-      <TextField
-        label="MCP servers"
-        name="mcpServers"
-        value={mcpServers}
-        onChange={setMcpServers}
-        errors={form.errors.fields}
-        placeholder="none: no MCP access"
-        hint={`Comma-separated names, or * for every server the token's group may use.${names ? ` Registered: ${names}.` : ""}`}
-      />
-      <TextField
-        label="MCP tools"
-        name="mcpTools"
-        value={mcpTools}
-        onChange={setMcpTools}
-        errors={form.errors.fields}
-        placeholder="every tool of those servers"
-        hint="server__tool or server__*, comma-separated."
-      />
+      {listFields.map((field) => (
+        <TextField key={field.name} errors={form.errors.fields} {...field} />
+      ))}
       {saved ? <p className="text-sm text-green-700">MCP access saved.</p> : null}
       <FormActions error={form.errors.form} submitLabel="Save MCP access" busy={save.isPending} />
     </form>
