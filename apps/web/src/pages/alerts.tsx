@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { FormActions, TextField } from "../components/form-fields";
-import { ResourceTable } from "../components/resource-table";
+import { querySource, ResourceTable } from "../components/resource-table";
 import { Badge, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { formatUsdExact } from "../lib/money";
@@ -82,7 +82,7 @@ export function AlertsPage(props: { isAdmin: boolean }) {
       <PageHeader title="Spend alerts" description="Tokens and users that reached a threshold of their budget, newest first." />
       {props.isAdmin ? <AlertSettingsForm /> : null}
       <ResourceTable
-        source={{ rows: alerts.data, isPending: alerts.isPending, error: alerts.error }}
+        source={querySource(alerts)}
         testId="alerts-table"
         rowKey={(alert) => alert.id}
         empty="No spend alerts yet."
