@@ -66,6 +66,16 @@ export function listFromText(value: string | undefined, flag: string, items = "n
   return list;
 }
 
+/** A list flag on update: comma-separated items, or `none` for an empty list (no restriction). */
+export function listOrNone(value: string | undefined, flag: string, items?: string): string[] | undefined {
+  return value?.trim().toLowerCase() === "none" ? [] : listFromText(value, flag, items);
+}
+
+/** A per-minute limit on update: a positive integer, or `none` to remove it. */
+export function limitOrNone(value: string | undefined): number | null | undefined {
+  return value?.trim().toLowerCase() === "none" ? null : integerFromText(value);
+}
+
 /**
  * `key=value[,key2=value2]` -> { key: value }, both sides trimmed. A pair missing either side is refused
  * (`--flag must be a comma-separated list of <pairs>`); so is a key given twice when `twice` names what the

@@ -14,13 +14,13 @@ import {
   updateTeam,
   updateTeamSchema,
 } from "@tollgate/admin";
-import { budgetFields, budgetFlagLabels, budgetJson } from "./budget-flags";
+import { budgetFields, budgetFlagLabels } from "./budget-flags";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
-import { integerFromText, listFromText, parseInput } from "./flag-values";
+import { integerFromText, limitOrNone, listFromText, listOrNone, parseInput } from "./flag-values";
 import { formatFields, formatJson, formatTable, formatUsd } from "./format-output";
 import { parseCommandArguments, requireFlag } from "./parse-arguments";
-import { limitOrNone, listOrNone } from "./users";
+import { displayBudget, ownerLimitFields, ownerLimitsJson } from "./owner-limits";
 
 const teamFlagLabels = {
   ...budgetFlagLabels,
@@ -53,18 +53,9 @@ function teamJson(team: TeamView) {
     description: team.description,
     oidcGroup: team.oidcGroup,
     status: team.status,
-    budget: budgetJson(team.budget, team.alertThresholds),
-    models: team.allowedModels,
-    ips: team.allowedIps,
-    rpm: team.rpmLimit,
-    tpm: team.tpmLimit,
+    ...ownerLimitsJson(team),
     createdAt: team.createdAt.toISOString(),
   };
-}
-
-function displayBudget(team: TeamView): string {
-  if (team.budgetLimit === null) return "none";
-  return `${formatUsd(team.budgetLimit)}${team.budget.period === "none" ? " in all" : ` ${team.budget.period}`}`;
 }
 
 function teamFields(team: TeamView): [string, string][] {
@@ -74,10 +65,7 @@ function teamFields(team: TeamView): [string, string][] {
     ["oidc group", team.oidcGroup ?? "none"],
     ["budget", displayBudget(team)],
     ...(team.budgetLimit === null ? [] : budgetFields(team.budget, team.alertThresholds)),
-    ["models", team.allowedModels.length === 0 ? "any" : team.allowedModels.join(", ")],
-    ["ips", team.allowedIps.length === 0 ? "any" : team.allowedIps.join(", ")],
-    ["rpm", team.rpmLimit === null ? "none" : `${team.rpmLimit} (all of the team's tokens together)`],
-    ["tpm", team.tpmLimit === null ? "none" : `${team.tpmLimit} (all of the team's tokens together)`],
+    ...ownerLimitFields(team, "all of the team's tokens"),
   ];
 }
 

@@ -18,7 +18,7 @@ import { budgetFields, budgetFlagLabels, budgetJson, thresholdsFromText } from "
 import { mcpAccessFields, tokenMcpAccessFromFlags } from "./mcp";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
-import { integerFromText, listFromText, parseInput, recordIdFromText } from "./flag-values";
+import { integerFromText, limitOrNone, listFromText, parseInput, recordIdFromText } from "./flag-values";
 import { formatDate, formatFields, formatJson, formatList, formatTable, formatUsd, usdForJson } from "./format-output";
 import { parseCommandArguments, requireFlag } from "./parse-arguments";
 import { statusCommand, statusOf } from "./status-command";
@@ -224,11 +224,6 @@ async function createTokenCommand(argv: readonly string[], context: CommandConte
     "         if it is lost, create a new token and delete this one.",
     "",
   ].join("\n");
-}
-
-/** A per-minute limit on update: a positive integer, or `none` to remove it. */
-function limitOrNone(value: string | undefined): number | null | undefined {
-  return value?.trim().toLowerCase() === "none" ? null : integerFromText(value);
 }
 
 async function updateTokenCommand(argv: readonly string[], context: CommandContext): Promise<string> {

@@ -12,12 +12,13 @@ import {
   updateUserSchema,
   type UserView,
 } from "@tollgate/admin";
-import { budgetFields, budgetFlagLabels, budgetJson, thresholdsFromText } from "./budget-flags";
+import { budgetFields, budgetFlagLabels, thresholdsFromText } from "./budget-flags";
 import type { CommandContext, CommandHandler } from "./command-context";
 import { CommandError } from "./command-error";
-import { integerFromText, listFromText, parseInput } from "./flag-values";
+import { limitOrNone, listOrNone, parseInput } from "./flag-values";
 import { formatFields, formatJson, formatUsd, usdForJson } from "./format-output";
 import { listCommand } from "./list-command";
+import { displayBudget, ownerLimitFields, ownerLimitsJson } from "./owner-limits";
 import { parseCommandArguments } from "./parse-arguments";
 
 function userJson(user: UserView) {
@@ -29,11 +30,7 @@ function userJson(user: UserView) {
     status: user.status,
     balance: usdForJson(user.balance),
     balanceUnlimited: user.balanceUnlimited,
-    budget: budgetJson(user.budget, user.alertThresholds),
-    models: user.allowedModels,
-    ips: user.allowedIps,
-    rpm: user.rpmLimit,
-    tpm: user.tpmLimit,
+    ...ownerLimitsJson(user),
     mayCreateTokens: user.mayCreateTokens,
     createdAt: user.createdAt.toISOString(),
   };
@@ -88,11 +85,6 @@ async function createUserCommand(argv: readonly string[], { db }: CommandContext
   ]);
 }
 
-function displayBudget(user: UserView): string {
-  if (user.budgetLimit === null) return "none";
-  return `${formatUsd(user.budgetLimit)}${user.budget.period === "none" ? " in all" : ` ${user.budget.period}`}`;
-}
-
 async function budgetUserCommand(argv: readonly string[], { db }: CommandContext): Promise<string> {
   const { flags, positionals } = parseCommandArguments(argv, {
     command: "user budget",
@@ -112,16 +104,6 @@ async function budgetUserCommand(argv: readonly string[], { db }: CommandContext
   return formatFields([["user", `${updated.name} (id ${updated.id})`], ["budget", displayBudget(updated)], ...budgetFields(updated.budget, updated.alertThresholds)]);
 }
 
-/** A list flag on update: comma-separated items, or `none` for an empty list (no restriction). */
-export function listOrNone(value: string | undefined, flag: string, items?: string): string[] | undefined {
-  return value?.trim().toLowerCase() === "none" ? [] : listFromText(value, flag, items);
-}
-
-/** A per-minute limit on update: a positive integer, or `none` to remove it. */
-export function limitOrNone(value: string | undefined): number | null | undefined {
-  return value?.trim().toLowerCase() === "none" ? null : integerFromText(value);
-}
-
 function booleanFromText(value: string | undefined, flag: string): boolean | undefined {
   if (value === undefined) return undefined;
   const text = value.trim().toLowerCase();
@@ -132,10 +114,7 @@ function booleanFromText(value: string | undefined, flag: string): boolean | und
 
 function limitFields(user: UserView): [string, string][] {
   return [
-    ["models", user.allowedModels.length === 0 ? "any" : user.allowedModels.join(", ")],
-    ["ips", user.allowedIps.length === 0 ? "any" : user.allowedIps.join(", ")],
-    ["rpm", user.rpmLimit === null ? "none" : `${user.rpmLimit} (all tokens together)`],
-    ["tpm", user.tpmLimit === null ? "none" : `${user.tpmLimit} (all tokens together)`],
+    ...ownerLimitFields(user, "all tokens"),
     ["may create tokens", user.mayCreateTokens ? "yes" : "no"],
   ];
 }

@@ -125,48 +125,80 @@ function pageAfter<Row>(rows: Row[], key: (row: Row) => string | number, input: 
 const id = z.number().int();
 const deleted = z.object({ id, deleted: z.literal(true) });
 
+/** What one standard row of a resource says of itself: its summary, and whether a key limited to a team may call it. */
+interface StandardRow {
+  summary: string;
+  teamScoped?: boolean;
+}
+
+/**
+ * The five standard rows of a resource kept by id, in this order: list (paged by id), create, get, update
+ * and delete, at `/{tag}` and `/{tag}/{id}`, with the operation ids `list{Name}s`, `create{Name}`,
+ * `get{Name}`, `update{Name}` and `delete{Name}`. What differs between resources is their summaries, the rows
+ * a team-limited key may call, and the admin operations the rows call.
+ */
+function standardRoutes<
+  CreateInput extends z.ZodType,
+  UpdateInput extends z.ZodType,
+  ListInput extends z.ZodType<z.output<typeof listQuery>>,
+>(resource: {
+  tag: string;
+  name: string;
+  view: z.ZodType;
+  list: StandardRow & { input: ListInput; rows(context: ApiRouteContext, input: z.output<ListInput>): Promise<{ id: number }[]> };
+  /** `response`: the answer when it is more than the view (a token's key, shown once). */
+  create: StandardRow & { input: CreateInput; response?: z.ZodType; run(context: ApiRouteContext, input: z.output<CreateInput>): Promise<unknown> };
+  get: StandardRow & { run(context: ApiRouteContext, id: number): Promise<unknown> };
+  update: StandardRow & { input: UpdateInput; run(context: ApiRouteContext, input: z.output<UpdateInput>): Promise<unknown> };
+  /** Answers the deleted row, whose id the route answers with `deleted: true`. */
+  delete: StandardRow & { run(context: ApiRouteContext, id: number): Promise<{ id: number }> };
+}): ApiRoute[] {
+  const { tag, name, view, list, create, get, update, delete: remove } = resource;
+  const path = `/${tag}`;
+  const byId = `${path}/{id}`;
+  return [
+    route({
+      method: "GET", path, operationId: `list${name}s`, teamScoped: list.teamScoped, summary: list.summary, tag, input: list.input, response: pageOf(view),
+      run: async (context, input) => pageAfter(await list.rows(context, input), (row) => row.id, input),
+    }),
+    route({
+      method: "POST", path, operationId: `create${name}`, teamScoped: create.teamScoped, summary: create.summary, tag, input: create.input, response: create.response ?? view, status: 201, create: true,
+      run: create.run,
+    }),
+    route({ method: "GET", path: byId, operationId: `get${name}`, teamScoped: get.teamScoped, summary: get.summary, tag, input: idPath, response: view, run: (context, input) => get.run(context, input.id) }),
+    route({ method: "PATCH", path: byId, operationId: `update${name}`, teamScoped: update.teamScoped, summary: update.summary, tag, input: update.input, response: view, run: update.run }),
+    route({
+      method: "DELETE", path: byId, operationId: `delete${name}`, teamScoped: remove.teamScoped, summary: remove.summary, tag, input: idPath, response: deleted,
+      run: async (context, input) => ({ id: (await remove.run(context, input.id)).id, deleted: true }),
+    }),
+  ];
+}
+
 export const API_ROUTES: ApiRoute[] = [
-  route({
-    method: "GET", path: "/users", operationId: "listUsers", summary: "List users, by id", tag: "users", input: listQuery, response: pageOf(userView),
-    run: async ({ db }, input) => pageAfter(await listUsers(db), (user) => user.id, input),
-  }),
-  route({
-    method: "POST", path: "/users", operationId: "createUser", summary: "Create a user", tag: "users", input: createUserSchema, response: userView, status: 201, create: true,
-    run: ({ db, actor }, input) => createUser(db, actor, input),
-  }),
-  route({ method: "GET", path: "/users/{id}", operationId: "getUser", summary: "Get a user", tag: "users", input: idPath, response: userView, run: ({ db }, input) => getUser(db, input.id) }),
-  route({
-    method: "PATCH", path: "/users/{id}", operationId: "updateUser", summary: "Change a user", tag: "users", input: updateUserSchema, response: userView,
-    run: ({ db, actor }, input) => updateUser(db, actor, input),
-  }),
-  route({
-    method: "DELETE", path: "/users/{id}", operationId: "deleteUser", summary: "Delete a user", tag: "users", input: idPath, response: deleted,
-    run: async ({ db, actor }, input) => ({ id: (await deleteUser(db, actor, input.id)).id, deleted: true }),
+  ...standardRoutes({
+    tag: "users",
+    name: "User",
+    view: userView,
+    list: { summary: "List users, by id", input: listQuery, rows: ({ db }) => listUsers(db) },
+    create: { summary: "Create a user", input: createUserSchema, run: ({ db, actor }, input) => createUser(db, actor, input) },
+    get: { summary: "Get a user", run: ({ db }, id) => getUser(db, id) },
+    update: { summary: "Change a user", input: updateUserSchema, run: ({ db, actor }, input) => updateUser(db, actor, input) },
+    delete: { summary: "Delete a user", run: ({ db, actor }, id) => deleteUser(db, actor, id) },
   }),
   route({
     method: "POST", path: "/users/{id}/top-up", operationId: "topUpUser", summary: "Add to a user's balance", tag: "users", input: topUpUserSchema, response: userView,
     run: async ({ db, actor }, input) => (await topUpUser(db, actor, input)).user,
   }),
 
-  route({
-    method: "GET", path: "/teams", operationId: "listTeams", teamScoped: true, summary: "List teams, by id", tag: "teams", input: listQuery, response: pageOf(teamView),
-    run: async ({ db, actor }, input) => pageAfter(await listTeams(db, actor), (team) => team.id, input),
-  }),
-  route({
-    method: "POST", path: "/teams", operationId: "createTeam", summary: "Create a team", tag: "teams", input: createTeamSchema, response: teamView, status: 201, create: true,
-    run: ({ db, actor }, input) => createTeam(db, actor, input),
-  }),
-  route({
-    method: "GET", path: "/teams/{id}", operationId: "getTeam", teamScoped: true, summary: "Get a team, with its members", tag: "teams", input: idPath, response: teamView,
-    run: ({ db, actor }, input) => getTeam(db, actor, input.id),
-  }),
-  route({
-    method: "PATCH", path: "/teams/{id}", operationId: "updateTeam", summary: "Change a team's name, status, budget or limits", tag: "teams", input: updateTeamSchema, response: teamView,
-    run: ({ db, actor }, input) => updateTeam(db, actor, input),
-  }),
-  route({
-    method: "DELETE", path: "/teams/{id}", operationId: "deleteTeam", summary: "Delete a team (refused while it has tokens)", tag: "teams", input: idPath, response: deleted,
-    run: async ({ db, actor }, input) => ({ id: (await deleteTeam(db, actor, input.id)).id, deleted: true }),
+  ...standardRoutes({
+    tag: "teams",
+    name: "Team",
+    view: teamView,
+    list: { summary: "List teams, by id", teamScoped: true, input: listQuery, rows: ({ db, actor }) => listTeams(db, actor) },
+    create: { summary: "Create a team", input: createTeamSchema, run: ({ db, actor }, input) => createTeam(db, actor, input) },
+    get: { summary: "Get a team, with its members", teamScoped: true, run: ({ db, actor }, id) => getTeam(db, actor, id) },
+    update: { summary: "Change a team's name, status, budget or limits", input: updateTeamSchema, run: ({ db, actor }, input) => updateTeam(db, actor, input) },
+    delete: { summary: "Delete a team (refused while it has tokens)", run: ({ db, actor }, id) => deleteTeam(db, actor, id) },
   }),
   route({
     method: "GET", path: "/teams/{teamId}/members", operationId: "listTeamMembers", teamScoped: true, summary: "List a team's members, by user id", tag: "teams", input: listQuery.extend({ teamId: idPath.shape.id }),
@@ -184,24 +216,22 @@ export const API_ROUTES: ApiRoute[] = [
     run: async ({ db, actor }, input) => ({ ...(await removeTeamMember(db, actor, input)), deleted: true as const }),
   }),
 
-  route({
-    method: "GET", path: "/tokens", operationId: "listTokens", teamScoped: true, summary: "List tokens, by id", tag: "tokens",
-    input: listQuery.extend({ userId: z.coerce.number().int().min(1).optional() }), response: pageOf(tokenView),
-    run: async ({ db, actor }, input) => pageAfter(await listTokens(db, actor, { userId: input.userId }), (token) => token.id, input),
-  }),
-  route({
-    method: "POST", path: "/tokens", operationId: "createToken", teamScoped: true, summary: "Create a token (its key is in the answer, once)", tag: "tokens", input: createTokenSchema,
-    response: z.object({ token: tokenView, secret: z.string() }), status: 201, create: true,
-    run: ({ db, actor }, input) => createToken(db, actor, input),
-  }),
-  route({ method: "GET", path: "/tokens/{id}", operationId: "getToken", teamScoped: true, summary: "Get a token", tag: "tokens", input: idPath, response: tokenView, run: ({ db, actor }, input) => getToken(db, actor, input.id) }),
-  route({
-    method: "PATCH", path: "/tokens/{id}", operationId: "updateToken", teamScoped: true, summary: "Change a token's limits or status", tag: "tokens", input: updateTokenSchema, response: tokenView,
-    run: ({ db, actor }, input) => updateToken(db, actor, input),
-  }),
-  route({
-    method: "DELETE", path: "/tokens/{id}", operationId: "deleteToken", teamScoped: true, summary: "Delete a token", tag: "tokens", input: idPath, response: deleted,
-    run: async ({ db, actor }, input) => ({ id: (await deleteToken(db, actor, input.id)).id, deleted: true }),
+
+  ...standardRoutes({
+    tag: "tokens",
+    name: "Token",
+    view: tokenView,
+    list: {
+      summary: "List tokens, by id", teamScoped: true, input: listQuery.extend({ userId: z.coerce.number().int().min(1).optional() }),
+      rows: ({ db, actor }, input) => listTokens(db, actor, { userId: input.userId }),
+    },
+    create: {
+      summary: "Create a token (its key is in the answer, once)", teamScoped: true, input: createTokenSchema, response: z.object({ token: tokenView, secret: z.string() }),
+      run: ({ db, actor }, input) => createToken(db, actor, input),
+    },
+    get: { summary: "Get a token", teamScoped: true, run: ({ db, actor }, id) => getToken(db, actor, id) },
+    update: { summary: "Change a token's limits or status", teamScoped: true, input: updateTokenSchema, run: ({ db, actor }, input) => updateToken(db, actor, input) },
+    delete: { summary: "Delete a token", teamScoped: true, run: ({ db, actor }, id) => deleteToken(db, actor, id) },
   }),
   route({
     method: "POST", path: "/tokens/{id}/roll", operationId: "rollToken", teamScoped: true, summary: "Give a token a new key (in the answer, once)", tag: "tokens", input: rollTokenSchema,
@@ -209,25 +239,21 @@ export const API_ROUTES: ApiRoute[] = [
     run: ({ db, actor }, input) => rollToken(db, actor, input),
   }),
 
-  route({
-    method: "GET", path: "/channels", operationId: "listChannels", summary: "List channels, by id (keys masked)", tag: "channels", input: listQuery, response: pageOf(channelView),
-    run: async ({ db, secretBox }, input) => pageAfter(await listChannels(db, secretBox), (channel) => channel.id, input),
-  }),
-  route({
-    method: "POST", path: "/channels", operationId: "createChannel", summary: "Create a channel", tag: "channels", input: createChannelSchema, response: channelView, status: 201, create: true,
-    run: ({ db, secretBox, actor, addressPolicy }, input) => createChannel(db, secretBox, actor, input, addressPolicy),
-  }),
-  route({
-    method: "GET", path: "/channels/{id}", operationId: "getChannel", summary: "Get a channel (key masked)", tag: "channels", input: idPath, response: channelView,
-    run: ({ db, secretBox }, input) => getChannel(db, secretBox, input.id),
-  }),
-  route({
-    method: "PATCH", path: "/channels/{id}", operationId: "updateChannel", summary: "Change a channel", tag: "channels", input: updateChannelSchema, response: channelView,
-    run: ({ db, secretBox, actor, addressPolicy }, input) => updateChannel(db, secretBox, actor, input, addressPolicy),
-  }),
-  route({
-    method: "DELETE", path: "/channels/{id}", operationId: "deleteChannel", summary: "Delete a channel", tag: "channels", input: idPath, response: deleted,
-    run: async ({ db, actor }, input) => ({ id: (await deleteChannel(db, actor, input.id)).id, deleted: true }),
+  ...standardRoutes({
+    tag: "channels",
+    name: "Channel",
+    view: channelView,
+    list: { summary: "List channels, by id (keys masked)", input: listQuery, rows: ({ db, secretBox }) => listChannels(db, secretBox) },
+    create: {
+      summary: "Create a channel", input: createChannelSchema,
+      run: ({ db, secretBox, actor, addressPolicy }, input) => createChannel(db, secretBox, actor, input, addressPolicy),
+    },
+    get: { summary: "Get a channel (key masked)", run: ({ db, secretBox }, id) => getChannel(db, secretBox, id) },
+    update: {
+      summary: "Change a channel", input: updateChannelSchema,
+      run: ({ db, secretBox, actor, addressPolicy }, input) => updateChannel(db, secretBox, actor, input, addressPolicy),
+    },
+    delete: { summary: "Delete a channel", run: ({ db, actor }, id) => deleteChannel(db, actor, id) },
   }),
 
   route({

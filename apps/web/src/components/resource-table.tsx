@@ -17,6 +17,11 @@ export interface Column<Row> {
 /** Where the rows come from: a useResourceList, or any query shaped alike (the logs' pages, a dashboard panel). */
 export type TableSource<Row> = Pick<ResourceList<Row>, "rows"> & Partial<Pick<ResourceList<Row>, "isPending" | "error" | "actionError">>;
 
+/** A query's answer as a table's source: its rows once loaded, the table showing the pending and failed states. */
+export function querySource<Row>(query: { data: Row[] | undefined; isPending: boolean; error: ResourceList<Row>["error"] }): TableSource<Row> {
+  return { rows: query.data, isPending: query.isPending, error: query.error };
+}
+
 export interface ResourceTableProps<Row> {
   source: TableSource<Row>;
   /** Columns in order; `false` leaves one out (a column only administrators see). */

@@ -97,3 +97,16 @@ export function Pager(props: { offset: number; limit: number; total: number | un
     </nav>
   );
 }
+
+/** Below a list read by cursor, newest first (the request logs, the audit log): "Load older" while older pages remain. */
+export function LoadOlder(props: { pages: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown } }) {
+  const { pages } = props;
+  if (!pages.hasNextPage) return null;
+  return (
+    <div className="mt-3 flex justify-center">
+      <button type="button" className="button" onClick={() => pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
+        {pages.isFetchingNextPage ? "Loading…" : "Load older"}
+      </button>
+    </div>
+  );
+}

@@ -1,13 +1,13 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { Link } from "react-router";
 import { FormActions, TextField } from "../components/form-fields";
-import { ResourceTable } from "../components/resource-table";
+import { querySource, ResourceTable } from "../components/resource-table";
 import { Badge, PageHeader } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { formatUsdExact } from "../lib/money";
 import type { Outputs } from "../lib/router-types";
-import { useFormErrors } from "../lib/use-form-errors";
+import { useSaveForm } from "../lib/use-save-form";
 import { useTRPC } from "../trpc";
 
 type Alert = Outputs["alerts"]["list"][number];
@@ -37,28 +37,20 @@ function AlertSettingsForm() {
   const [url, setUrl] = useState<string | null>(null);
   const [secret, setSecret] = useState("");
   const [thresholds, setThresholds] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
-  const form = useFormErrors();
-  const update = useMutation(
-    trpc.alerts.updateSettings.mutationOptions({
-      onSuccess: async () => {
-        setSecret("");
-        setSaved(true);
-        await queryClient.invalidateQueries({ queryKey: trpc.alerts.settings.queryKey() });
-      },
-      onError: form.fromError,
-    }),
+  const save = useSaveForm(
+    (callbacks) => trpc.alerts.updateSettings.mutationOptions(callbacks),
+    () => {
+      setSecret("");
+      return queryClient.invalidateQueries({ queryKey: trpc.alerts.settings.queryKey() });
+    },
   );
   const urlValue = url ?? current.data?.webhookUrl ?? "";
   const thresholdsValue = thresholds ?? (current.data?.thresholds ?? []).join(", ");
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    form.clear();
-    setSaved(false);
+  const submit = save.submit(() => {
     const levels = thresholdsValue.trim() === "" ? [] : thresholdsValue.split(/[,\s]+/).filter((part) => part !== "").map((part) => Number(part.replace(/%$/, "")));
-    update.mutate({ webhookUrl: urlValue, thresholds: levels, ...(secret === "" ? {} : { webhookSecret: secret }) });
-  };
-  const errors = form.errors.fields;
+    return { webhookUrl: urlValue, thresholds: levels, ...(secret === "" ? {} : { webhookSecret: secret }) };
+  });
+  const errors = save.errors.fields;
   return (
     <form className="card space-y-4 p-4" onSubmit={submit} noValidate data-testid="alert-settings">
       <h2 className="text-base font-semibold">Webhook</h2>
@@ -76,8 +68,8 @@ function AlertSettingsForm() {
         />
       </div>
       <TextField label="Default thresholds (%)" name="thresholds" errors={errors} hint="Of a token's quota or a user's budget, each alerted once per period." value={thresholdsValue} onChange={setThresholds} />
-      {saved ? <p className="text-sm text-green-700" role="status">Saved.</p> : null}
-      <FormActions error={form.errors.form} submitLabel="Save" busy={update.isPending} />
+      {save.saved ? <p className="text-sm text-green-700" role="status">Saved.</p> : null}
+      <FormActions error={save.errors.form} submitLabel="Save" busy={save.isPending} />
     </form>
   );
 }
@@ -90,7 +82,7 @@ export function AlertsPage(props: { isAdmin: boolean }) {
       <PageHeader title="Spend alerts" description="Tokens and users that reached a threshold of their budget, newest first." />
       {props.isAdmin ? <AlertSettingsForm /> : null}
       <ResourceTable
-        source={{ rows: alerts.data, isPending: alerts.isPending, error: alerts.error }}
+        source={querySource(alerts)}
         testId="alerts-table"
         rowKey={(alert) => alert.id}
         empty="No spend alerts yet."

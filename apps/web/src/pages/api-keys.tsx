@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Field, FormActions, inputClass, SelectField, TextField } from "../components/form-fields";
-import { ResourceTable, RowButton } from "../components/resource-table";
+import { querySource, ResourceTable, RowButton } from "../components/resource-table";
 import { OneTimeSecret } from "../components/secret-dialog";
 import { TeamOptions } from "../components/team-options";
 import { Badge, ConfirmDialog, Modal, PageHeader } from "../components/ui";
@@ -67,7 +67,7 @@ export function ApiKeysPage() {
         <FormActions error={form.errors.form} submitLabel="Create key" busy={create.isPending} />
       </form>
       <ResourceTable
-        source={{ rows: keys.data, isPending: keys.isPending, error: keys.error }}
+        source={querySource(keys)}
         testId="api-keys-table"
         rowKey={(key) => key.id}
         actions={(key) => (key.revokedAt ? null : <RowButton onClick={() => setRevoking(key)}>Revoke</RowButton>)}

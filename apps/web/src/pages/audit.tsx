@@ -2,6 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { type FormEvent, useState } from "react";
 import { FormActions, SelectField, TextField } from "../components/form-fields";
 import { ResourceTable, RowButton } from "../components/resource-table";
+import { LoadOlder } from "../components/search-pager";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import { changedFields } from "../lib/audit-changes";
 import { formatTime } from "../lib/format";
@@ -161,13 +162,7 @@ export function AuditPage() {
         ]}
       />
       {detail ? <ChangeDetail row={detail} onClose={() => setDetail(null)} /> : null}
-      {rows.hasNextPage ? (
-        <div className="mt-3 flex justify-center">
-          <button type="button" className="button" onClick={() => rows.fetchNextPage()} disabled={rows.isFetchingNextPage}>
-            {rows.isFetchingNextPage ? "Loading…" : "Load older"}
-          </button>
-        </div>
-      ) : null}
+      <LoadOlder pages={rows} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ResourceTable, RowButton } from "../components/resource-table";
+import { LoadOlder } from "../components/search-pager";
 import { Badge, PageHeader } from "../components/ui";
 import { formatMs, formatNumber, formatTime } from "../lib/format";
 import { exportUrl } from "../lib/export-url";
@@ -168,13 +169,7 @@ export function LogsPage(props: { isAdmin: boolean }) {
         ]}
       />
       {detail ? <LogDetail row={detail} isAdmin={props.isAdmin} channelName={channelName} onClose={() => setDetail(null)} /> : null}
-      {logs.hasNextPage ? (
-        <div className="mt-3 flex justify-center">
-          <button type="button" className="button" onClick={() => logs.fetchNextPage()} disabled={logs.isFetchingNextPage}>
-            {logs.isFetchingNextPage ? "Loading…" : "Load older"}
-          </button>
-        </div>
-      ) : null}
+      <LoadOlder pages={logs} />
       {props.isAdmin ? <LogRetentionForm /> : null}
     </div>
   );

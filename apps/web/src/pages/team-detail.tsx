@@ -2,7 +2,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { BudgetCell } from "../components/budget-fields";
-import { ResourceTable, RowButton } from "../components/resource-table";
+import { querySource, ResourceTable, RowButton } from "../components/resource-table";
 import { FormActions, NumberField, SelectField, TextField } from "../components/form-fields";
 import { Badge, ConfirmDialog, Modal, PageHeader, QueryState } from "../components/ui";
 import { formatDateTime, formatNumber } from "../lib/format";
@@ -11,6 +11,9 @@ import { useFormErrors } from "../lib/use-form-errors";
 import { useTRPC } from "../trpc";
 import { TeamMcpUsage } from "./team-mcp-usage";
 import { TeamForm } from "./teams";
+
+/** The dialog open over the page: the team's settings, a member to add, or a member to remove. */
+type Dialog = { kind: "edit" } | { kind: "add" } | { kind: "remove"; member: { userId: number; name: string } };
 
 /**
  * One team: its limits, members, usage and latest calls. Administrators change its settings; its team
@@ -22,17 +25,14 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
   const team = useQuery(trpc.teams.byId.queryOptions({ id }));
   const usage = useQuery(trpc.teams.usage.queryOptions({ id }));
   const logs = useQuery(trpc.teams.logs.queryOptions({ id, limit: 20 }));
-  const [editing, setEditing] = useState(false);
-  const [adding, setAdding] = useState(false);
-  const [removing, setRemoving] = useState<{ userId: number; name: string } | null>(null);
-  const removeMember = useMutation(
-    trpc.teams.removeMember.mutationOptions({
-      onSuccess: async () => {
-        await team.refetch();
-        setRemoving(null);
-      },
-    }),
-  );
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const close = () => setDialog(null);
+  // After any change the team (its settings, its members) is read again before the dialog closes.
+  const saved = async () => {
+    await team.refetch();
+    close();
+  };
+  const removeMember = useMutation(trpc.teams.removeMember.mutationOptions({ onSuccess: saved }));
   if (!team.data) return <QueryState isPending={team.isPending} error={team.error} />;
   const data = team.data;
   const managesMembers = props.isAdmin || data.yourRole === "team_admin";
@@ -47,12 +47,12 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
         actions={
           <>
             {managesMembers ? (
-              <button type="button" className="button" onClick={() => setAdding(true)}>
+              <button type="button" className="button" onClick={() => setDialog({ kind: "add" })}>
                 Add member
               </button>
             ) : null}
             {props.isAdmin ? (
-              <button type="button" className="button-primary" onClick={() => setEditing(true)}>
+              <button type="button" className="button-primary" onClick={() => setDialog({ kind: "edit" })}>
                 Edit team
               </button>
             ) : null}
@@ -98,7 +98,7 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
           actions={
             managesMembers
               ? (member) => (
-                  <RowButton danger onClick={() => setRemoving(member)}>
+                  <RowButton danger onClick={() => setDialog({ kind: "remove", member })}>
                     Remove
                   </RowButton>
                 )
@@ -110,7 +110,7 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
         <h2 className="mb-2 font-semibold">Usage, last 30 days</h2>
         <ResourceTable
           testId="team-usage"
-          source={{ rows: usage.data, isPending: usage.isPending, error: usage.error }}
+          source={querySource(usage)}
           rowKey={(row) => row.model}
           empty="No calls yet."
           columns={[
@@ -141,43 +141,28 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
           />
         ) : null}
       </section>
-      {editing ? (
-        <Modal title="Edit team" onClose={() => setEditing(false)}>
-          <TeamForm
-            team={data}
-            onDone={async () => {
-              await team.refetch();
-              setEditing(false);
-            }}
-            onCancel={() => setEditing(false)}
-          />
+      {dialog?.kind === "edit" ? (
+        <Modal title="Edit team" onClose={close}>
+          <TeamForm team={data} onDone={saved} onCancel={close} />
         </Modal>
       ) : null}
-      {removing ? (
+      {dialog?.kind === "remove" ? (
         <ConfirmDialog
-          title={`Remove ${removing.name} from ${data.name}?`}
+          title={`Remove ${dialog.member.name} from ${data.name}?`}
           message="They no longer see the team or manage it. No token is deleted: the team's tokens stay with the team."
           confirmLabel="Remove"
           busy={removeMember.isPending}
           error={removeMember.error?.message ?? null}
-          onConfirm={() => removeMember.mutate({ teamId: id, userId: removing.userId })}
+          onConfirm={() => removeMember.mutate({ teamId: id, userId: dialog.member.userId })}
           onCancel={() => {
             removeMember.reset();
-            setRemoving(null);
+            close();
           }}
         />
       ) : null}
-      {adding ? (
-        <Modal title="Add member" onClose={() => setAdding(false)}>
-          <AddMemberForm
-            teamId={id}
-            isAdmin={props.isAdmin}
-            onDone={async () => {
-              await team.refetch();
-              setAdding(false);
-            }}
-            onCancel={() => setAdding(false)}
-          />
+      {dialog?.kind === "add" ? (
+        <Modal title="Add member" onClose={close}>
+          <AddMemberForm teamId={id} isAdmin={props.isAdmin} onDone={saved} onCancel={close} />
         </Modal>
       ) : null}
     </div>

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { ResourceTable } from "../components/resource-table";
+import { querySource, ResourceTable } from "../components/resource-table";
 import { formatNumber } from "../lib/format";
 import { formatUsd } from "../lib/money";
 import { useTRPC } from "../trpc";
@@ -13,7 +13,7 @@ export function TeamMcpUsage(props: { teamId: number }) {
       <h2 className="mb-2 font-semibold">MCP tool calls, last 24 hours</h2>
       <ResourceTable
         testId="team-mcp-usage"
-        source={{ rows: usage.data, isPending: usage.isPending, error: usage.error }}
+        source={querySource(usage)}
         rowKey={(row) => row.server}
         empty="No MCP calls by the team's keys."
         columns={[

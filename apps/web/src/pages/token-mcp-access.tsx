@@ -1,8 +1,8 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { FormActions, TextField } from "../components/form-fields";
 import { QueryState } from "../components/ui";
-import { useFormErrors } from "../lib/use-form-errors";
+import { useSaveForm } from "../lib/use-save-form";
 import { useTRPC } from "../trpc";
 
 /** `a, b` <-> ["a", "b"]. */
@@ -25,42 +25,32 @@ function TokenMcpAccessForm(props: { tokenId: number; initial: { mcpServers: str
   const servers = useQuery(trpc.mcp.list.queryOptions());
   const [mcpServers, setMcpServers] = useState(props.initial.mcpServers.join(", "));
   const [mcpTools, setMcpTools] = useState(props.initial.mcpTools.join(", "));
-  const [saved, setSaved] = useState(false);
-  const form = useFormErrors();
-  const save = useMutation(trpc.mcp.setTokenAccess.mutationOptions({ onSuccess: () => setSaved(true), onError: form.fromError }));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    form.clear();
-    setSaved(false);
-    save.mutate({ id: props.tokenId, mcpServers: listOf(mcpServers), mcpTools: listOf(mcpTools) });
-  };
+  const save = useSaveForm((callbacks) => trpc.mcp.setTokenAccess.mutationOptions(callbacks));
+  const submit = save.submit(() => ({ id: props.tokenId, mcpServers: listOf(mcpServers), mcpTools: listOf(mcpTools) }));
   const names = servers.data?.map((server) => server.name).join(", ");
+  // Both are comma-separated lists, read back with listOf on submit.
+  const listFields = [
+    {
+      label: "MCP servers",
+      name: "mcpServers",
+      value: mcpServers,
+      onChange: setMcpServers,
+      placeholder: "none: no MCP access",
+      hint: `Comma-separated names, or * for every server the token's group may use.${names ? ` Registered: ${names}.` : ""}`,
+    },
+    { label: "MCP tools", name: "mcpTools", value: mcpTools, onChange: setMcpTools, placeholder: "every tool of those servers", hint: "server__tool or server__*, comma-separated." },
+  ];
   return (
     <form onSubmit={submit} className="mt-6 space-y-4 border-t border-slate-200 pt-4" data-testid="token-mcp-access">
       <div>
         <h3 className="text-sm font-semibold">MCP access</h3>
         <p className="text-xs text-slate-500">Saved on its own with Save MCP access, apart from the token's settings above.</p>
       </div>
-      <TextField
-        label="MCP servers"
-        name="mcpServers"
-        value={mcpServers}
-        onChange={setMcpServers}
-        errors={form.errors.fields}
-        placeholder="none: no MCP access"
-        hint={`Comma-separated names, or * for every server the token's group may use.${names ? ` Registered: ${names}.` : ""}`}
-      />
-      <TextField
-        label="MCP tools"
-        name="mcpTools"
-        value={mcpTools}
-        onChange={setMcpTools}
-        errors={form.errors.fields}
-        placeholder="every tool of those servers"
-        hint="server__tool or server__*, comma-separated."
-      />
-      {saved ? <p className="text-sm text-green-700">MCP access saved.</p> : null}
-      <FormActions error={form.errors.form} submitLabel="Save MCP access" busy={save.isPending} />
+      {listFields.map((field) => (
+        <TextField key={field.name} errors={save.errors.fields} {...field} />
+      ))}
+      {save.saved ? <p className="text-sm text-green-700">MCP access saved.</p> : null}
+      <FormActions error={save.errors.form} submitLabel="Save MCP access" busy={save.isPending} />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { type Actor, isAdministrator, isTeamKey } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
 import { recordAudit } from "../audit/record-audit";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
+import { findByNameOrId } from "../values/find-by-name-or-id";
 import { memberTeam, requireTeamAdmin, requireTeamMember, unknownTeam } from "./team-access";
 import type { AddTeamMemberInput, CreateTeamInput, RemoveTeamMemberInput, UpdateTeamInput } from "./team-schemas";
 
@@ -64,19 +65,10 @@ export async function getTeam(db: Database, actor: Actor, id: number) {
   return { ...team, members, tokenCount: Number(tokenCount?.total ?? 0), yourRole };
 }
 
-/**
- * Resolves a team named the CLI's way, `NAME_OR_ID`: all digits is looked up as an id first, then as a name
- * (team names made only of digits are refused).
- */
+/** Resolves a team named the CLI's way, `NAME_OR_ID` (see findByNameOrId). */
 export async function findTeam(db: Database, reference: string): Promise<TeamView> {
-  const trimmed = reference.trim();
-  if (/^\d+$/.test(trimmed) && Number.isSafeInteger(Number(trimmed))) {
-    const [byId] = await db.select(teamColumns).from(teams).where(eq(teams.id, Number(trimmed))).limit(1);
-    if (byId) return withBudget(byId);
-  }
-  const [byName] = await db.select(teamColumns).from(teams).where(eq(teams.name, trimmed)).limit(1);
-  if (byName) return withBudget(byName);
-  throw unknownTeam(trimmed);
+  const team = await findByNameOrId(reference, teams, async (where) => (await db.select(teamColumns).from(teams).where(where).limit(1))[0], unknownTeam);
+  return withBudget(team);
 }
 
 /** Every team for an administrator; the teams the actor belongs to otherwise. With member and token counts. */

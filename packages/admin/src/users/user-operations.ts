@@ -5,6 +5,7 @@ import type { Actor } from "../actor";
 import { AdminError, unknownUser } from "../admin-error";
 import { readSetupNonce, SETUP_NONCE_KEY, type SetupCodes } from "../onboarding/setup-code";
 import { budgetStatus, periodResetFor } from "../values/budget-status";
+import { findByNameOrId } from "../values/find-by-name-or-id";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
 import { recordAudit } from "../audit/record-audit";
 import type { CreateUserInput, DeductUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
@@ -56,19 +57,10 @@ export async function getUser(db: Database, id: number) {
   return withBudget(user);
 }
 
-/**
- * Resolves a user named the CLI's way, `NAME_OR_ID`: all digits is looked up as an id first, then as a
- * name. User names made only of digits are refused at creation, so the two cannot collide.
- */
+/** Resolves a user named the CLI's way, `NAME_OR_ID` (see findByNameOrId). */
 export async function findUser(db: Database, reference: string): Promise<UserView> {
-  const trimmed = reference.trim();
-  if (/^\d+$/.test(trimmed) && Number.isSafeInteger(Number(trimmed))) {
-    const [byId] = await db.select(userColumns).from(users).where(eq(users.id, Number(trimmed))).limit(1);
-    if (byId) return withBudget(byId);
-  }
-  const [byName] = await db.select(userColumns).from(users).where(eq(users.name, trimmed)).limit(1);
-  if (byName) return withBudget(byName);
-  throw unknownUser(trimmed);
+  const user = await findByNameOrId(reference, users, async (where) => (await db.select(userColumns).from(users).where(where).limit(1))[0], unknownUser);
+  return withBudget(user);
 }
 
 export async function listUsers(db: Database): Promise<UserView[]> {
