@@ -47,6 +47,26 @@ describe("spool lines", () => {
     expect(decodeSpoolLine(line)).toEqual({ s: 42, t: 9, u: 7, c: 1234, l: fullRow });
   });
 
+  test("a line the keyed format of earlier versions wrote is still read (a spool an older gateway left is replayed by a newer one)", () => {
+    // As the gateway before the positional format wrote it.
+    const older =
+      '{"s":12,"t":9,"u":7,"c":1500,"p":1,"b":["token:9:month"],"l":{"createdAt":1795161600000,"requestId":"req_old","userId":7,"tokenId":9,"tokenName":"laptop","endpoint":"chat.completions","model":"gpt-4o","requestedModel":null,"upstreamModel":null,"channelId":3,"channelsTried":[3],"promptTokens":10,"completionTokens":20,"cachedTokens":null,"cacheWriteTokens":null,"cacheWrite1hTokens":null,"usageEstimated":false,"billedUnit":null,"billedQuantity":null,"cost":1500,"cacheSavings":null,"status":200,"errorCode":null,"latencyMs":40,"firstTokenMs":null,"clientIp":"10.0.0.1","stream":false,"responseBytes":null,"responseCache":null}}';
+    const decoded = decodeSpoolLine(older);
+    expect(decoded).toMatchObject({ s: 12, t: 9, u: 7, c: 1500, p: 1, b: ["token:9:month"] });
+    expect(decoded.l).toMatchObject({ requestId: "req_old", model: "gpt-4o", channelsTried: [3], promptTokens: 10, cost: 1500, status: 200, clientIp: "10.0.0.1" });
+    expect(decoded.l.createdAt).toEqual(new Date("2026-11-20T08:00:00.000Z"));
+    expect(decoded.l.cachedTokens).toBeUndefined();
+    // The same record written now decodes to the same thing.
+    const now = encodeSpoolLine({ seq: 12, tokenId: 9, userId: 7, cost: 1500, previousKey: true, periodSubjects: ["token:9:month"] as unknown as LeaseSubject[], log: { ...decoded.l } });
+    expect(now.length).toBeLessThan(older.length * 0.6);
+    expect(decodeSpoolLine(now)).toEqual(decoded);
+  });
+
+  test("a line of a format this version does not know is refused", () => {
+    expect(() => decodeSpoolLine("[3,1,2,3,4,0,null]")).toThrow("not a spool line");
+    expect(() => decodeSpoolLine('"text"')).toThrow("not a spool line");
+  });
+
   test("optional columns left out come back empty, not invented", () => {
     const line = encodeSpoolLine({
       tokenId: 1,
