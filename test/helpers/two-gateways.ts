@@ -13,12 +13,12 @@ export interface TwoGateways {
   stop(): Promise<void>;
 }
 
-/** Only on Postgres: embedded PGlite is one process's database. */
-export async function startTwoGateways(): Promise<TwoGateways> {
+/** Only on Postgres: embedded PGlite is one process's database. Both instances are built with `gatewayOptions`. */
+export async function startTwoGateways(gatewayOptions: Parameters<typeof startGateway>[1] = {}): Promise<TwoGateways> {
   const database = await freshDatabase();
   const upstream = await startFakeOpenAIUpstream({ chunkDelayMs: 0 });
-  const first = await startGateway(database.handle);
-  const second = await startGateway(await database.openAnother());
+  const first = await startGateway(database.handle, gatewayOptions);
+  const second = await startGateway(await database.openAnother(), gatewayOptions);
   return {
     database,
     upstream,
