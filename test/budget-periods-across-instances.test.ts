@@ -1,30 +1,22 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { usePostgres } from "./helpers/fresh-database";
 import { meteredChat, seedMeteredModel } from "./helpers/metered-model";
-import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { twoGatewaysForBlock } from "./helpers/two-gateways";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const BOUNDARY = Date.parse("2026-12-01T00:00:00.000Z");
 /** Both instances read this clock: they stand on the same side of the boundary, as synchronised hosts do. */
 const clock = { now: BOUNDARY - 60_000 };
 
-let gateways: TwoGateways;
-
-beforeAll(async () => {
-  if (usePostgres) gateways = await startTwoGateways({ clock: () => clock.now });
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  await gateways?.stop();
-}, SETUP_TIMEOUT_MS);
+const gateways = twoGatewaysForBlock({ clock: () => clock.now });
 
 describe("budget periods across two instances on one Postgres", () => {
   test.if(usePostgres)(
     "each period's budget is spent exactly once under load on both instances, and the reset gives the whole budget back at once",
     async () => {
-      const { database, first, second, seed, upstream } = gateways;
+      const { database, first, second, seed, upstream } = gateways.current;
       const user = await seed.user();
       await seedMeteredModel(seed, upstream);
       const token = await seed.token({ userId: user.id, quotaLimit: 10 * 1000, budgetPeriod: "monthly" });

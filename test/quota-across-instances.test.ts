@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { quotaLeases, requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { usePostgres } from "./helpers/fresh-database";
 import { meteredChat, seedMeteredModel } from "./helpers/metered-model";
-import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { twoGatewaysForBlock } from "./helpers/two-gateways";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let gateways: TwoGateways;
-
-beforeAll(async () => {
-  if (usePostgres) gateways = await startTwoGateways();
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  await gateways?.stop();
-}, SETUP_TIMEOUT_MS);
+const gateways = twoGatewaysForBlock();
 
 describe("quota shared by two instances on one Postgres", () => {
   test.if(usePostgres)(
     "concurrent load on both instances never spends past the token's quota, and the quota is used up",
     async () => {
-      const { database, first, second, seed, upstream } = gateways;
+      const { database, first, second, seed, upstream } = gateways.current;
       const user = await seed.user();
       // Prompts are free, completions cost 1 micro-USD a token: each call costs exactly its 1000-token bound.
       await seedMeteredModel(seed, upstream);
