@@ -1,35 +1,27 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { requestLogs, resultRows, tokens } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
-import { type GatewayBehindProxy, startGatewayBehindProxy } from "./helpers/database-behind-proxy";
+import { gatewayBehindProxyForBlock } from "./helpers/database-behind-proxy";
 import { usePostgres } from "./helpers/fresh-database";
 import { waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let stack: GatewayBehindProxy;
-
-beforeAll(async () => {
-  if (usePostgres) stack = await startGatewayBehindProxy();
-}, SETUP_TIMEOUT_MS);
+const outage = gatewayBehindProxyForBlock();
 
 /** Every call of the token has its request-log row, and the token's spend is their sum: nothing lost or doubled. */
 async function expectWrittenOnce(tokenId: number, calls: number): Promise<void> {
-  const { db } = stack.database.handle;
+  const { db } = outage.current.database.handle;
   const logs = await db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId));
   expect(logs).toHaveLength(calls);
   const [row] = await db.select().from(tokens).where(eq(tokens.id, tokenId));
   expect(row!.usedQuota).toBe(logs.reduce((sum, log) => sum + log.cost, 0));
 }
 
-afterAll(async () => {
-  await stack?.stop();
-}, SETUP_TIMEOUT_MS);
-
 describe("a database outage", () => {
   test.if(usePostgres)(
     "cached tokens keep working, usage is buffered and written after the database returns, and caches are flushed on reconnect",
     async () => {
-      const { database, gateway, proxy, seed, userId, chat } = stack;
+      const { database, gateway, proxy, seed, userId, chat } = outage.current;
       const kept = await seed.token({ userId });
       const revoked = await seed.token({ userId });
       expect((await chat(kept.secret)).status).toBe(200);
@@ -59,7 +51,7 @@ describe("a database outage", () => {
   test.if(usePostgres)(
     "every connection killed by the server (pg_terminate_backend): calls keep being served, usage is written once, revocations are heard again",
     async () => {
-      const { database, gateway, seed, userId, chat } = stack;
+      const { database, gateway, seed, userId, chat } = outage.current;
       const token = await seed.token({ userId });
       expect((await chat(token.secret)).status).toBe(200);
       await gateway.services.usage.flush();

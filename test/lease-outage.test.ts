@@ -1,31 +1,22 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type GatewayBehindProxy, startGatewayBehindProxy } from "./helpers/database-behind-proxy";
+import { describe, expect, test } from "bun:test";
+import { gatewayBehindProxyForBlock } from "./helpers/database-behind-proxy";
 import { usePostgres } from "./helpers/fresh-database";
 import { waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 // Needs a network path to the database that can be cut: Postgres only (embedded PGlite has none).
 
-let stack: GatewayBehindProxy;
-
-beforeAll(async () => {
-  if (!usePostgres) return;
-  stack = await startGatewayBehindProxy({
-    // Slices of 1% of the quota (at least what the request needs): a large request needs a new lease.
-    quotaLeases: { ttlMs: 60_000, heartbeatMs: 60_000, idleReturnMs: 60_000, chunkFraction: 0.01 },
-    cacheMaxAgeMs: 200,
-  });
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  await stack?.stop();
-}, SETUP_TIMEOUT_MS);
+const outage = gatewayBehindProxyForBlock({
+  // Slices of 1% of the quota (at least what the request needs): a large request needs a new lease.
+  quotaLeases: { ttlMs: 60_000, heartbeatMs: 60_000, idleReturnMs: 60_000, chunkFraction: 0.01 },
+  cacheMaxAgeMs: 200,
+});
 
 describe("quota leases during a database outage", () => {
   test.if(usePostgres)(
     "a request that fits the lease held is served; one that needs a new lease gets 503 with Retry-After, and so do the next ones without waiting on the database",
     async () => {
-      const { gateway, proxy, seed, userId, chat } = stack;
+      const { gateway, proxy, seed, userId, chat } = outage.current;
       // At 1 USD per million tokens, a default request reserves about 4,200 micro-USD and a large one 500,000.
       const token = await seed.token({ userId, quotaLimit: 1_000_000 });
       expect((await chat(token.secret)).status).toBe(200);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { type GatewayBehindProxy, startGatewayBehindProxy } from "./helpers/database-behind-proxy";
+import { gatewayBehindProxyForBlock } from "./helpers/database-behind-proxy";
 import { usePostgres } from "./helpers/fresh-database";
 import { waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
@@ -10,27 +10,18 @@ import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 /** The LISTEN query as it crosses the wire. */
 const LISTEN = /listen "tollgate_invalidate"/i;
 
-let stack: GatewayBehindProxy;
+// The max age stays at its default (a minute): only the listener check can bring the revocation in time.
+const outage = gatewayBehindProxyForBlock({ listenerCheckIntervalMs: 200 });
 
 function models(key: string) {
-  return stack.gateway.handle(new Request("http://gateway.test/v1/models", { headers: { authorization: `Bearer ${key}` } }));
+  return outage.current.gateway.handle(new Request("http://gateway.test/v1/models", { headers: { authorization: `Bearer ${key}` } }));
 }
-
-beforeAll(async () => {
-  if (!usePostgres) return;
-  // The max age stays at its default (a minute): only the listener check can bring the revocation in time.
-  stack = await startGatewayBehindProxy({ listenerCheckIntervalMs: 200 });
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  await stack?.stop();
-}, SETUP_TIMEOUT_MS);
 
 describe("the LISTEN connection's self-check", () => {
   test.if(usePostgres)(
     "a LISTEN connection that stalls without closing is replaced, the caches are flushed and revocations are heard again",
     async () => {
-      const { database, gateway, proxy, seed, userId } = stack;
+      const { database, gateway, proxy, seed, userId } = outage.current;
       const token = await seed.token({ userId });
       expect((await models(token.secret)).status).toBe(200);
       expect(proxy.freeze(LISTEN)).toBe(1);
