@@ -1,10 +1,9 @@
-import { afterAll, beforeAll } from "bun:test";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./fake-openai-upstream";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./fresh-database";
+import { type FreshDatabase, freshDatabase } from "./fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./gateway-fixture";
+import { onPostgresForBlock } from "./postgres-block";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
-import { SETUP_TIMEOUT_MS } from "./timeouts";
 
 /**
  * A fresh Postgres database (DATABASE_URL's server), and a second handle on it through a TCP proxy that a
@@ -95,15 +94,5 @@ async function startGatewayBehindProxy(gatewayOptions: Parameters<typeof startGa
  * elsewhere the tests skip) and stopped after them; read `.current` inside a test.
  */
 export function gatewayBehindProxyForBlock(gatewayOptions: Parameters<typeof startGateway>[1] = {}): { readonly current: GatewayBehindProxy } {
-  let stack: GatewayBehindProxy | undefined;
-  beforeAll(async () => {
-    if (usePostgres) stack = await startGatewayBehindProxy(gatewayOptions);
-  }, SETUP_TIMEOUT_MS);
-  afterAll(() => stack?.stop(), SETUP_TIMEOUT_MS);
-  return {
-    get current() {
-      if (!stack) throw new Error("the block's stack is started in beforeAll, on Postgres: read it inside a test");
-      return stack;
-    },
-  };
+  return onPostgresForBlock(() => startGatewayBehindProxy(gatewayOptions));
 }

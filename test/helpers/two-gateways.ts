@@ -1,8 +1,7 @@
-import { afterAll, beforeAll } from "bun:test";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./fake-openai-upstream";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./fresh-database";
+import { type FreshDatabase, freshDatabase } from "./fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./gateway-fixture";
-import { SETUP_TIMEOUT_MS } from "./timeouts";
+import { onPostgresForBlock } from "./postgres-block";
 
 /** Two gateway instances on one Postgres database (each with its own connections), and a fake upstream. */
 export interface TwoGateways {
@@ -41,15 +40,5 @@ export async function startTwoGateways(gatewayOptions: Parameters<typeof startGa
  * elsewhere the tests skip) and stopped after them; read `.current` inside a test.
  */
 export function twoGatewaysForBlock(gatewayOptions: Parameters<typeof startGateway>[1] = {}): { readonly current: TwoGateways } {
-  let two: TwoGateways | undefined;
-  beforeAll(async () => {
-    if (usePostgres) two = await startTwoGateways(gatewayOptions);
-  }, SETUP_TIMEOUT_MS);
-  afterAll(() => two?.stop(), SETUP_TIMEOUT_MS);
-  return {
-    get current() {
-      if (!two) throw new Error("the block's gateways are started in beforeAll, on Postgres: read them inside a test");
-      return two;
-    },
-  };
+  return onPostgresForBlock(() => startTwoGateways(gatewayOptions));
 }
