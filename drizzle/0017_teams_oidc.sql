@@ -46,11 +46,13 @@ ALTER TABLE "users" ADD CONSTRAINT "users_oidc_subject_unique" UNIQUE("oidc_subj
 --> statement-breakpoint
 -- hand-written: begin
 -- Teams are cached by the gateways like users: the body of tollgate_notify_change() (last written in 0010)
--- again, with a team's spend counters (lifetime and period spend) reported as `usage` like a user's.
+-- again, with a team's spend counters (lifetime and period spend) reported as `usage` like a user's. The
+-- columns that only spend moves are listed per table, and an update that changed none but those is `usage`.
 CREATE OR REPLACE FUNCTION tollgate_notify_change() RETURNS trigger AS $$
 DECLARE
   row_data jsonb;
   old_data jsonb;
+  usage_columns text[];
   kind text := 'change';
   payload jsonb;
   other_hash text;
@@ -62,17 +64,12 @@ BEGIN
   END IF;
   IF TG_OP = 'UPDATE' THEN
     old_data := to_jsonb(OLD);
-    IF TG_TABLE_NAME = 'tokens'
-       AND (row_data - 'used_quota' - 'period_start' - 'period_used' - 'last_used_at' - 'previous_key_last_used_at' - 'updated_at')
-         = (old_data - 'used_quota' - 'period_start' - 'period_used' - 'last_used_at' - 'previous_key_last_used_at' - 'updated_at') THEN
-      kind := 'usage';
-    ELSIF TG_TABLE_NAME = 'users'
-       AND (row_data - 'balance' - 'used_total' - 'period_start' - 'period_used' - 'updated_at')
-         = (old_data - 'balance' - 'used_total' - 'period_start' - 'period_used' - 'updated_at') THEN
-      kind := 'usage';
-    ELSIF TG_TABLE_NAME = 'teams'
-       AND (row_data - 'used_total' - 'period_start' - 'period_used' - 'updated_at')
-         = (old_data - 'used_total' - 'period_start' - 'period_used' - 'updated_at') THEN
+    usage_columns := CASE TG_TABLE_NAME
+      WHEN 'tokens' THEN ARRAY['used_quota', 'period_start', 'period_used', 'last_used_at', 'previous_key_last_used_at', 'updated_at']
+      WHEN 'users' THEN ARRAY['balance', 'used_total', 'period_start', 'period_used', 'updated_at']
+      WHEN 'teams' THEN ARRAY['used_total', 'period_start', 'period_used', 'updated_at']
+    END;
+    IF usage_columns IS NOT NULL AND (row_data - usage_columns) = (old_data - usage_columns) THEN
       kind := 'usage';
     END IF;
   END IF;

@@ -1,57 +1,26 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { freshDatabase, type FreshDatabase, usePostgres } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
+import { usePostgres } from "./helpers/fresh-database";
+import { meteredChat, seedMeteredModel } from "./helpers/metered-model";
+import { twoGatewaysForBlock } from "./helpers/two-gateways";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const BOUNDARY = Date.parse("2026-12-01T00:00:00.000Z");
 /** Both instances read this clock: they stand on the same side of the boundary, as synchronised hosts do. */
 const clock = { now: BOUNDARY - 60_000 };
 
-let database: FreshDatabase;
-let upstream: FakeOpenAIUpstream;
-let first: GatewayUnderTest;
-let second: GatewayUnderTest;
-
-function chat(gateway: GatewayUnderTest, key: string) {
-  return gateway.handle(
-    new Request("http://gateway.test/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "metered", max_tokens: 1000, messages: [{ role: "user", content: "hi" }] }),
-    }),
-  );
-}
-
-beforeAll(async () => {
-  if (!usePostgres) return;
-  database = await freshDatabase();
-  upstream = await startFakeOpenAIUpstream({ chunkDelayMs: 0 });
-  upstream.setDefault({ kind: "ok", promptTokens: 10, completionTokens: 1000 });
-  first = await startGateway(database.handle, { clock: () => clock.now });
-  second = await startGateway(await database.openAnother(), { clock: () => clock.now });
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  if (!usePostgres) return;
-  await first?.stop();
-  await second?.stop();
-  await upstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+const gateways = twoGatewaysForBlock({ clock: () => clock.now });
 
 describe("budget periods across two instances on one Postgres", () => {
   test.if(usePostgres)(
     "each period's budget is spent exactly once under load on both instances, and the reset gives the whole budget back at once",
     async () => {
-      const seed = seeder(database.handle, first.secretBox, [first, second]);
+      const { database, first, second, seed, upstream } = gateways.current;
       const user = await seed.user();
-      await seed.channel({ baseUrl: upstream.url, models: ["metered"] });
-      await seed.price("metered", 0, 1);
+      await seedMeteredModel(seed, upstream);
       const token = await seed.token({ userId: user.id, quotaLimit: 10 * 1000, budgetPeriod: "monthly" });
-      const burst = () => Promise.all(Array.from({ length: 30 }, (_, index) => chat(index % 2 === 0 ? first : second, token.secret)));
+      const burst = () => Promise.all(Array.from({ length: 30 }, (_, index) => meteredChat(index % 2 === 0 ? first : second, token.secret)));
       const before = (await burst()).map((response) => response.status);
       expect(before.filter((status) => status === 200)).toHaveLength(10);
       expect(before.filter((status) => status !== 200 && status !== 429)).toEqual([]);

@@ -1,64 +1,27 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type DatabaseHandle, requestLogs, resultRows, tokens } from "@tollgate/db";
+import { describe, expect, test } from "bun:test";
+import { requestLogs, resultRows, tokens } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, usePostgres } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
-import type { TcpProxy } from "./helpers/tcp-proxy";
-import { type DatabaseBehindProxy, databaseBehindProxy } from "./helpers/database-behind-proxy";
+import { gatewayBehindProxyForBlock } from "./helpers/database-behind-proxy";
+import { usePostgres } from "./helpers/fresh-database";
+import { waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let behind: DatabaseBehindProxy;
-let database: FreshDatabase;
-let proxy: TcpProxy;
-let proxied: DatabaseHandle;
-let upstream: FakeOpenAIUpstream;
-let gateway: GatewayUnderTest;
-let seed: ReturnType<typeof seeder>;
-let userId: number;
-
-function chat(key: string) {
-  return gateway.handle(
-    new Request("http://gateway.test/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
-    }),
-  );
-}
-
-beforeAll(async () => {
-  if (!usePostgres) return;
-  behind = await databaseBehindProxy();
-  ({ database, proxy, proxied } = behind);
-  upstream = await startFakeOpenAIUpstream();
-  gateway = await startGateway(proxied);
-  seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  userId = (await seed.user()).id;
-  await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
-  await seed.price("gpt-4o-mini", 1, 1);
-}, SETUP_TIMEOUT_MS);
+const outage = gatewayBehindProxyForBlock();
 
 /** Every call of the token has its request-log row, and the token's spend is their sum: nothing lost or doubled. */
 async function expectWrittenOnce(tokenId: number, calls: number): Promise<void> {
-  const logs = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId));
+  const { db } = outage.current.database.handle;
+  const logs = await db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId));
   expect(logs).toHaveLength(calls);
-  const [row] = await database.handle.db.select().from(tokens).where(eq(tokens.id, tokenId));
+  const [row] = await db.select().from(tokens).where(eq(tokens.id, tokenId));
   expect(row!.usedQuota).toBe(logs.reduce((sum, log) => sum + log.cost, 0));
 }
-
-afterAll(async () => {
-  if (!usePostgres) return;
-  proxy?.up();
-  await gateway?.stop();
-  await upstream?.close();
-  await behind?.close();
-}, SETUP_TIMEOUT_MS);
 
 describe("a database outage", () => {
   test.if(usePostgres)(
     "cached tokens keep working, usage is buffered and written after the database returns, and caches are flushed on reconnect",
     async () => {
+      const { database, gateway, proxy, seed, userId, chat } = outage.current;
       const kept = await seed.token({ userId });
       const revoked = await seed.token({ userId });
       expect((await chat(kept.secret)).status).toBe(200);
@@ -88,6 +51,7 @@ describe("a database outage", () => {
   test.if(usePostgres)(
     "every connection killed by the server (pg_terminate_backend): calls keep being served, usage is written once, revocations are heard again",
     async () => {
+      const { database, gateway, seed, userId, chat } = outage.current;
       const token = await seed.token({ userId });
       expect((await chat(token.secret)).status).toBe(200);
       await gateway.services.usage.flush();

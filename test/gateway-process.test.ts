@@ -1,36 +1,27 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrateDatabase, openDatabase, requestLogs, tokens } from "@tollgate/db";
+import { migrateDatabase, requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
-import { runCli, serverEnvironment, startGatewayProcess } from "./helpers/gateway-process";
+import { runCli, serverFilesForBlock, startGatewayProcess } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const root = join(import.meta.dir, "..");
 
 let upstream: FakeOpenAIUpstream;
-let dataDir: string;
-let database: FreshDatabase | null = null;
-let environment: Record<string, string | undefined>;
+const files = serverFilesForBlock("tollgate-process-");
+// Only the shutdown flush can write the usage of this test.
+const environment = () => files.environment({ USAGE_FLUSH_INTERVAL_MS: "600000" });
 
-const cli = (...argv: string[]) => runCli(environment, ...argv);
-const startProcess = () => startGatewayProcess(environment);
+const cli = (...argv: string[]) => runCli(environment(), ...argv);
+const startProcess = () => startGatewayProcess(environment());
 
 beforeAll(async () => {
   upstream = await startFakeOpenAIUpstream();
-  dataDir = mkdtempSync(join(tmpdir(), "tollgate-process-"));
-  if (usePostgres) database = await freshDatabase();
-  // Only the shutdown flush can write the usage of this test.
-  environment = serverEnvironment(dataDir, database, { USAGE_FLUSH_INTERVAL_MS: "600000" });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await upstream?.close();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
 }, SETUP_TIMEOUT_MS);
 
 describe("the gateway process", () => {
@@ -61,7 +52,7 @@ describe("the gateway process", () => {
       expect(gateway.output()).not.toContain(key);
       expect(gateway.output()).not.toContain("sk-fake-upstream");
 
-      const handle = usePostgres ? await openDatabase({ databaseUrl: database!.url }) : await openDatabase({ dataDir });
+      const handle = await files.open();
       try {
         await migrateDatabase(handle);
         const logs = await handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, id));
@@ -134,7 +125,7 @@ describe("graceful stop", () => {
       }
       expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
       expect(await gateway.child.exited).toBe(0);
-      const handle = usePostgres ? await openDatabase({ databaseUrl: database!.url }) : await openDatabase({ dataDir });
+      const handle = await files.open();
       try {
         const logs = await handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, id));
         expect(logs).toHaveLength(1);

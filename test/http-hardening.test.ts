@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { clientAddressResolver, createApp } from "@tollgate/gateway/app";
 import { createChannelProber } from "@tollgate/upstream";
 import { createConsole } from "../apps/console/src/create-console";
@@ -11,8 +8,8 @@ import type { LogLevel } from "@tollgate/gateway/logger";
 import { requestLogs } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
-import { type GatewayStack, startGatewayStack, TEST_SECRET, waitFor } from "./helpers/gateway-fixture";
+import { type GatewayStack, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
+import { serverFilesForBlock, startServerProcess } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 // Bun checks idle sockets on a 4-second tick, so a 1-second idle timeout closes a connection within about
@@ -664,52 +661,15 @@ describe("the console served on the gateway's port", () => {
 });
 
 describe("the gateway process (index.ts)", () => {
-  let database: FreshDatabase | null = null;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "tollgate-hardening-"));
-    if (usePostgres) database = await freshDatabase();
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }, SETUP_TIMEOUT_MS);
+  const files = serverFilesForBlock("tollgate-hardening-");
 
   test(
     "closes idle connections after HTTP_IDLE_TIMEOUT_S and answers a 40 MB body with the envelope",
     async () => {
-      const child = Bun.spawn([process.execPath, join(import.meta.dir, "../apps/server/src/index.ts")], {
-        env: {
-          ...process.env,
-          PORT: "0",
-          HOST: "127.0.0.1",
-          TOLLGATE_DATA_DIR: dataDir,
-          DATABASE_URL: database?.url ?? "",
-          TOLLGATE_SECRET: database ? TEST_SECRET : "",
-          HTTP_IDLE_TIMEOUT_S: "1",
-        },
-        stdout: "pipe",
-        stderr: "inherit",
-      });
+      const server = await startServerProcess(files.environment({ HTTP_IDLE_TIMEOUT_S: "1" }));
       try {
-        const reader = child.stdout.getReader();
-        let output = "";
-        const port = await waitFor(
-          async () => {
-            const { done, value } = await reader.read();
-            if (done) throw new Error(`the gateway exited before listening: ${output}`);
-            output += new TextDecoder().decode(value);
-            return /"url":"http:\/\/[^:]+:(\d+)\/v1"/.exec(output)?.[1];
-          },
-          "the gateway to listen",
-          SETUP_TIMEOUT_MS,
-        );
-        void (async () => {
-          while (!(await reader.read()).done);
-        })();
-        const url = `http://127.0.0.1:${port}`;
+        const url = server.origin;
+        const port = new URL(url).port;
         const api = await fetch(`${url}/v1/chat/completions`, { method: "POST", body: new Uint8Array(40 * MB) });
         // No key on /v1: 401 before the body is read.
         expect(((await api.json()) as ErrorEnvelope).error.code).toBe("missing_api_key");
@@ -721,8 +681,8 @@ describe("the gateway process (index.ts)", () => {
         await probe.whenClosed();
         expect(probe.closed).toBe(true);
       } finally {
-        child.kill("SIGTERM");
-        await child.exited;
+        server.child.kill("SIGTERM");
+        await server.child.exited;
       }
     },
     IDLE_TEST_CEILING_MS,

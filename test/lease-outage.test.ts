@@ -1,62 +1,23 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { DatabaseHandle } from "@tollgate/db";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, usePostgres } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
-import type { TcpProxy } from "./helpers/tcp-proxy";
-import { type DatabaseBehindProxy, databaseBehindProxy } from "./helpers/database-behind-proxy";
+import { describe, expect, test } from "bun:test";
+import { gatewayBehindProxyForBlock } from "./helpers/database-behind-proxy";
+import { usePostgres } from "./helpers/fresh-database";
+import { waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 // Needs a network path to the database that can be cut: Postgres only (embedded PGlite has none).
 
-let behind: DatabaseBehindProxy;
-let database: FreshDatabase;
-let proxy: TcpProxy;
-let proxied: DatabaseHandle;
-let upstream: FakeOpenAIUpstream;
-let gateway: GatewayUnderTest;
-let seed: ReturnType<typeof seeder>;
-let userId: number;
-
-/** At 1 USD per million tokens, a default request reserves about 4,200 micro-USD and a large one 500,000. */
-function chat(key: string, maxTokens?: number) {
-  return gateway.handle(
-    new Request("http://gateway.test/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_tokens: maxTokens }),
-    }),
-  );
-}
-
-beforeAll(async () => {
-  if (!usePostgres) return;
-  behind = await databaseBehindProxy();
-  ({ database, proxy, proxied } = behind);
-  upstream = await startFakeOpenAIUpstream();
-  gateway = await startGateway(proxied, {
-    // Slices of 1% of the quota (at least what the request needs): a large request needs a new lease.
-    quotaLeases: { ttlMs: 60_000, heartbeatMs: 60_000, idleReturnMs: 60_000, chunkFraction: 0.01 },
-    cacheMaxAgeMs: 200,
-  });
-  seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  userId = (await seed.user()).id;
-  await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
-  await seed.price("gpt-4o-mini", 1, 1);
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  if (!usePostgres) return;
-  proxy?.up();
-  await gateway?.stop();
-  await upstream?.close();
-  await behind?.close();
-}, SETUP_TIMEOUT_MS);
+const outage = gatewayBehindProxyForBlock({
+  // Slices of 1% of the quota (at least what the request needs): a large request needs a new lease.
+  quotaLeases: { ttlMs: 60_000, heartbeatMs: 60_000, idleReturnMs: 60_000, chunkFraction: 0.01 },
+  cacheMaxAgeMs: 200,
+});
 
 describe("quota leases during a database outage", () => {
   test.if(usePostgres)(
     "a request that fits the lease held is served; one that needs a new lease gets 503 with Retry-After, and so do the next ones without waiting on the database",
     async () => {
+      const { gateway, proxy, seed, userId, chat } = outage.current;
+      // At 1 USD per million tokens, a default request reserves about 4,200 micro-USD and a large one 500,000.
       const token = await seed.token({ userId, quotaLimit: 1_000_000 });
       expect((await chat(token.secret)).status).toBe(200);
       // An owner with a balance: a slice of 1% of 10 USD for the token, of 1% of 1 USD for the owner.

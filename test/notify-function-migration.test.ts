@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type DatabaseHandle, migrateDatabase, migrationsFolder, resultRows } from "@tollgate/db";
-import { sql } from "drizzle-orm";
+import { type DatabaseHandle, INVALIDATION_CHANNEL, migrateDatabase, migrationsFolder, parseInvalidation, resultRows, teams } from "@tollgate/db";
+import { eq, sql } from "drizzle-orm";
 import { freshDatabase } from "./helpers/fresh-database";
+import { waitFor } from "./helpers/gateway-fixture";
 import { emptyDatabase as emptyDatabaseForTest, migrateFirst } from "./helpers/migration-test";
 
 // A fresh PGlite takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
@@ -13,7 +14,7 @@ const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal
 const BODY = /CREATE OR REPLACE FUNCTION tollgate_notify_change\(\) RETURNS trigger AS \$\$([\s\S]*?)\$\$ LANGUAGE plpgsql;/;
 
 /**
- * The migration that last writes the body of tollgate_notify_change() (today 0010; 0001 only declares it
+ * The migration that last writes the body of tollgate_notify_change() (today 0017; 0001 only declares it
  * for its triggers), its position in the journal, and the body between its $$ quotes.
  */
 function latestBody(): { index: number; body: string } {
@@ -70,5 +71,30 @@ END;
 $$ LANGUAGE plpgsql`);
     await migrateDatabase(handle);
     expect(await installed(handle)).toEqual({ body: latest.body, triggers: TRIGGERS });
+  });
+
+  test("a team's spend moved by the write-behind is announced as usage (refresh), any other edit of it as a change (evict)", async () => {
+    const database = await freshDatabase();
+    cleanups.push(() => database.drop());
+    const db = database.handle.db;
+    const kinds: string[] = [];
+    const unlisten = await database.handle.listen(INVALIDATION_CHANNEL, {
+      onNotify(payload) {
+        const message = parseInvalidation(payload);
+        if (message?.table === "teams") kinds.push(message.kind);
+      },
+      onConnect() {},
+    });
+    try {
+      const [team] = await db.insert(teams).values({ name: "notified" }).returning({ id: teams.id });
+      const byId = eq(teams.id, team!.id);
+      await db.update(teams).set({ usedTotal: 10, periodStart: new Date(), periodUsed: 10, updatedAt: new Date() }).where(byId);
+      await db.update(teams).set({ description: "renamed" }).where(byId);
+      await db.update(teams).set({ usedTotal: 20, rpmLimit: 5 }).where(byId);
+      await waitFor(() => kinds.length === 4, "the team's notifications");
+      expect(kinds).toEqual(["change", "usage", "change", "change"]);
+    } finally {
+      await unlisten();
+    }
   });
 });

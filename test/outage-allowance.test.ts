@@ -1,73 +1,37 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type DatabaseHandle, requestLogs, tokens } from "@tollgate/db";
+import { describe, expect, test } from "bun:test";
+import { requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, usePostgres } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway, waitFor } from "./helpers/gateway-fixture";
-import type { TcpProxy } from "./helpers/tcp-proxy";
-import { type DatabaseBehindProxy, databaseBehindProxy } from "./helpers/database-behind-proxy";
+import { gatewayBehindProxyForBlock } from "./helpers/database-behind-proxy";
+import { usePostgres } from "./helpers/fresh-database";
+import { waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 // Needs a network path to the database that can be cut: Postgres only (embedded PGlite has none).
-
-let behind: DatabaseBehindProxy;
-let database: FreshDatabase;
-let proxy: TcpProxy;
-let proxied: DatabaseHandle;
-let upstream: FakeOpenAIUpstream;
-let gateway: GatewayUnderTest;
-let seed: ReturnType<typeof seeder>;
-let userId: number;
 
 /** 1 USD quota; the outage allowance is 2% of it (20,000 micro-USD), under the 1 USD cap. */
 const QUOTA = 1_000_000;
 const ALLOWANCE = 20_000;
 /** Each call costs 4,000 micro-USD (1,000 + 3,000 tokens at 1 USD per million) and holds a little more. */
 const CALL_COST = 4_000;
+const MAX_TOKENS = 3_000;
 
-function chat(key: string) {
-  return gateway.handle(
-    new Request("http://gateway.test/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_tokens: 3_000 }),
-    }),
-  );
-}
+const outage = gatewayBehindProxyForBlock({
+  // Slices of 1% of the quota: a few calls use up the slice held when the database goes.
+  quotaLeases: { ttlMs: 60_000, heartbeatMs: 60_000, idleReturnMs: 60_000, chunkFraction: 0.01 },
+  outageAllowance: { share: ALLOWANCE / QUOTA, capMicroUsd: 1_000_000 },
+});
 
 async function logsOf(tokenId: number) {
-  return database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId));
+  return outage.current.database.handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId));
 }
-
-beforeAll(async () => {
-  if (!usePostgres) return;
-  behind = await databaseBehindProxy();
-  ({ database, proxy, proxied } = behind);
-  upstream = await startFakeOpenAIUpstream();
-  upstream.setDefault({ kind: "ok", content: "ok", promptTokens: 1_000, completionTokens: 3_000 });
-  gateway = await startGateway(proxied, {
-    // Slices of 1% of the quota: a few calls use up the slice held when the database goes.
-    quotaLeases: { ttlMs: 60_000, heartbeatMs: 60_000, idleReturnMs: 60_000, chunkFraction: 0.01 },
-    outageAllowance: { share: ALLOWANCE / QUOTA, capMicroUsd: 1_000_000 },
-  });
-  seed = seeder(database.handle, gateway.secretBox, [gateway]);
-  userId = (await seed.user()).id;
-  await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
-  await seed.price("gpt-4o-mini", 1, 1);
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  if (!usePostgres) return;
-  proxy?.up();
-  await gateway?.stop();
-  await upstream?.close();
-  await behind?.close();
-}, SETUP_TIMEOUT_MS);
 
 describe("the outage allowance", () => {
   test.if(usePostgres)(
     "a token with a quota is served through a database outage until its allowance is spent, then refused 503; once the database returns its used quota is the exact sum of its log rows",
     async () => {
+      const { database, gateway, proxy, seed, upstream, userId } = outage.current;
+      const chat = (key: string) => outage.current.chat(key, MAX_TOKENS);
+      upstream.setDefault({ kind: "ok", content: "ok", promptTokens: 1_000, completionTokens: 3_000 });
       const token = await seed.token({ userId, quotaLimit: QUOTA });
       expect((await chat(token.secret)).status).toBe(200);
       await gateway.services.usage.flush();
@@ -117,7 +81,7 @@ describe("the outage allowance", () => {
   );
 
   test.if(usePostgres)("the allowance is the smaller of the share of the limit and the cap", () => {
-    const allowances = gateway.services.ledger.outage;
+    const allowances = outage.current.gateway.services.ledger.outage;
     expect(allowances.allowanceFor(QUOTA)).toBe(ALLOWANCE);
     expect(allowances.allowanceFor(500 * QUOTA)).toBe(1_000_000);
   });

@@ -1,55 +1,24 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { quotaLeases, requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
-import { type GatewayUnderTest, seeder, startGateway } from "./helpers/gateway-fixture";
+import { usePostgres } from "./helpers/fresh-database";
+import { meteredChat, seedMeteredModel } from "./helpers/metered-model";
+import { twoGatewaysForBlock } from "./helpers/two-gateways";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
-let database: FreshDatabase;
-let upstream: FakeOpenAIUpstream;
-let first: GatewayUnderTest;
-let second: GatewayUnderTest;
-
-function chat(gateway: GatewayUnderTest, key: string) {
-  return gateway.handle(
-    new Request("http://gateway.test/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "metered", max_tokens: 1000, messages: [{ role: "user", content: "hi" }] }),
-    }),
-  );
-}
-
-beforeAll(async () => {
-  if (!usePostgres) return;
-  database = await freshDatabase();
-  upstream = await startFakeOpenAIUpstream({ chunkDelayMs: 0 });
-  upstream.setDefault({ kind: "ok", promptTokens: 10, completionTokens: 1000 });
-  first = await startGateway(database.handle);
-  second = await startGateway(await database.openAnother());
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  if (!usePostgres) return;
-  await first?.stop();
-  await second?.stop();
-  await upstream?.close();
-  await database?.drop();
-}, SETUP_TIMEOUT_MS);
+const gateways = twoGatewaysForBlock();
 
 describe("quota shared by two instances on one Postgres", () => {
   test.if(usePostgres)(
     "concurrent load on both instances never spends past the token's quota, and the quota is used up",
     async () => {
-      const seed = seeder(database.handle, first.secretBox, [first, second]);
+      const { database, first, second, seed, upstream } = gateways.current;
       const user = await seed.user();
-      await seed.channel({ baseUrl: upstream.url, models: ["metered"] });
       // Prompts are free, completions cost 1 micro-USD a token: each call costs exactly its 1000-token bound.
-      await seed.price("metered", 0, 1);
+      await seedMeteredModel(seed, upstream);
       const token = await seed.token({ userId: user.id, quotaLimit: 10 * 1000 });
       const responses = await Promise.all(
-        Array.from({ length: 60 }, (_, index) => chat(index % 2 === 0 ? first : second, token.secret)),
+        Array.from({ length: 60 }, (_, index) => meteredChat(index % 2 === 0 ? first : second, token.secret)),
       );
       const statuses = responses.map((response) => response.status);
       expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);

@@ -3,7 +3,7 @@ import { loadTokenizer } from "../apps/gateway/src/accounting/count-tokens";
 import { countPromptForReservation, TOKENIZER_MARGINS } from "../apps/gateway/src/accounting/estimate-prompt-tokens";
 import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
-import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { twoGatewaysForBlock } from "./helpers/two-gateways";
 import { usePostgres } from "./helpers/fresh-database";
 
 // A bound on hangs (a busy 2-core machine loads the tokenizer slowly), not a tuned timing.
@@ -167,16 +167,10 @@ describe("reservations that fit", () => {
 });
 
 describe("reservations at the edge of a quota shared by two instances on one Postgres", () => {
-  let two: TwoGateways;
-
-  beforeAll(async () => {
-    if (usePostgres) two = await startTwoGateways();
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(() => two?.stop(), SETUP_TIMEOUT_MS);
+  const two = twoGatewaysForBlock();
 
   test.if(usePostgres)("what one instance left of a quota is admitted to the last micro-USD by the other, and no further", async () => {
-    const { seed, database, upstream, first, second } = two;
+    const { seed, database, upstream, first, second } = two.current;
     const user = await seed.user();
     await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-priced"] });
     await seed.price("gpt-4o-priced", 1_000, 1_000);

@@ -1,29 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
-import { runCli, type ServerProcess, serverEnvironment, startServerProcess } from "./helpers/gateway-process";
+import { runCli, type ServerProcess, serverFilesForBlock, startServerProcess } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const PUBLIC_URL = "https://llm.example.com";
 const PASSWORD = "correct-horse-battery-staple";
 
-let database: FreshDatabase | null = null;
-let dataDir: string;
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "tollgate-modes-"));
-  if (usePostgres) database = await freshDatabase();
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-}, SETUP_TIMEOUT_MS);
-
 /** The file's data folder (embedded; each test's server has stopped before the next starts) or database. */
-const environment = (overrides: Record<string, string> = {}) => serverEnvironment(dataDir, database, overrides);
+const { environment } = serverFilesForBlock("tollgate-modes-");
 
 async function stop(server: ServerProcess): Promise<void> {
   server.child.kill("SIGTERM");

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { settings, spendAlerts } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./helpers/fake-webhook-receiver";
-import { type GatewayUnderTest, waitFor } from "./helpers/gateway-fixture";
+import { waitFor } from "./helpers/gateway-fixture";
+import { meteredChat, seedMeteredModel } from "./helpers/metered-model";
 import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 import { usePostgres } from "./helpers/fresh-database";
@@ -14,7 +15,6 @@ beforeAll(async () => {
   if (!usePostgres) return;
   receiver = startFakeWebhookReceiver();
   gateways = await startTwoGateways();
-  gateways.upstream.setDefault({ kind: "ok", promptTokens: 10, completionTokens: 1000 });
   await gateways.database.handle.db.insert(settings).values([
     { key: "spend_alert_webhook_url", value: receiver.url },
     { key: "spend_alert_thresholds", value: [50, 80, 100] },
@@ -30,29 +30,18 @@ afterAll(async () => {
   await receiver?.close();
 }, SETUP_TIMEOUT_MS);
 
-function chat(gateway: GatewayUnderTest, key: string) {
-  return gateway.handle(
-    new Request("http://gateway.test/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "metered", max_tokens: 1000, messages: [{ role: "user", content: "hi" }] }),
-    }),
-  );
-}
-
 describe("spend alerts across two instances on one Postgres", () => {
   test.if(usePostgres)(
     "each threshold is delivered once even though both instances see the spend that crossed it",
     async () => {
       const { first, second, seed, database } = gateways;
       const user = await seed.user();
-      await seed.channel({ baseUrl: gateways.upstream.url, models: ["metered"] });
-      await seed.price("metered", 0, 1);
+      await seedMeteredModel(seed, gateways.upstream);
       const token = await seed.token({ userId: user.id, quotaLimit: 10 * 1000 });
       for (let round = 0; round < 5; round++) {
         // Both instances spend in every round, and both write it behind: each sees the total the other moved.
-        expect((await chat(first, token.secret)).status).toBe(200);
-        expect((await chat(second, token.secret)).status).toBe(200);
+        expect((await meteredChat(first, token.secret)).status).toBe(200);
+        expect((await meteredChat(second, token.secret)).status).toBe(200);
         await Promise.all([first.services.usage.flush(), second.services.usage.flush()]);
       }
       await Promise.all([first.services.usage.flush(), second.services.usage.flush()]);

@@ -4,7 +4,8 @@ import { settings, spendAlerts, teams } from "@tollgate/db";
 import { WEBHOOK_SECRET_BINDING } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from "./helpers/fake-webhook-receiver";
-import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
+import { type GatewayStack, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
+import { meteredChat, seedMeteredModel } from "./helpers/metered-model";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 const SECRET = "whsec_test_0123456789abcdef";
@@ -18,9 +19,7 @@ beforeAll(async () => {
   stack = await startGatewayStack({
     gateway: { clock: () => clock.now, spendAlerts: { sweepMs: 60_000, retryBaseMs: 20, maxAttempts: 4, timeoutMs: 5000 } },
   });
-  stack.upstream.setDefault({ kind: "ok", promptTokens: 10, completionTokens: 1000 });
-  await stack.seed.channel({ baseUrl: stack.upstream.url, models: ["metered"] });
-  await stack.seed.price("metered", 0, 1);
+  await seedMeteredModel(stack.seed, stack.upstream);
   // As `alerts settings` writes them (packages/admin, tested with the CLI): the secret encrypted.
   await stack.database.handle.db.insert(settings).values([
     { key: "spend_alert_webhook_url", value: receiver.url },
@@ -35,19 +34,9 @@ afterAll(async () => {
   await receiver?.close();
 }, SETUP_TIMEOUT_MS);
 
-function chat(gateway: GatewayUnderTest, key: string) {
-  return gateway.handle(
-    new Request("http://gateway.test/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "metered", max_tokens: 1000, messages: [{ role: "user", content: "hi" }] }),
-    }),
-  );
-}
-
 /** Calls, then writes usage behind and waits until the alerts it raised are claimed and delivered. */
 async function spend(key: string, calls: number) {
-  for (let call = 0; call < calls; call++) expect((await chat(stack.gateway, key)).status).toBe(200);
+  for (let call = 0; call < calls; call++) expect((await meteredChat(stack.gateway, key)).status).toBe(200);
   await stack.gateway.services.usage.flush();
   await stack.gateway.services.spendAlerts.settled();
 }

@@ -6,7 +6,8 @@ import { eq } from "drizzle-orm";
 import { usePostgres } from "./helpers/fresh-database";
 import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
-import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { twoGatewaysForBlock } from "./helpers/two-gateways";
+import { seedMeteredModel } from "./helpers/metered-model";
 
 // A bound on hangs for the set-up (migrations, two instances), not a tuned timing.
 setDefaultTimeout(60_000);
@@ -201,18 +202,11 @@ describe("team admins in the admin domain", () => {
 });
 
 describe("team budgets across two instances on one Postgres", () => {
-  let two: TwoGateways;
-  beforeAll(async () => {
-    if (usePostgres) two = await startTwoGateways();
-  }, SETUP_TIMEOUT_MS);
-  afterAll(async () => {
-    if (usePostgres) await two?.stop();
-  }, SETUP_TIMEOUT_MS);
+  const gateways = twoGatewaysForBlock();
 
   test.if(usePostgres)("a monthly team budget is spent exactly once by two members' tokens under load on both instances", async () => {
-    two.upstream.setDefault({ kind: "ok", promptTokens: 10, completionTokens: 1000 });
-    await two.seed.channel({ baseUrl: two.upstream.url, models: ["metered"] });
-    await two.seed.price("metered", 0, 1);
+    const two = gateways.current;
+    await seedMeteredModel(two.seed, two.upstream);
     const [first, second] = [await two.seed.user(), await two.seed.user()];
     const created = await cli(["team", "create", "--name", "shared-team", "--budget", String((10 * CALL_COST) / 1e6), "--period", "monthly", "--json"], two);
     const id = JSON.parse(created.stdout).id as number;

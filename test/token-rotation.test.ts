@@ -4,7 +4,7 @@ import { requestLogs } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type GatewayStack, type GatewayUnderTest, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
-import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { twoGatewaysForBlock } from "./helpers/two-gateways";
 import { usePostgres } from "./helpers/fresh-database";
 
 // A bound on hangs (a busy 2-core machine loads the tokenizer slowly), not a tuned timing.
@@ -77,16 +77,10 @@ describe("token rotation on one instance", () => {
 });
 
 describe("token rotation across two instances on one Postgres", () => {
-  let two: TwoGateways;
-
-  beforeAll(async () => {
-    if (usePostgres) two = await startTwoGateways();
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(() => two?.stop(), SETUP_TIMEOUT_MS);
+  const two = twoGatewaysForBlock();
 
   test.if(usePostgres)("both instances accept the old secret during its grace period and refuse it with 401 after", async () => {
-    const { seed, database, upstream, first, second } = two;
+    const { seed, database, upstream, first, second } = two.current;
     const user = await seed.user();
     await seed.channel({ baseUrl: upstream.url, models: ["gpt-4o-mini"] });
     await seed.price("gpt-4o-mini", 1, 2);
@@ -100,7 +94,7 @@ describe("token rotation across two instances on one Postgres", () => {
   });
 
   test.if(usePostgres)("a roll with no grace period is refused by both instances, their caches warm", async () => {
-    const { seed, database, first, second } = two;
+    const { seed, database, first, second } = two.current;
     const user = await seed.user();
     const token = await seed.token({ userId: user.id });
     expect(await status(first, token.secret)).toBe(200);

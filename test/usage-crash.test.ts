@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { migrateDatabase, openDatabase, requestLogs, tokens } from "@tollgate/db";
+import { migrateDatabase, requestLogs, tokens } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./helpers/fake-openai-upstream";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
+import { usePostgres } from "./helpers/fresh-database";
 import { waitFor } from "./helpers/gateway-fixture";
-import { type GatewayProcess, runCli, serverEnvironment, startGatewayProcess } from "./helpers/gateway-process";
+import { type GatewayProcess, runCli, serverFilesForBlock, startGatewayProcess } from "./helpers/gateway-process";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -16,39 +15,36 @@ import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
 let upstream: FakeOpenAIUpstream;
 let slow: FakeOpenAIUpstream;
-let dataDir: string;
-let database: FreshDatabase | null = null;
-let environment: Record<string, string | undefined>;
 const running: GatewayProcess[] = [];
 
 beforeAll(async () => {
   upstream = await startFakeOpenAIUpstream();
   slow = await startFakeOpenAIUpstream({ chunkDelayMs: 100 });
-  dataDir = mkdtempSync(join(tmpdir(), "tollgate-crash-"));
-  if (usePostgres) database = await freshDatabase();
-  environment = serverEnvironment(dataDir, database, {
-    // Nothing is written behind during these tests: what reaches the database comes from a shutdown or a spool.
-    USAGE_FLUSH_INTERVAL_MS: "600000",
-    SHUTDOWN_DRAIN_MS: "300",
-  });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   for (const gateway of running) gateway.child.kill("SIGKILL");
   await upstream?.close();
   await slow?.close();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
 }, SETUP_TIMEOUT_MS);
 
+// Made after the hooks above, so that its own afterAll (removing the files) runs once the processes are killed.
+const files = serverFilesForBlock("tollgate-crash-");
+const environment = () =>
+  files.environment({
+    // Nothing is written behind during these tests: what reaches the database comes from a shutdown or a spool.
+    USAGE_FLUSH_INTERVAL_MS: "600000",
+    SHUTDOWN_DRAIN_MS: "300",
+  });
+
 async function start(overrides: Record<string, string> = {}): Promise<GatewayProcess> {
-  const gateway = await startGatewayProcess({ ...environment, ...overrides });
+  const gateway = await startGatewayProcess({ ...environment(), ...overrides });
   running.push(gateway);
   return gateway;
 }
 
 function cli(...argv: string[]) {
-  const result = runCli(environment, ...argv);
+  const result = runCli(environment(), ...argv);
   if (result.exitCode !== 0) throw new Error(`cli ${argv.slice(0, 2).join(" ")} failed: ${result.stderr}`);
   return result.stdout;
 }
@@ -67,7 +63,7 @@ async function chat(baseUrl: string, key: string, model = "crash-model", stream 
 
 /** The token's request-log rows and spend, read once no gateway holds the (embedded) database. */
 async function billed(tokenId: number) {
-  const handle = usePostgres ? await openDatabase({ databaseUrl: database!.url }) : await openDatabase({ dataDir });
+  const handle = await files.open();
   try {
     await migrateDatabase(handle);
     const logs = await handle.db.select().from(requestLogs).where(eq(requestLogs.tokenId, tokenId));
@@ -85,7 +81,7 @@ async function stop(gateway: GatewayProcess): Promise<void> {
 
 const spoolFiles = () => {
   try {
-    return readdirSync(join(dataDir, "spool")).filter((name) => name.endsWith(".jsonl"));
+    return readdirSync(join(files.dataDir, "spool")).filter((name) => name.endsWith(".jsonl"));
   } catch {
     return [];
   }
@@ -169,9 +165,9 @@ describe("accepted spend survives an outage", () => {
   });
 
   test.if(usePostgres)("SIGTERM while Postgres is unreachable: the spend of every answered call is written by the next start", async () => {
-    const target = new URL(database!.url!);
+    const target = new URL(files.database!.url!);
     proxy = startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(database!.url!);
+    const viaProxy = new URL(files.database!.url!);
     viaProxy.port = String(proxy.port);
     const gateway = await start({ DATABASE_URL: viaProxy.toString() });
     const token = newToken("outage");

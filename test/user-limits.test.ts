@@ -5,7 +5,7 @@ import { users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type GatewayStack, type GatewayUnderTest, startGateway, startGatewayStack, waitFor } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
-import { startTwoGateways, type TwoGateways } from "./helpers/two-gateways";
+import { twoGatewaysForBlock } from "./helpers/two-gateways";
 import { usePostgres } from "./helpers/fresh-database";
 
 // A bound on hangs for the two-instance tests' set-up, not a tuned timing.
@@ -196,17 +196,10 @@ describe("a user's requests per minute on Redis", () => {
 });
 
 describe("a user's limits across two instances on one Postgres", () => {
-  let two: TwoGateways;
-
-  beforeAll(async () => {
-    if (usePostgres) two = await startTwoGateways();
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    if (usePostgres) await two?.stop();
-  }, SETUP_TIMEOUT_MS);
+  const gateways = twoGatewaysForBlock();
 
   test.if(usePostgres)("a user update by the CLI evicts the cached user on both warm instances", async () => {
+    const two = gateways.current;
     await two.seed.channel({ baseUrl: two.upstream.url, models: ["gpt-4o-mini", "gpt-4o"] });
     const user = await two.seed.user({ name: "shared" });
     const token = await two.seed.token({ userId: user.id });

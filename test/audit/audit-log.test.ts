@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { runCommand } from "@tollgate/cli/run-command";
 import { auditAnchor, auditLog, errorCauses, tokens } from "@tollgate/db";
-import { createSecretBox } from "@tollgate/shared";
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { cliOperator, createToken, purgeAuditLog, setAuditRetention, verifyAuditChain } from "../../packages/admin/src/index";
 import { startAuditPurge } from "../../apps/server/src/audit-purge-job";
-import { TEST_SECRET, waitFor } from "../helpers/gateway-fixture";
-import { type ConsoleUnderTest, rejection, startConsole } from "../console/console-fixture";
+import { waitFor } from "../helpers/gateway-fixture";
+import { type Cli, cliOn, type ConsoleUnderTest, rejection, type SignedInUser, startConsole } from "../console/console-fixture";
 import { type FakeMcpServer, startFakeMcpServer } from "../helpers/fake-mcp-server";
 
 // A fresh PGlite takes seconds to migrate on a busy machine: a bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
 
-type SignedIn = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-
 let harness: ConsoleUnderTest;
-let admin: SignedIn;
-let cli: (...argv: string[]) => ReturnType<typeof runCommand>;
+let admin: SignedInUser;
+let cli: Cli;
 
 beforeAll(async () => {
   harness = await startConsole();
   admin = await harness.signedInUser({ name: "root", role: "admin" });
   await harness.signedInUser({ name: "alice" });
-  const context = { db: harness.database.handle.db, secretBox: await createSecretBox(TEST_SECRET) };
-  cli = (...argv) => runCommand(argv, context);
+  cli = await cliOn(harness.database);
 });
 
 afterAll(() => harness.close());

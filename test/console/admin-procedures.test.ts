@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { balanceLogs, channels, requestLogs, usageHourly } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from "../helpers/fake-openai-upstream";
-import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
+import { rejection, startConsole, type ConsoleUnderTest, type SignedInUser } from "./console-fixture";
 
 // For tests and hooks of this file (the preload's setDefaultTimeout does not reach them): a fresh PGlite
 // takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
 
-type Signed = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+type Signed = SignedInUser;
 
 let harness: ConsoleUnderTest;
 let upstream: FakeOpenAIUpstream;

@@ -1,34 +1,23 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { runCommand } from "@tollgate/cli/run-command";
 import { spendAlerts } from "@tollgate/db";
-import { createSecretBox } from "@tollgate/shared";
-import { TEST_SECRET } from "../helpers/gateway-fixture";
-import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
+import { type Cli, cliOn, type ConsoleUnderTest, fieldRefusal, rejection, type SignedInUser, startConsole } from "./console-fixture";
 
 // A fresh PGlite takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
 
-type SignedIn = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-
 let harness: ConsoleUnderTest;
-let admin: SignedIn;
-let alice: SignedIn;
-let cli: (...argv: string[]) => ReturnType<typeof runCommand>;
+let admin: SignedInUser;
+let alice: SignedInUser;
+let cli: Cli;
 
 beforeAll(async () => {
   harness = await startConsole();
   admin = await harness.signedInUser({ name: "root", role: "admin" });
   alice = await harness.signedInUser({ name: "alice" });
-  const context = { db: harness.database.handle.db, secretBox: await createSecretBox(TEST_SECRET) };
-  cli = (...argv) => runCommand(argv, context);
+  cli = await cliOn(harness.database);
 });
 
 afterAll(() => harness.close());
-
-async function consoleRefusal(call: () => Promise<unknown>, field: string) {
-  const failure = await rejection(call());
-  return { code: failure.code, messages: failure.fieldErrors?.[field] };
-}
 
 describe("budget periods in the console", () => {
   test("a token created with a monthly quota in a time zone shows its period's spend and its reset", async () => {
@@ -48,9 +37,9 @@ describe("budget periods in the console", () => {
   test("a bad period or time zone gets the same message in the console as in the CLI", async () => {
     const period = 'Must be "none", "daily", "weekly" or "monthly"';
     const zone = 'Must be an IANA time zone, such as "UTC" or "Europe/Paris"';
-    expect(await consoleRefusal(() => admin.caller.tokens.create({ name: "t", userId: alice.id, budgetPeriod: "hourly" }), "budgetPeriod")).toEqual({ code: "BAD_REQUEST", messages: [period] });
-    expect(await consoleRefusal(() => admin.caller.tokens.create({ name: "t", userId: alice.id, budgetTimeZone: "Paris" }), "budgetTimeZone")).toEqual({ code: "BAD_REQUEST", messages: [zone] });
-    expect(await consoleRefusal(() => admin.caller.users.update({ id: alice.id, budgetTimeZone: "Nowhere/Town" }), "budgetTimeZone")).toEqual({ code: "BAD_REQUEST", messages: [zone] });
+    expect(await fieldRefusal(() => admin.caller.tokens.create({ name: "t", userId: alice.id, budgetPeriod: "hourly" }), "budgetPeriod")).toEqual({ code: "BAD_REQUEST", messages: [period] });
+    expect(await fieldRefusal(() => admin.caller.tokens.create({ name: "t", userId: alice.id, budgetTimeZone: "Paris" }), "budgetTimeZone")).toEqual({ code: "BAD_REQUEST", messages: [zone] });
+    expect(await fieldRefusal(() => admin.caller.users.update({ id: alice.id, budgetTimeZone: "Nowhere/Town" }), "budgetTimeZone")).toEqual({ code: "BAD_REQUEST", messages: [zone] });
     expect(await cli("token", "create", "--user", "alice", "--name", "t", "--period", "hourly")).toEqual({ exitCode: 2, stdout: "", stderr: `error: --period must be "none", "daily", "weekly" or "monthly"\n` });
     expect(await cli("user", "budget", "alice", "--time-zone", "Paris")).toEqual({ exitCode: 2, stdout: "", stderr: `error: --time-zone must be an IANA time zone, such as "UTC" or "Europe/Paris"\n` });
   });
@@ -79,11 +68,11 @@ describe("spend alert settings and notices in the console", () => {
   });
 
   test("a bad webhook URL or secret is refused under its field", async () => {
-    expect(await consoleRefusal(() => admin.caller.alerts.updateSettings({ webhookUrl: "javascript:alert(1)" }), "webhookUrl")).toEqual({
+    expect(await fieldRefusal(() => admin.caller.alerts.updateSettings({ webhookUrl: "javascript:alert(1)" }), "webhookUrl")).toEqual({
       code: "BAD_REQUEST",
       messages: ["Must be an http:// or https:// URL, or empty to turn the webhook off"],
     });
-    expect(await consoleRefusal(() => admin.caller.alerts.updateSettings({ webhookSecret: "short" }), "webhookSecret")).toEqual({
+    expect(await fieldRefusal(() => admin.caller.alerts.updateSettings({ webhookSecret: "short" }), "webhookSecret")).toEqual({
       code: "BAD_REQUEST",
       messages: ["Must be 16 to 256 characters without whitespace, or empty to send unsigned"],
     });

@@ -7,7 +7,7 @@ import { type FakeAnthropicUpstream, fakeAnthropicModels, startFakeAnthropicUpst
 import { type FakeGeminiUpstream, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "../helpers/fake-openai-upstream";
 import { TEST_SECRET } from "../helpers/gateway-fixture";
-import { type ConsoleUnderTest, rejection, startConsole } from "./console-fixture";
+import { type ConsoleUnderTest, rejection, startConsole, type SignedInUser } from "./console-fixture";
 import modelsFixture from "../fixtures/openai/models.json";
 
 const OPENAI_KEY = "sk-upstream-openai-models-0001";
@@ -15,8 +15,8 @@ const ANTHROPIC_KEY = "sk-ant-upstream-models-0002";
 const GEMINI_KEY = "AIza-upstream-models-0003";
 
 let harness: ConsoleUnderTest;
-let admin: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-let alice: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+let admin: SignedInUser;
+let alice: SignedInUser;
 let openai: FakeOpenAIUpstream;
 let anthropic: FakeAnthropicUpstream;
 let gemini: FakeGeminiUpstream;

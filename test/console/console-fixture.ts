@@ -1,3 +1,5 @@
+import { expect } from "bun:test";
+import { runCommand } from "@tollgate/cli/run-command";
 import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
 import { users } from "@tollgate/db";
 import { createChannelProber } from "@tollgate/upstream";
@@ -22,6 +24,9 @@ export interface ConsoleUnderTest {
   anonymous(options?: CallerOptions): ReturnType<ReturnType<typeof createConsole>["createCaller"]>;
   close(): Promise<void>;
 }
+
+/** A user `signedInUser` created: its id and name, and a console caller signed in as it. */
+export type SignedInUser = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
 
 /**
  * A console around a fresh, migrated database (PGlite, or Postgres when DATABASE_URL is set), or around
@@ -85,4 +90,30 @@ export async function rejection(promise: Promise<unknown>): Promise<{ code: stri
     return { code: trpcError.code, message: trpcError.message, fieldErrors };
   }
   throw new Error("expected the call to fail, but it succeeded");
+}
+
+/** The console's refusal of one field: its code and that field's messages. */
+export async function fieldRefusal(call: () => Promise<unknown>, field: string): Promise<{ code: string; messages: string[] | undefined }> {
+  const failure = await rejection(call());
+  return { code: failure.code, messages: failure.fieldErrors?.[field] };
+}
+
+/** The CLI on a test's database, as an operator runs it there: argv in, its exit code and output out. */
+export type Cli = (...argv: string[]) => ReturnType<typeof runCommand>;
+/** The CLI asked for `--json`: its answer, parsed. */
+export type JsonCli = (...argv: string[]) => Promise<Record<string, unknown>>;
+
+export async function cliOn(database: FreshDatabase): Promise<Cli> {
+  const context = { db: database.handle.db, secretBox: await createSecretBox(TEST_SECRET) };
+  return (...argv) => runCommand(argv, context);
+}
+
+/** The CLI asked for `--json`, which must print nothing on stderr. */
+export async function jsonCliOn(database: FreshDatabase): Promise<JsonCli> {
+  const cli = await cliOn(database);
+  return async (...argv) => {
+    const result = await cli(...argv, "--json");
+    expect(result.stderr).toBe("");
+    return JSON.parse(result.stdout) as Record<string, unknown>;
+  };
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { channels, requestLogs, usageHourly } from "@tollgate/db";
-import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
+import { rejection, startConsole, type ConsoleUnderTest, type SignedInUser } from "./console-fixture";
 
 // A bound on hangs, not a tuned timing: a fresh PGlite takes seconds to migrate on a busy machine.
 setDefaultTimeout(60_000);
 
-type Signed = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+type Signed = SignedInUser;
 
 let harness: ConsoleUnderTest;
 let admin: Signed;

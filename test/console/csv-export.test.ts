@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { channels, requestLogs, usageHourly } from "@tollgate/db";
-import { type ConsoleUnderTest, startConsole } from "./console-fixture";
+import { type ConsoleUnderTest, startConsole, type SignedInUser } from "./console-fixture";
 
 let harness: ConsoleUnderTest;
-let admin: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-let alice: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-let bob: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+let admin: SignedInUser;
+let alice: SignedInUser;
+let bob: SignedInUser;
 
 const start = new Date("2026-03-01T00:00:00.000Z");
 /** More than one page of the export (1000 rows a query), so that paging is exercised. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { resultRows, usageDaily, usageHourly } from "@tollgate/db";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { type ConsoleUnderTest, startConsole } from "./console-fixture";
+import { type ConsoleUnderTest, startConsole, type SignedInUser } from "./console-fixture";
 
 // A fresh PGlite takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
@@ -10,8 +10,8 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 let harness: ConsoleUnderTest;
-let admin: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-let alice: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+let admin: SignedInUser;
+let alice: SignedInUser;
 const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
 const hoursAgo = (hours: number) => new Date(today.getTime() + 12 * HOUR_MS - hours * HOUR_MS);
 

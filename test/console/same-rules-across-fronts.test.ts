@@ -1,36 +1,24 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { runCommand } from "@tollgate/cli/run-command";
 import { SettingsCache } from "@tollgate/gateway/settings-cache";
-import { createSecretBox } from "@tollgate/shared";
-import { TEST_SECRET } from "../helpers/gateway-fixture";
-import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
+import { type Cli, cliOn, type ConsoleUnderTest, fieldRefusal, rejection, type SignedInUser, startConsole } from "./console-fixture";
 
 // For tests and hooks of this file (the preload's setDefaultTimeout does not reach them): a fresh PGlite
 // takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
 
-type SignedIn = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-
 let harness: ConsoleUnderTest;
-let admin: SignedIn;
-let alice: SignedIn;
-let cli: (...argv: string[]) => ReturnType<typeof runCommand>;
+let admin: SignedInUser;
+let alice: SignedInUser;
+let cli: Cli;
 
 beforeAll(async () => {
   harness = await startConsole();
   admin = await harness.signedInUser({ name: "root", role: "admin" });
   alice = await harness.signedInUser({ name: "alice" });
-  const context = { db: harness.database.handle.db, secretBox: await createSecretBox(TEST_SECRET) };
-  cli = (...argv) => runCommand(argv, context);
+  cli = await cliOn(harness.database);
 });
 
 afterAll(() => harness.close());
-
-/** The console's refusal of one field: its code and that field's messages. */
-async function consoleRefusal(call: () => Promise<unknown>, field: string) {
-  const failure = await rejection(call());
-  return { code: failure.code, messages: failure.fieldErrors?.[field] };
-}
 
 /** Expects the CLI to refuse with exit code 2 and exactly `line` after `error: `. */
 async function expectCliRefusal(argv: string[], line: string) {
@@ -52,26 +40,26 @@ describe("one admin domain: the CLI and the console refuse the same input with t
     ];
     const flags: Record<string, string> = { rpmLimit: "--rpm", tpmLimit: "--tpm", quotaLimit: "--quota", expiresAt: "--expires", group: "--group", allowedModels: "--models" };
     for (const [argv, fields, field, message] of cases) {
-      expect(await consoleRefusal(() => admin.caller.tokens.create({ name: "t", userId: alice.id, ...fields }), field)).toEqual({ code: "BAD_REQUEST", messages: [message] });
+      expect(await fieldRefusal(() => admin.caller.tokens.create({ name: "t", userId: alice.id, ...fields }), field)).toEqual({ code: "BAD_REQUEST", messages: [message] });
       await expectCliRefusal([...token, ...argv], `${flags[field]} ${message[0]!.toLowerCase()}${message.slice(1)}`);
     }
   });
 
   test("a message that starts with the bad value follows the flag after a colon", async () => {
     const message = '"1.2.3.999" is not an IP address or CIDR range (v4 or v6)';
-    expect(await consoleRefusal(() => admin.caller.tokens.create({ name: "t", allowedIps: ["1.2.3.999"] }), "allowedIps")).toEqual({ code: "BAD_REQUEST", messages: [message] });
+    expect(await fieldRefusal(() => admin.caller.tokens.create({ name: "t", allowedIps: ["1.2.3.999"] }), "allowedIps")).toEqual({ code: "BAD_REQUEST", messages: [message] });
     await expectCliRefusal([...token, "--ip", "1.2.3.999"], `--ip: ${message}`);
   });
 
   test("channels, prices and top-ups", async () => {
     const channel = { name: "c", baseUrl: "https://upstream.example/v1", apiKey: "sk-upstream-0123456789", models: ["m"] };
     const channelArgv = ["channel", "add", "--name", "c", "--base-url", "https://upstream.example/v1", "--key", "sk-upstream-0123456789", "--models", "m"];
-    expect(await consoleRefusal(() => admin.caller.channels.create({ ...channel, modelMapping: { other: "x" } }), "modelMapping")).toEqual({
+    expect(await fieldRefusal(() => admin.caller.channels.create({ ...channel, modelMapping: { other: "x" } }), "modelMapping")).toEqual({
       code: "BAD_REQUEST",
       messages: ['Maps "other", which is not one of the channel\'s models'],
     });
     await expectCliRefusal([...channelArgv, "--map", "other=x"], `--map maps "other", which is not one of the channel's models`);
-    expect(await consoleRefusal(() => admin.caller.channels.create({ ...channel, baseUrl: "https://user:pass@upstream.example" }), "baseUrl")).toEqual({
+    expect(await fieldRefusal(() => admin.caller.channels.create({ ...channel, baseUrl: "https://user:pass@upstream.example" }), "baseUrl")).toEqual({
       code: "BAD_REQUEST",
       messages: ["Must not contain credentials (the key is given on its own)"],
     });
@@ -80,13 +68,13 @@ describe("one admin domain: the CLI and the console refuse the same input with t
       "--base-url must not contain credentials (the key is given on its own)",
     );
 
-    expect(await consoleRefusal(() => admin.caller.models.update({ model: "m", inputPrice: "1", outputPrice: "-2", cachedInputPrice: null }), "outputPrice")).toEqual({
+    expect(await fieldRefusal(() => admin.caller.models.update({ model: "m", inputPrice: "1", outputPrice: "-2", cachedInputPrice: null }), "outputPrice")).toEqual({
       code: "BAD_REQUEST",
       messages: ["Must be a non-negative amount in USD (at most 6 decimals)"],
     });
     await expectCliRefusal(["model", "price", "--model", "m", "--input", "1", "--output", "-2"], "--output must be a non-negative amount in USD (at most 6 decimals)");
 
-    expect(await consoleRefusal(() => admin.caller.users.topUp({ id: alice.id, amount: "0" }), "amount")).toEqual({
+    expect(await fieldRefusal(() => admin.caller.users.topUp({ id: alice.id, amount: "0" }), "amount")).toEqual({
       code: "BAD_REQUEST",
       messages: ["Must be a positive amount in USD (at most 6 decimals)"],
     });
@@ -94,10 +82,10 @@ describe("one admin domain: the CLI and the console refuse the same input with t
   });
 
   test("refusals found in the database: an unknown owner, a taken name, an unknown id", async () => {
-    expect(await consoleRefusal(() => admin.caller.tokens.create({ name: "t", userId: 999_999 }), "userId")).toEqual({ code: "BAD_REQUEST", messages: ['Unknown user "999999"'] });
+    expect(await fieldRefusal(() => admin.caller.tokens.create({ name: "t", userId: 999_999 }), "userId")).toEqual({ code: "BAD_REQUEST", messages: ['Unknown user "999999"'] });
     await expectCliRefusal(["token", "create", "--user", "999999", "--name", "t"], 'unknown user "999999"');
 
-    expect(await consoleRefusal(() => admin.caller.users.create({ name: "alice" }), "name")).toEqual({ code: "BAD_REQUEST", messages: ['User "alice" already exists'] });
+    expect(await fieldRefusal(() => admin.caller.users.create({ name: "alice" }), "name")).toEqual({ code: "BAD_REQUEST", messages: ['User "alice" already exists'] });
     await expectCliRefusal(["user", "create", "--name", "alice"], 'user "alice" already exists');
 
     const missing = await rejection(admin.caller.tokens.byId({ id: 999_999 }));

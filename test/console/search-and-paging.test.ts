@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type ConsoleUnderTest, rejection, startConsole } from "./console-fixture";
+import { type ConsoleUnderTest, rejection, startConsole, type SignedInUser } from "./console-fixture";
 
 let harness: ConsoleUnderTest;
-let admin: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-let alice: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+let admin: SignedInUser;
+let alice: SignedInUser;
 
 beforeAll(async () => {
   harness = await startConsole();

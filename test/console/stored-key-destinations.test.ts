@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { runCommand } from "../../apps/cli/src/run-command";
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "../helpers/fake-openai-upstream";
 import { TEST_SECRET } from "../helpers/gateway-fixture";
-import { type ConsoleUnderTest, rejection, startConsole } from "./console-fixture";
+import { type ConsoleUnderTest, rejection, startConsole, type SignedInUser } from "./console-fixture";
 
 const STORED_KEY = "sk-stored-upstream-key-0001";
 const GIVEN_KEY = "sk-given-in-the-call-0002";
@@ -13,7 +13,7 @@ const KEY_REQUIRED = "apiKey is required when the base URL's origin or the type 
 const METADATA = "Must not be a link-local or cloud metadata address";
 
 let harness: ConsoleUnderTest;
-let admin: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+let admin: SignedInUser;
 /** Where the channel's key was given for. */
 let upstream: FakeOpenAIUpstream;
 /** Another address: it must never see the stored key. */

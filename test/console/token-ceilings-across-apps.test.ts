@@ -1,22 +1,18 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { tokens } from "@tollgate/db";
-import { createSecretBox } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
-import { runCommand } from "@tollgate/cli/run-command";
-import { type GatewayStack, startGatewayStack, TEST_SECRET } from "../helpers/gateway-fixture";
-import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
+import { type GatewayStack, startGatewayStack } from "../helpers/gateway-fixture";
+import { type ConsoleUnderTest, type JsonCli, jsonCliOn, rejection, type SignedInUser, startConsole } from "./console-fixture";
 
 // For tests and hooks of this file (the preload's setDefaultTimeout does not reach them): a fresh PGlite
 // takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
 
-type SignedIn = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-
 let stack: GatewayStack;
 let harness: ConsoleUnderTest;
-let admin: SignedIn;
-let alice: SignedIn;
-let cli: (...argv: string[]) => Promise<Record<string, unknown>>;
+let admin: SignedInUser;
+let alice: SignedInUser;
+let cli: JsonCli;
 
 beforeAll(async () => {
   stack = await startGatewayStack();
@@ -25,12 +21,7 @@ beforeAll(async () => {
   harness = await startConsole({}, stack.database);
   admin = await harness.signedInUser({ name: "root", role: "admin" });
   alice = await harness.signedInUser({ name: "alice", group: "default" });
-  const context = { db: stack.database.handle.db, secretBox: await createSecretBox(TEST_SECRET) };
-  cli = async (...argv) => {
-    const result = await runCommand([...argv, "--json"], context);
-    expect(result.stderr).toBe("");
-    return JSON.parse(result.stdout) as Record<string, unknown>;
-  };
+  cli = await jsonCliOn(stack.database);
 });
 
 afterAll(async () => {

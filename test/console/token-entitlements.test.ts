@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { tokens } from "@tollgate/db";
 import { asc, eq } from "drizzle-orm";
-import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
+import { type ConsoleUnderTest, rejection, type SignedInUser, startConsole } from "./console-fixture";
 
 // For tests and hooks of this file (the preload's setDefaultTimeout does not reach them): a fresh PGlite
 // takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
 setDefaultTimeout(60_000);
-
-type SignedIn = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
 
 const IN_A_WEEK = new Date(Date.now() + 7 * 86_400_000);
 const IN_A_DAY = new Date(Date.now() + 86_400_000);
@@ -15,8 +13,8 @@ const IN_A_MONTH = new Date(Date.now() + 30 * 86_400_000);
 
 describe("token entitlements: a user edits within what an admin granted", () => {
   let harness: ConsoleUnderTest;
-  let admin: SignedIn;
-  let alice: SignedIn;
+  let admin: SignedInUser;
+  let alice: SignedInUser;
   beforeAll(async () => {
     harness = await startConsole();
     admin = await harness.signedInUser({ name: "root", role: "admin" });
@@ -25,7 +23,7 @@ describe("token entitlements: a user edits within what an admin granted", () => 
   afterAll(() => harness.close());
 
   /** An admin-made token for alice with the given limits, and its id. */
-  const granted = async (limits: Parameters<SignedIn["caller"]["tokens"]["create"]>[0] extends infer Input ? Omit<Input & object, "name" | "userId"> : never) => {
+  const granted = async (limits: Parameters<SignedInUser["caller"]["tokens"]["create"]>[0] extends infer Input ? Omit<Input & object, "name" | "userId"> : never) => {
     const { token } = await admin.caller.tokens.create({ name: "granted", userId: alice.id, ...limits });
     return token.id;
   };
@@ -181,8 +179,8 @@ describe("token entitlements: a user edits within what an admin granted", () => 
 
 describe("token groups: only admins set them", () => {
   let harness: ConsoleUnderTest;
-  let admin: SignedIn;
-  let alice: SignedIn;
+  let admin: SignedInUser;
+  let alice: SignedInUser;
   beforeAll(async () => {
     harness = await startConsole();
     admin = await harness.signedInUser({ name: "root", role: "admin" });

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { tokens } from "@tollgate/db";
 import { hashTokenSecret } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
-import { type ConsoleUnderTest, rejection, startConsole } from "./console-fixture";
+import { type ConsoleUnderTest, rejection, startConsole, type SignedInUser } from "./console-fixture";
 
 // A bound on hangs (a fresh PGlite migrates slowly on a busy machine), not a tuned timing.
 setDefaultTimeout(60_000);
 
 describe("tokens.roll", () => {
   let harness: ConsoleUnderTest;
-  let alice: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-  let bob: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+  let alice: SignedInUser;
+  let bob: SignedInUser;
   beforeAll(async () => {
     harness = await startConsole();
     alice = await harness.signedInUser({ name: "alice" });

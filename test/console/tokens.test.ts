@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { tokens } from "@tollgate/db";
 import { hashTokenSecret } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
-import { rejection, startConsole, type ConsoleUnderTest } from "./console-fixture";
+import { rejection, startConsole, type ConsoleUnderTest, type SignedInUser } from "./console-fixture";
 
 // For tests and hooks of this file (the preload's setDefaultTimeout does not reach them): a fresh PGlite
 // takes seconds to migrate on a busy machine. A bound on hangs, not a tuned timing.
@@ -10,8 +10,8 @@ setDefaultTimeout(60_000);
 
 describe("tokens procedures", () => {
   let harness: ConsoleUnderTest;
-  let alice: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
-  let bob: Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
+  let alice: SignedInUser;
+  let bob: SignedInUser;
   beforeAll(async () => {
     harness = await startConsole();
     alice = await harness.signedInUser({ name: "alice" });

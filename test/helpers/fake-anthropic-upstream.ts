@@ -1,3 +1,5 @@
+import { framesResponse, startFakeServer } from "./fake-upstream-kit";
+
 /**
  * A fake Anthropic Messages API on 127.0.0.1:0, speaking the documented wire format: POST /v1/messages,
  * non-streamed messages and the SSE event sequence (message_start, content_block_start/delta/stop,
@@ -139,9 +141,7 @@ export async function startFakeAnthropicUpstream(
 ): Promise<FakeAnthropicUpstream> {
   const queue: FakeAnthropicBehaviour[] = [];
   const requests: FakeAnthropicUpstream["requests"] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
+  const server = startFakeServer({
     idleTimeout: 0,
     async fetch(request) {
       const url = new URL(request.url);
@@ -281,24 +281,13 @@ export async function startFakeAnthropicUpstream(
         }),
       );
       frames.push(event("message_stop", { type: "message_stop" }));
-      return new Response(
-        new ReadableStream({
-          pull(controller) {
-            const next = frames.shift();
-            if (next) controller.enqueue(next);
-            else controller.close();
-          },
-        }),
-        { headers: { "content-type": "text/event-stream; charset=utf-8" } },
-      );
+      return framesResponse(frames, "text/event-stream; charset=utf-8");
     },
   });
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: server.origin,
     requests,
     enqueue: (behaviour) => queue.push(behaviour),
-    close: async () => {
-      await server.stop(true);
-    },
+    close: () => server.close(),
   };
 }

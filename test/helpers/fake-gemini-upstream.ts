@@ -1,3 +1,5 @@
+import { framesResponse, startFakeServer } from "./fake-upstream-kit";
+
 /**
  * A fake Gemini API (generativelanguage v1beta) on 127.0.0.1:0: generateContent, streamGenerateContent with
  * alt=sse (each event a full GenerateContentResponse), batchEmbedContents/embedContent, countTokens
@@ -82,9 +84,7 @@ export async function startFakeGeminiUpstream(
 ): Promise<FakeGeminiUpstream> {
   const queue: FakeGeminiBehaviour[] = [];
   const requests: FakeGeminiUpstream["requests"] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
+  const server = startFakeServer({
     idleTimeout: 0,
     async fetch(request) {
       const url = new URL(request.url);
@@ -162,24 +162,16 @@ export async function startFakeGeminiUpstream(
           });
         });
       }
-      return new Response(
-        new ReadableStream({
-          pull(controller) {
-            const next = chunks.shift();
-            if (next) controller.enqueue(encoder.encode(`data: ${JSON.stringify(next)}\r\n\r\n`));
-            else controller.close();
-          },
-        }),
-        { headers: { "content-type": "text/event-stream" } },
+      return framesResponse(
+        chunks.map((chunk) => encoder.encode(`data: ${JSON.stringify(chunk)}\r\n\r\n`)),
+        "text/event-stream",
       );
     },
   });
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: server.origin,
     requests,
     enqueue: (behaviour) => queue.push(behaviour),
-    close: async () => {
-      await server.stop(true);
-    },
+    close: () => server.close(),
   };
 }

@@ -2,7 +2,8 @@
  * What the fake upstreams share: a real HTTP server on 127.0.0.1 and a free port, the requests it saw in
  * order (with a wait for a count of them), a first-in-first-out queue of the behaviours of coming requests,
  * a request body read as JSON or text, and the key a request presented. Each fake (fake-openai-upstream.ts,
- * fake-openai-responses-upstream.ts, fake-openai-media-upstream.ts) keeps only its wire format.
+ * fake-openai-responses-upstream.ts, fake-openai-media-upstream.ts, fake-anthropic-upstream.ts,
+ * fake-gemini-upstream.ts) keeps only its wire format.
  */
 
 export interface FakeServer {
@@ -29,6 +30,20 @@ export function startFakeServer({ fetch, idleTimeout }: FakeServerOptions): Fake
       await server.stop(true);
     },
   };
+}
+
+/** A streamed answer of `frames`, one per pull (a client reads them one by one as an upstream sends them), then its end. */
+export function framesResponse(frames: readonly Uint8Array[], contentType: string): Response {
+  let next = 0;
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (next < frames.length) controller.enqueue(frames[next++]!);
+        else controller.close();
+      },
+    }),
+    { headers: { "content-type": contentType } },
+  );
 }
 
 /** The behaviours of coming requests, first in first out; when none is queued, the default answers. */

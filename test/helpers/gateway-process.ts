@@ -1,5 +1,11 @@
+import { afterAll, beforeAll } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import { type FreshDatabase, freshDatabase, usePostgres } from "./fresh-database";
 import { TEST_SECRET } from "./gateway-fixture";
+import { SETUP_TIMEOUT_MS } from "./timeouts";
 
 const root = join(import.meta.dir, "..", "..");
 
@@ -20,6 +26,48 @@ export function serverEnvironment(
     DATABASE_URL: database?.url ?? "",
     TOLLGATE_SECRET: database ? TEST_SECRET : "",
     ...overrides,
+  };
+}
+
+/** What the server processes of a test file run on: a data folder, and on Postgres a fresh database. */
+export interface ServerFiles {
+  readonly dataDir: string;
+  /** Null when the processes run embedded (in the data folder). */
+  readonly database: FreshDatabase | null;
+  /** serverEnvironment on them. */
+  environment(overrides?: Record<string, string>): Record<string, string | undefined>;
+  /** A handle on what the processes wrote (embedded: only once no process holds the data folder). */
+  open(): Promise<DatabaseHandle>;
+}
+
+/**
+ * The server files of the calling file or describe block: made before its tests (`prefix` names the data
+ * folder), removed after them; read them inside a test.
+ */
+export function serverFilesForBlock(prefix: string): ServerFiles {
+  let dataDir: string | undefined;
+  let database: FreshDatabase | null = null;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), prefix));
+    if (usePostgres) database = await freshDatabase();
+  }, SETUP_TIMEOUT_MS);
+  afterAll(async () => {
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }, SETUP_TIMEOUT_MS);
+  const folder = () => {
+    if (!dataDir) throw new Error("the block's server files are made in beforeAll: read them inside a test");
+    return dataDir;
+  };
+  return {
+    get dataDir() {
+      return folder();
+    },
+    get database() {
+      return database;
+    },
+    environment: (overrides = {}) => serverEnvironment(folder(), database, overrides),
+    open: () => (database ? openDatabase({ databaseUrl: database.url }) : openDatabase({ dataDir: folder() })),
   };
 }
 

@@ -1,6 +1,7 @@
 import { type FakeOpenAIUpstream, startFakeOpenAIUpstream } from "./fake-openai-upstream";
 import { type FreshDatabase, freshDatabase } from "./fresh-database";
 import { type GatewayUnderTest, seeder, startGateway } from "./gateway-fixture";
+import { onPostgresForBlock } from "./postgres-block";
 
 /** Two gateway instances on one Postgres database (each with its own connections), and a fake upstream. */
 export interface TwoGateways {
@@ -13,12 +14,12 @@ export interface TwoGateways {
   stop(): Promise<void>;
 }
 
-/** Only on Postgres: embedded PGlite is one process's database. */
-export async function startTwoGateways(): Promise<TwoGateways> {
+/** Only on Postgres: embedded PGlite is one process's database. Both instances are built with `gatewayOptions`. */
+export async function startTwoGateways(gatewayOptions: Parameters<typeof startGateway>[1] = {}): Promise<TwoGateways> {
   const database = await freshDatabase();
   const upstream = await startFakeOpenAIUpstream({ chunkDelayMs: 0 });
-  const first = await startGateway(database.handle);
-  const second = await startGateway(await database.openAnother());
+  const first = await startGateway(database.handle, gatewayOptions);
+  const second = await startGateway(await database.openAnother(), gatewayOptions);
   return {
     database,
     upstream,
@@ -32,4 +33,12 @@ export async function startTwoGateways(): Promise<TwoGateways> {
       await database.drop();
     },
   };
+}
+
+/**
+ * Two gateways for the tests of the calling file or describe block, started before them (on Postgres only:
+ * elsewhere the tests skip) and stopped after them; read `.current` inside a test.
+ */
+export function twoGatewaysForBlock(gatewayOptions: Parameters<typeof startGateway>[1] = {}): { readonly current: TwoGateways } {
+  return onPostgresForBlock(() => startTwoGateways(gatewayOptions));
 }

@@ -34,15 +34,4 @@ export { upstreamModelFor } from "./upstream-model";
 export { buildMediaRequest, type MediaBody, type MediaHttpRequest, type MediaOperation, servesMediaOperation } from "./media-request";
 export { credentialFailure, type SendableRequest, sendUpstream } from "./send-upstream";
 export { listUpstreamModels, type ModelListChannel, type ModelListResult } from "./list-upstream-models";
-export {
-  DEFAULT_UPSTREAM_MAX_BODY_BYTES,
-  DEFAULT_UPSTREAM_MAX_EVENT_BYTES,
-  discardBody,
-  fetchUpstream,
-  readUpstreamBytes,
-  readUpstreamErrorText,
-  readUpstreamText,
-  UPSTREAM_ERROR_BODY_BYTES,
-  UpstreamRedirectError,
-  UpstreamResponseTooLargeError,
-} from "./fetch-upstream";
+export * from "./fetch-upstream";

@@ -13,6 +13,9 @@ export const BUDGET_RESET_HEADER = "x-tollgate-budget-reset";
  */
 export const BUDGET_SCOPE_HEADER = "x-tollgate-budget-scope";
 
+/** The budgets of a call, narrowest first (the order that settles a tie). */
+const SCOPES = ["token", "user", "team"] as const;
+
 function remainingOf(view: BudgetView, ledger: QuotaLedger): number {
   return Math.max(0, view.limit - view.spent - ledger.unwritten(view.subject));
 }
@@ -36,24 +39,15 @@ export function addBudgetHeaders(
   let view: BudgetView | null = null;
   let remaining = 0;
   let scope = "token";
-  if (budgets.token) {
-    view = budgets.token;
-    remaining = remainingOf(view, ledger);
-  }
-  if (budgets.user) {
-    const userRemaining = remainingOf(budgets.user, ledger);
-    if (view === null || userRemaining < remaining) {
-      view = budgets.user;
-      remaining = userRemaining;
-      scope = "user";
-    }
-  }
-  if (budgets.team) {
-    const teamRemaining = remainingOf(budgets.team, ledger);
-    if (view === null || teamRemaining < remaining) {
-      view = budgets.team;
-      remaining = teamRemaining;
-      scope = "team";
+  for (let index = 0; index < SCOPES.length; index++) {
+    const candidateScope = SCOPES[index]!;
+    const candidate = budgets[candidateScope];
+    if (!candidate) continue;
+    const candidateRemaining = remainingOf(candidate, ledger);
+    if (view === null || candidateRemaining < remaining) {
+      view = candidate;
+      remaining = candidateRemaining;
+      scope = candidateScope;
     }
   }
   if (view === null) return;

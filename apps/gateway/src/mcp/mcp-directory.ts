@@ -56,6 +56,21 @@ interface Listings {
   resourceTemplates?: Promise<ResourceTemplate[]>;
 }
 
+type ListedItem<Key extends keyof Listings> = Awaited<NonNullable<Listings[Key]>>[number];
+
+/** How a listing is fetched: the capability a server must offer for it, and one page of it (under the listing's name). */
+interface PagedListing<Key extends keyof Listings> {
+  capability: "tools" | "prompts" | "resources";
+  fetchPage(client: Client, params: { cursor?: string }, options: { timeout: number }): Promise<{ [Name in Key]: ListedItem<Key>[] } & { nextCursor?: string }>;
+}
+
+const PAGED_LISTINGS: { [Key in keyof Listings]-?: PagedListing<Key> } = {
+  tools: { capability: "tools", fetchPage: (client, params, options) => client.listTools(params, options) },
+  prompts: { capability: "prompts", fetchPage: (client, params, options) => client.listPrompts(params, options) },
+  resources: { capability: "resources", fetchPage: (client, params, options) => client.listResources(params, options) },
+  resourceTemplates: { capability: "resources", fetchPage: (client, params, options) => client.listResourceTemplates(params, options) },
+};
+
 /** One connection per server per instance, shared by every client session; null once it closed. */
 interface Connection {
   fingerprint: string;
@@ -290,44 +305,33 @@ export class McpDirectory {
   }
 
   /** Every page of one of the server's lists, when it offers that capability (none otherwise). */
-  private pagedListing<Item>(
-    entry: McpServerEntry,
-    key: keyof Listings,
-    capability: "tools" | "prompts" | "resources",
-    fetchPage: (client: Client, cursor: string | undefined, timeout: number) => Promise<{ items: Item[]; nextCursor?: string }>,
-  ): Promise<Item[]> {
+  private pagedListing<Key extends keyof Listings>(entry: McpServerEntry, key: Key): Promise<ListedItem<Key>[]> {
+    const { capability, fetchPage } = PAGED_LISTINGS[key] as PagedListing<Key>;
     const timeout = this.options.requestTimeoutMs;
     return this.listing(entry, key, (client) =>
-      client.getServerCapabilities()?.[capability] ? collectPages((cursor) => fetchPage(client, cursor, timeout)) : Promise.resolve([]),
+      client.getServerCapabilities()?.[capability]
+        ? collectPages(async (cursor) => {
+            const page = await fetchPage(client, cursor ? { cursor } : {}, { timeout });
+            return { items: page[key], nextCursor: page.nextCursor };
+          })
+        : Promise.resolve([]),
     );
   }
 
   tools(entry: McpServerEntry): Promise<Tool[]> {
-    return this.pagedListing(entry, "tools", "tools", async (client, cursor, timeout) => {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
-      return { items: page.tools, nextCursor: page.nextCursor };
-    });
+    return this.pagedListing(entry, "tools");
   }
 
   prompts(entry: McpServerEntry): Promise<Prompt[]> {
-    return this.pagedListing(entry, "prompts", "prompts", async (client, cursor, timeout) => {
-      const page = await client.listPrompts(cursor ? { cursor } : {}, { timeout });
-      return { items: page.prompts, nextCursor: page.nextCursor };
-    });
+    return this.pagedListing(entry, "prompts");
   }
 
   resources(entry: McpServerEntry): Promise<Resource[]> {
-    return this.pagedListing(entry, "resources", "resources", async (client, cursor, timeout) => {
-      const page = await client.listResources(cursor ? { cursor } : {}, { timeout });
-      return { items: page.resources, nextCursor: page.nextCursor };
-    });
+    return this.pagedListing(entry, "resources");
   }
 
   resourceTemplates(entry: McpServerEntry): Promise<ResourceTemplate[]> {
-    return this.pagedListing(entry, "resourceTemplates", "resources", async (client, cursor, timeout) => {
-      const page = await client.listResourceTemplates(cursor ? { cursor } : {}, { timeout });
-      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-    });
+    return this.pagedListing(entry, "resourceTemplates");
   }
 
   /** Closes every upstream connection (the services stop). */

@@ -43,13 +43,16 @@ export function createSessionServer(directory: McpDirectory, scope: string | nul
   };
   const publicName = (entry: McpServerEntry, name: string) => (scope === null ? `${entry.name}${NAMESPACE_SEPARATOR}${name}` : name);
 
-  /** Each server's part of a listing; a server that fails is cooled down and left out, the others still listed. */
-  async function gather<Item>(context: McpRequestContext, list: (entry: McpServerEntry) => Promise<Item[]>): Promise<Item[]> {
+  /**
+   * Each server's part of a listing, every item under its public name; a server that fails is cooled down and
+   * left out, the others still listed.
+   */
+  async function gather<Item extends { name: string }>(context: McpRequestContext, list: (entry: McpServerEntry) => Promise<Item[]>): Promise<Item[]> {
     const parts = await Promise.all(
       (await visible(context)).map(async (entry) => {
         if (directory.cooldownOf(entry) > 0) return [];
         try {
-          return await list(entry);
+          return (await list(entry)).map((item) => ({ ...item, name: publicName(entry, item.name) }));
         } catch (error) {
           context.services.log("warn", "MCP server listing failed", { mcpServer: entry.id, error: describeMcpError(error) });
           directory.recordFailure(entry, error);
@@ -72,11 +75,7 @@ export function createSessionServer(directory: McpDirectory, scope: string | nul
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const context = contextOf(extra);
-    const tools = await gather(context, async (entry) =>
-      (await directory.tools(entry))
-        .filter((tool) => toolAllowed(context.caller.token, entry.name, tool.name))
-        .map((tool) => ({ ...tool, name: publicName(entry, tool.name) })),
-    );
+    const tools = await gather(context, async (entry) => (await directory.tools(entry)).filter((tool) => toolAllowed(context.caller.token, entry.name, tool.name)));
     return { tools };
   });
 
@@ -88,8 +87,7 @@ export function createSessionServer(directory: McpDirectory, scope: string | nul
 
   server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
     const context = contextOf(extra);
-    const prompts = await gather(context, async (entry) => (await directory.prompts(entry)).map((prompt) => ({ ...prompt, name: publicName(entry, prompt.name) })));
-    return { prompts };
+    return { prompts: await gather(context, (entry) => directory.prompts(entry)) };
   });
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
@@ -101,16 +99,12 @@ export function createSessionServer(directory: McpDirectory, scope: string | nul
 
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
     const context = contextOf(extra);
-    const resources = await gather(context, async (entry) => (await directory.resources(entry)).map((resource) => ({ ...resource, name: publicName(entry, resource.name) })));
-    return { resources };
+    return { resources: await gather(context, (entry) => directory.resources(entry)) };
   });
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_request, extra) => {
     const context = contextOf(extra);
-    const resourceTemplates = await gather(context, async (entry) =>
-      (await directory.resourceTemplates(entry)).map((template) => ({ ...template, name: publicName(entry, template.name) })),
-    );
-    return { resourceTemplates };
+    return { resourceTemplates: await gather(context, (entry) => directory.resourceTemplates(entry)) };
   });
 
   // A resource keeps its own URI: it is read from the server that lists it (or, alone, the one server in scope).

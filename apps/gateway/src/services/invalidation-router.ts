@@ -1,5 +1,5 @@
 import type { InvalidationMessage } from "@tollgate/db";
-import type { LeaseBook } from "../accounting/quota-leases";
+import type { LeaseBook, LeaseSubject } from "../accounting/quota-leases";
 import type { CachedTeam, CachedToken, CachedUser } from "../auth/cached-records";
 import type { LoadingCache } from "../auth/loading-cache";
 import type { ChannelCatalog } from "../routing/channel-catalog";
@@ -36,38 +36,32 @@ export interface InvalidationRouter {
 /** Which caches a change in which table evicts; the one place that knows. */
 export function createInvalidationRouter(targets: InvalidationTargets): InvalidationRouter {
   const { instanceId, tokens, users, teams, tokenHashById, catalog, settings, leases, health, mcp } = targets;
+  /**
+   * A cached row's notification: its insert forgets a cached absence, a write of its spend alone refreshes it
+   * in the background, any other write evicts it and forgets the refusals its leases remember.
+   */
+  function routeRow<Key>(cache: Pick<LoadingCache<Key, unknown>, Evicting>, key: Key, message: InvalidationMessage, refusals: LeaseSubject[]): void {
+    if (message.op === "insert") cache.forgetAbsent(key);
+    else if (message.kind === "usage") cache.refresh(key);
+    else {
+      cache.delete(key);
+      for (const refusal of refusals) leases.forgetRefusal(refusal);
+    }
+  }
   return {
     route(message) {
       switch (message.table) {
         case "tokens":
           if (message.key_hash) {
             if (message.id !== undefined) tokenHashById.set(message.id, message.key_hash);
-            if (message.op === "insert") tokens.forgetAbsent(message.key_hash);
-            else if (message.kind === "usage") tokens.refresh(message.key_hash);
-            else {
-              tokens.delete(message.key_hash);
-              if (message.id !== undefined) leases.forgetRefusal(`token:${message.id}`);
-            }
+            routeRow(tokens, message.key_hash, message, message.id === undefined ? [] : [`token:${message.id}`]);
           }
           return;
         case "users":
-          if (message.id === undefined) return;
-          if (message.op === "insert") users.forgetAbsent(message.id);
-          else if (message.kind === "usage") users.refresh(message.id);
-          else {
-            users.delete(message.id);
-            leases.forgetRefusal(`user:${message.id}`);
-            leases.forgetRefusal(`budget:${message.id}`);
-          }
+          if (message.id !== undefined) routeRow(users, message.id, message, [`user:${message.id}`, `budget:${message.id}`]);
           return;
         case "teams":
-          if (message.id === undefined) return;
-          if (message.op === "insert") teams.forgetAbsent(message.id);
-          else if (message.kind === "usage") teams.refresh(message.id);
-          else {
-            teams.delete(message.id);
-            leases.forgetRefusal(`team:${message.id}`);
-          }
+          if (message.id !== undefined) routeRow(teams, message.id, message, [`team:${message.id}`]);
           return;
         case "channels":
         case "model_prices":

@@ -115,4 +115,11 @@ describe("mapAnthropicError", () => {
     });
     expect(mapAnthropicError(429, "", channel)).toMatchObject({ status: 429, type: "rate_limit_error", code: "rate_limit_exceeded" });
   });
+
+  test("an error type it does not know, even one named like an Object member, is classed by the status", () => {
+    for (const type of ["constructor", "toString", "__proto__", "billing_error"]) {
+      const body = JSON.stringify({ type: "error", error: { type, message: "odd" } });
+      expect(mapAnthropicError(400, body, channel)).toMatchObject({ status: 400, type: "invalid_request_error", code: null });
+    }
+  });
 });

@@ -1,30 +1,25 @@
 import type { AdapterChannel } from "../provider-adapter";
 import { scrubSecret } from "../shared/scrub-secret";
-import { type MappedUpstreamError, relayedUpstreamError, upstreamAuthFailure } from "../shared/upstream-error";
-
-interface ErrorTranslation {
-  type: string;
-  code: string | null;
-}
+import { type ErrorClass, errorClassesByType, type MappedUpstreamError, relayedUpstreamError, upstreamAuthFailure } from "../shared/upstream-error";
 
 /** Anthropic error types (https://docs.anthropic.com/en/api/errors) -> OpenAI-style type and code. */
-const translations: Record<string, ErrorTranslation> = {
-  invalid_request_error: { type: "invalid_request_error", code: null },
-  // Anthropic answers 404 on /v1/messages only for an unknown model.
-  not_found_error: { type: "invalid_request_error", code: "model_not_found" },
-  request_too_large: { type: "invalid_request_error", code: "request_too_large" },
-  rate_limit_error: { type: "rate_limit_error", code: "rate_limit_exceeded" },
-  api_error: { type: "server_error", code: null },
-  overloaded_error: { type: "server_error", code: "upstream_overloaded" },
-  timeout_error: { type: "server_error", code: "upstream_timeout" },
-};
+const errorClasses = errorClassesByType({
+  invalid_request_error: {
+    invalid_request_error: null,
+    // Anthropic answers 404 on /v1/messages only for an unknown model.
+    not_found_error: "model_not_found",
+    request_too_large: "request_too_large",
+  },
+  rate_limit_error: { rate_limit_error: "rate_limit_exceeded" },
+  server_error: { api_error: null, overloaded_error: "upstream_overloaded", timeout_error: "upstream_timeout" },
+});
 
-function translationForStatus(status: number): ErrorTranslation {
-  if (status === 404) return translations.not_found_error!;
-  if (status === 413) return translations.request_too_large!;
-  if (status === 429) return translations.rate_limit_error!;
-  if (status >= 500) return translations.api_error!;
-  return translations.invalid_request_error!;
+function errorClassForStatus(status: number): ErrorClass {
+  if (status === 404) return errorClasses.get("not_found_error")!;
+  if (status === 413) return errorClasses.get("request_too_large")!;
+  if (status === 429) return errorClasses.get("rate_limit_error")!;
+  if (status >= 500) return errorClasses.get("api_error")!;
+  return errorClasses.get("invalid_request_error")!;
 }
 
 function parseErrorBody(bodyText: string): { type?: string; message?: string } {
@@ -60,7 +55,7 @@ export function mapAnthropicError(status: number, bodyText: string, channel: Ada
     return status === 402 ? { ...failure, channelFault: false } : failure;
   }
   const relayedStatus = status === 529 ? 503 : status >= 400 && status <= 599 ? status : 502;
-  const translation = (parsed.type ? translations[parsed.type] : undefined) ?? translationForStatus(relayedStatus);
+  const errorClass = (parsed.type ? errorClasses.get(parsed.type) : undefined) ?? errorClassForStatus(relayedStatus);
   let message = parsed.message ?? `The upstream provider answered with status ${status}.`;
   if (parsed.message === undefined && bodyText.trim() !== "" && !bodyText.trim().startsWith("{")) {
     message = `${message} ${bodyText.trim().slice(0, 200)}`;
@@ -68,8 +63,8 @@ export function mapAnthropicError(status: number, bodyText: string, channel: Ada
   return relayedUpstreamError(status, {
     status: relayedStatus,
     message: scrubSecret(message, channel.apiKey),
-    type: translation.type,
-    code: translation.code,
+    type: errorClass.type,
+    code: errorClass.code,
     param: null,
   });
 }

@@ -1,23 +1,23 @@
 import type { AdapterChannel } from "../provider-adapter";
 import { scrubSecret } from "../shared/scrub-secret";
-import { errorTypeForStatus, type MappedUpstreamError, relayedStatus, relayedUpstreamError, upstreamAuthFailure } from "../shared/upstream-error";
+import { errorClassesByType, errorTypeForStatus, type MappedUpstreamError, relayedStatus, relayedUpstreamError, upstreamAuthFailure } from "../shared/upstream-error";
 
 /**
  * Bedrock Runtime's errors (https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html and
  * each action's Errors): `{"message": ...}`, the type in the X-Amzn-ErrorType header and, from some
  * endpoints, in the body's `__type`; the status tells the classes apart where the type is not in the body.
  */
-const codes: Record<string, { code: string; type: string }> = {
-  ValidationException: { code: "invalid_request", type: "invalid_request_error" },
-  ResourceNotFoundException: { code: "model_not_found", type: "invalid_request_error" },
-  ThrottlingException: { code: "rate_limit_exceeded", type: "rate_limit_error" },
-  ServiceQuotaExceededException: { code: "rate_limit_exceeded", type: "rate_limit_error" },
-  ModelNotReadyException: { code: "model_not_ready", type: "server_error" },
-  ModelTimeoutException: { code: "upstream_timeout", type: "server_error" },
-  ModelErrorException: { code: "model_error", type: "server_error" },
-  InternalServerException: { code: "server_error", type: "server_error" },
-  ServiceUnavailableException: { code: "service_unavailable", type: "server_error" },
-};
+const errorClasses = errorClassesByType({
+  invalid_request_error: { ValidationException: "invalid_request", ResourceNotFoundException: "model_not_found" },
+  rate_limit_error: { ThrottlingException: "rate_limit_exceeded", ServiceQuotaExceededException: "rate_limit_exceeded" },
+  server_error: {
+    ModelNotReadyException: "model_not_ready",
+    ModelTimeoutException: "upstream_timeout",
+    ModelErrorException: "model_error",
+    InternalServerException: "server_error",
+    ServiceUnavailableException: "service_unavailable",
+  },
+});
 
 const channelFaults = new Set(["AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException", "ExpiredTokenException", "IncompleteSignatureException", "MissingAuthenticationTokenException"]);
 
@@ -56,7 +56,7 @@ export function mapBedrockError(status: number, bodyText: string, channel: Adapt
   }
   let message = parsed.message ?? `The upstream provider answered with status ${status}.`;
   if (parsed.message === undefined && bodyText.trim() !== "" && !bodyText.trim().startsWith("{")) message = `${message} ${bodyText.trim().slice(0, 200)}`;
-  const known = type ? codes[type] : undefined;
+  const known = type ? errorClasses.get(type) : undefined;
   const quota = type === "ServiceQuotaExceededException";
   const mapped = relayedUpstreamError(quota ? 429 : status, {
     status: quota ? 429 : relayedStatus(status),

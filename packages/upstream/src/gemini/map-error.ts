@@ -1,19 +1,15 @@
 import type { AdapterChannel } from "../provider-adapter";
 import { scrubSecret } from "../shared/scrub-secret";
-import { errorTypeForStatus, type MappedUpstreamError, relayedStatus, relayedUpstreamError, upstreamAuthFailure } from "../shared/upstream-error";
+import { errorClassesByType, errorTypeForStatus, type MappedUpstreamError, relayedStatus, relayedUpstreamError, upstreamAuthFailure } from "../shared/upstream-error";
 import type { GeminiErrorBody } from "./gemini-types";
 
 /** google.rpc status -> OpenAI error type and code. */
-const STATUS_MAPPING: Record<string, { type: string; code: string }> = {
-  INVALID_ARGUMENT: { type: "invalid_request_error", code: "invalid_argument" },
-  FAILED_PRECONDITION: { type: "invalid_request_error", code: "failed_precondition" },
-  OUT_OF_RANGE: { type: "invalid_request_error", code: "out_of_range" },
-  NOT_FOUND: { type: "not_found_error", code: "not_found" },
-  RESOURCE_EXHAUSTED: { type: "rate_limit_error", code: "rate_limit_exceeded" },
-  INTERNAL: { type: "server_error", code: "server_error" },
-  UNAVAILABLE: { type: "server_error", code: "service_unavailable" },
-  DEADLINE_EXCEEDED: { type: "server_error", code: "timeout" },
-};
+const errorClasses = errorClassesByType({
+  invalid_request_error: { INVALID_ARGUMENT: "invalid_argument", FAILED_PRECONDITION: "failed_precondition", OUT_OF_RANGE: "out_of_range" },
+  not_found_error: { NOT_FOUND: "not_found" },
+  rate_limit_error: { RESOURCE_EXHAUSTED: "rate_limit_exceeded" },
+  server_error: { INTERNAL: "server_error", UNAVAILABLE: "service_unavailable", DEADLINE_EXCEEDED: "timeout" },
+});
 
 function detailsOfType(details: unknown, typeSuffix: string): Array<Record<string, unknown>> {
   if (!Array.isArray(details)) return [];
@@ -53,7 +49,7 @@ export function mapError(status: number, bodyText: string, channel: AdapterChann
   if (keyRejected || status === 401 || status === 403 || rpcStatus === "UNAUTHENTICATED" || rpcStatus === "PERMISSION_DENIED") {
     return upstreamAuthFailure(status);
   }
-  const mapped = rpcStatus ? STATUS_MAPPING[rpcStatus] : undefined;
+  const mapped = rpcStatus ? errorClasses.get(rpcStatus) : undefined;
   return relayedUpstreamError(status, {
     message: scrubSecret(message, channel.apiKey),
     type: mapped?.type ?? errorTypeForStatus(relayedStatus(status)),

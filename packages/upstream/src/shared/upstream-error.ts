@@ -15,6 +15,25 @@ export interface MappedUpstreamError {
   channelFault: boolean;
 }
 
+/** The OpenAI type and code an upstream's own error name becomes. */
+export interface ErrorClass {
+  type: string;
+  code: string | null;
+}
+
+/**
+ * An adapter's table of its upstream's error names (Anthropic's error types, Bedrock's exceptions, google.rpc
+ * statuses), written by the OpenAI type they become, each name with its code: name -> {type, code}. A Map,
+ * so that a name from an upstream's body never finds an Object.prototype member.
+ */
+export function errorClassesByType(byType: Record<string, Record<string, string | null>>): ReadonlyMap<string, ErrorClass> {
+  const classes = new Map<string, ErrorClass>();
+  for (const [type, codes] of Object.entries(byType)) {
+    for (const [name, code] of Object.entries(codes)) classes.set(name, { type, code });
+  }
+  return classes;
+}
+
 /** The OpenAI error type of a relayed status. */
 export function errorTypeForStatus(status: number): string {
   if (status === 404) return "not_found_error";
