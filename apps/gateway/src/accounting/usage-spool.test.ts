@@ -97,6 +97,21 @@ describe("the usage spool file", () => {
     expect(await waitFor(() => readdirSync(dir).length === 0)).toBe(true);
   });
 
+  test("a record that comes after close (a call ending during shutdown) is numbered but writes no new file", () => {
+    const dir = folder();
+    const spool = new UsageSpool({ dir, spoolId: "f", syncMs: 60_000, segmentBytes: 4096, log: () => {} });
+    spool.open();
+    const first = record("req_1");
+    spool.append(first);
+    spool.committed(1);
+    spool.close();
+    expect(readdirSync(dir)).toEqual([]);
+    const late = record("req_late");
+    expect(spool.append(late)).toContain("req_late");
+    expect(late.seq).toBe(2);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   test("a line longer than a segment gets a segment of its own size", () => {
     const dir = folder();
     const spool = new UsageSpool({ dir, spoolId: "d", syncMs: 60_000, segmentBytes: 4096, log: () => {} });

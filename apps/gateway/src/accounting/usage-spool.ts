@@ -74,6 +74,7 @@ export class UsageSpool {
   /** The successor being made ready (null: none asked), and whether it is ready. */
   private preparing: Promise<void> | null = null;
   private nextReady = false;
+  private opened = false;
   private closed = false;
 
   constructor(private readonly options: UsageSpoolOptions) {}
@@ -91,6 +92,7 @@ export class UsageSpool {
   open(): void {
     const { dir } = this.options;
     if (!dir) return;
+    this.opened = true;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(join(dir, spoolLockName(this.options.spoolId)), JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }), { mode: 0o600 });
     // A successor left by an earlier process of the same id holds nothing: it is made again.
@@ -113,7 +115,8 @@ export class UsageSpool {
     const seq = ++this.seq;
     record.seq = seq;
     const line = encodeSpoolLine(record);
-    if (!this.options.dir) return line;
+    // Before open() and after close() nothing is written (as with no folder).
+    if (!this.opened || this.closed) return line;
     let segment = this.current;
     // A UTF-16 unit is at most 3 bytes of UTF-8: the exact length is only measured near a segment's end.
     if (segment === null || (segment.used + line.length * 3 > segment.bytes.byteLength && segment.used + Buffer.byteLength(line) > segment.bytes.byteLength)) {
