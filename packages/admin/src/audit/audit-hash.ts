@@ -1,22 +1,11 @@
 import { createHash } from "node:crypto";
+import type { auditLog } from "@tollgate/db";
 
 /** The prev_hash of the first row ever written. */
 export const GENESIS_HASH = "0".repeat(64);
 
-/** The columns of an audit row that its hash covers (every column but id and hash). */
-export interface AuditHashedFields {
-  at: Date;
-  actorKind: string;
-  actorId: number | null;
-  actorName: string | null;
-  sourceAddress: string | null;
-  action: string;
-  objectType: string;
-  objectId: string | null;
-  before: unknown;
-  after: unknown;
-  prevHash: string;
-}
+/** The columns of an audit row that its hash covers: every column but id and hash, as the schema types them. */
+export type AuditHashedFields = Omit<typeof auditLog.$inferSelect, "id" | "hash">;
 
 /**
  * JSON with object keys sorted at every depth: jsonb keeps no key order, so the hash of what was written must

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { auditRowHash, canonicalJson, GENESIS_HASH } from "./audit-hash";
+import { type AuditHashedFields, auditRowHash, canonicalJson, GENESIS_HASH } from "./audit-hash";
 import { REDACTED, redactSecrets } from "./redact-secrets";
 
 describe("redactSecrets", () => {
@@ -36,7 +36,7 @@ describe("redactSecrets", () => {
 describe("audit row hash", () => {
   test("canonical JSON ignores key order, so a row read back from jsonb hashes as it was written", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { f: 2, e: 3 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"e":3,"f":2}]},"b":1}');
-    const fields = {
+    const fields: AuditHashedFields = {
       at: new Date("2026-01-02T03:04:05.678Z"),
       actorKind: "cli",
       actorId: null,
