@@ -1,6 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -8,6 +7,7 @@ import {
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { CappedStdioTransport } from "./capped-stdio-transport";
 import { DEFAULT_UPSTREAM_MAX_BODY_BYTES, UpstreamRedirectError, UpstreamResponseTooLargeError } from "../fetch-upstream";
 
 /** An upstream MCP server as the gateway reaches it, its credential already decrypted. */
@@ -28,6 +28,8 @@ export interface McpConnectOptions {
   onListChanged?(list: "tools" | "prompts" | "resources"): void;
   /** The connection ended (the server went away, the stdio child exited). */
   onClose?(): void;
+  /** The transport failed or read something it could not use (a stdio line that is not JSON-RPC, an answer past its cap). */
+  onError?(error: Error): void;
 }
 
 /** The server cannot be reached the way it is registered (stdio disabled, no URL): the admin's to fix. */
@@ -40,6 +42,12 @@ const CLIENT_INFO = { name: "tollgate", version: "0.1.0" };
 
 /** The most one answer of an upstream MCP server may weigh (a stream of notifications: in all, then it reconnects). */
 const MAX_RESPONSE_BYTES = DEFAULT_UPSTREAM_MAX_BODY_BYTES;
+
+/**
+ * The most a stdio server's output may hold before its next newline (one JSON-RPC message, or the start of
+ * one): past it the child is stopped and the connection fails (capped-stdio-transport.ts).
+ */
+export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /**
  * Most pages read of one upstream list: a server whose every page names a next one (empty pages or not) is
@@ -87,11 +95,11 @@ function transportFor(server: McpServerToConnect, options: McpConnectOptions): T
     if (!options.stdioEnabled) throw new McpConfigurationError("stdio MCP servers are disabled on this gateway (MCP_STDIO_ENABLED=true enables them).");
     const [command, ...args] = server.command ?? [];
     if (!command) throw new McpConfigurationError(`MCP server ${server.name} has no command.`);
-    // The SDK gives the child only the safe variables (PATH, HOME...); the credential goes in one variable of
+    // The child gets only the SDK's safe variables (PATH, HOME...); the credential goes in one variable of
     // its own, never on its command line.
     const env: Record<string, string> = {};
     if (server.credential) env.TOLLGATE_MCP_CREDENTIAL = server.credential;
-    return new StdioClientTransport({ command, args, env, stderr: "ignore" });
+    return new CappedStdioTransport({ command, args, env, maxMessageBytes: MAX_STDIO_MESSAGE_BYTES });
   }
   if (!server.url) throw new McpConfigurationError(`MCP server ${server.name} has no URL.`);
   const requestInit: RequestInit = { headers: credentialHeaders(server) };
@@ -116,6 +124,7 @@ export async function connectMcpServer(server: McpServerToConnect, options: McpC
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => options.onListChanged?.("prompts"));
   client.setNotificationHandler(ResourceListChangedNotificationSchema, () => options.onListChanged?.("resources"));
   client.onclose = () => options.onClose?.();
+  client.onerror = (error) => options.onError?.(error);
   await client.connect(transportFor(server, options), { timeout: timeoutMs });
   return client;
 }
@@ -133,8 +142,13 @@ export interface McpProbeResult {
 export async function probeMcpServer(server: McpServerToConnect, options: Pick<McpConnectOptions, "stdioEnabled">, timeoutMs = 15_000): Promise<McpProbeResult> {
   const started = performance.now();
   let client: Client | null = null;
+  // An answer past its cap closes the connection: what the pending request then reports is only "closed".
+  let tooLarge: UpstreamResponseTooLargeError | null = null;
+  const onError = (error: Error) => {
+    if (error instanceof UpstreamResponseTooLargeError) tooLarge = error;
+  };
   try {
-    client = await connectMcpServer(server, options, timeoutMs);
+    client = await connectMcpServer(server, { ...options, onError }, timeoutMs);
     const tools = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -147,7 +161,7 @@ export async function probeMcpServer(server: McpServerToConnect, options: Pick<M
     const info = client.getServerVersion();
     return { ok: true, latencyMs: Math.round(performance.now() - started), serverInfo: info ? { name: info.name, version: info.version } : null, tools, error: null };
   } catch (error) {
-    return { ok: false, latencyMs: Math.round(performance.now() - started), serverInfo: null, tools: [], error: describeMcpError(error) };
+    return { ok: false, latencyMs: Math.round(performance.now() - started), serverInfo: null, tools: [], error: describeMcpError(tooLarge ?? error) };
   } finally {
     await client?.close().catch(() => undefined);
   }
