@@ -21,33 +21,35 @@ const empty = new Uint8Array(new ArrayBuffer(0));
  * 413 as soon as a chunked body passes it, 408 when the whole body has not arrived in time (a client
  * trickling a byte a second is never silent, so the server's idle timeout alone would not end it).
  */
-export async function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
+export function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
   if (declaresTooLarge(request, limits.maxBytes)) throw errors.bodyTooLarge(limits.maxBytes);
   const declared = request.headers.get("content-length");
-  if (declared === "0") return empty;
+  if (declared === "0") return Promise.resolve(empty);
   // Without a Content-Length (chunked, or a Request built in a test) the stream is read up to the limit.
   const stream = declared === null ? request.body : null;
-  if (declared === null && !stream) return empty;
+  if (declared === null && !stream) return Promise.resolve(empty);
   const reader = stream?.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reader?.cancel().catch(() => {});
-      reject(errors.bodyReadTimeout(limits.timeoutMs));
-    }, limits.timeoutMs);
-  });
   // With a Content-Length the framing bounds the body, and Bun's native read is the fastest.
   // Past the limit the chunked read stops: Bun discards the rest once the 413 is sent (bounded by the idle timeout).
   const reading = reader ? readUpTo(reader, limits.maxBytes, () => errors.bodyTooLarge(limits.maxBytes)) : request.bytes();
-  try {
-    return await Promise.race([reading, deadline]);
-  } catch (error) {
-    if (error instanceof GatewayError) throw error;
-    // The connection closed (or broke) before the body was complete.
-    throw errors.bodyIncomplete();
-  } finally {
-    clearTimeout(timer);
-  }
+  // One promise settled by whichever comes first, the body or the deadline (no race of two, per request).
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reader?.cancel().catch(() => {});
+      reject(errors.bodyReadTimeout(limits.timeoutMs));
+    }, limits.timeoutMs);
+    reading.then(
+      (bytes) => {
+        clearTimeout(timer);
+        resolve(bytes);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        // The connection closed (or broke) before the body was complete.
+        reject(error instanceof GatewayError ? error : errors.bodyIncomplete());
+      },
+    );
+  });
 }
 
 /** Shared: a decode without `stream` keeps no state between calls. */
