@@ -97,10 +97,10 @@ function declaredWithin(response: Response, maxBytes: number): boolean {
 }
 
 /** A whole answer as text (UTF-8), under the same cap as readUpstreamBytes. */
-export async function readUpstreamText(response: Response, maxBytes: number): Promise<string> {
+export function readUpstreamText(response: Response, maxBytes: number): Promise<string> {
   // The common case (JSON with its length declared, unencoded) costs what response.text() costs.
   if (declaredWithin(response, maxBytes)) return response.text();
-  return new TextDecoder().decode(await readUpstreamBytes(response, maxBytes));
+  return readUpstreamBytes(response, maxBytes).then((bytes) => new TextDecoder().decode(bytes));
 }
 
 /**
