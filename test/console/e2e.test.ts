@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createSetupCodes, type SetupCodes } from "../../packages/admin/src/index";
-import { channels, mcpServers, requestLogs, spendAlerts, usageHourly, users } from "@tollgate/db";
+import { channels, mcpServers, requestLogs, spendAlerts, teams, usageHourly, users } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { createChannelProber } from "@tollgate/upstream";
 import { createConsole } from "../../apps/console/src/create-console";
@@ -11,6 +11,7 @@ import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from "../helpers/fak
 import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
 import { type GatewayUnderTest, startGateway, TEST_SECRET, waitFor } from "../helpers/gateway-fixture";
 import { ensureWebBuild, webDistDir } from "./build-web";
+import { expectRefusedOnField } from "./form-checks";
 import { expectFitsViewport } from "./layout-checks";
 
 // A ceiling for a whole browser session, not a tuned timing: every step waits for a condition.
@@ -637,10 +638,21 @@ describe("console in a browser", () => {
     await shoot("40a-team-form-error");
     await teamDialog.getByLabel("Budget (USD)").fill("25");
     await teamDialog.getByLabel("Requests per minute (all tokens together)").fill("60");
+    // A monthly budget in a time zone, with its own alert thresholds: a zone that is not one is refused on its field.
+    await teamDialog.getByLabel("Budget period").selectOption("monthly");
+    await teamDialog.getByLabel("Time zone").fill("Mars/Olympus");
+    await teamDialog.getByLabel("Alert at (%)").fill("50, 90");
+    await teamDialog.getByRole("button", { name: "Add team" }).click();
+    await expectRefusedOnField(teamDialog, { label: "Time zone", message: 'Must be an IANA time zone, such as "UTC" or "Europe/Paris"' }, ["Budget (USD)", "Alert at (%)"]);
+    await shoot("40b-team-form-time-zone-error");
+    await teamDialog.getByLabel("Time zone").fill("Europe/Paris");
     await teamDialog.getByRole("button", { name: "Add team" }).click();
     await teamDialog.waitFor({ state: "detached" });
     const teamRow = page.locator('tr[data-team-name="Platform"]');
     await teamRow.getByText("$25.00", { exact: false }).waitFor();
+    expect(await teamRow.getByTestId("budget-cell").textContent()).toContain("monthly, resets");
+    const [platform] = await database.handle.db.select().from(teams).where(eq(teams.name, "Platform"));
+    expect(platform).toMatchObject({ budgetLimit: 25_000_000, budgetPeriod: "monthly", budgetTimeZone: "Europe/Paris", alertThresholds: [50, 90], rpmLimit: 60 });
     for (const action of ["Members & usage", "Disable", "Delete"]) expect(await teamRow.getByRole(action === "Members & usage" ? "link" : "button", { name: action }).isVisible()).toBe(true);
     await shoot("41-teams");
     // Switched off and on again: two changes the audit log shows field by field.
@@ -653,6 +665,7 @@ describe("console in a browser", () => {
     await teamRow.getByRole("link", { name: "Platform" }).click();
     await page.getByRole("heading", { level: 1, name: "Platform" }).waitFor();
     expect(await page.getByTestId("team-limits").textContent()).toContain("60 requests");
+    expect(await page.getByTestId("team-budget-settings").textContent()).toBe("periods start at midnight Europe/Paris; alerts at 50, 90%");
     await page.getByTestId("team-members").getByText("No members yet: Add member", { exact: false }).waitFor();
     await page.getByRole("button", { name: "Add member" }).click();
     const memberDialog = page.getByRole("dialog");
@@ -860,6 +873,15 @@ describe("console in a browser", () => {
       await memberCard.waitFor();
       expect(await memberCard.getByRole("button", { name: "Remove" }).isVisible()).toBe(true);
       await shoot("32-phone-team-detail", mobile);
+      // The team's settings on a phone: the budget's period, zone and thresholds as stored, stacked on screen.
+      await mobile.getByRole("button", { name: "Edit team" }).click();
+      const editTeam = mobile.getByRole("dialog");
+      expect(await editTeam.getByLabel("Budget period").inputValue()).toBe("monthly");
+      expect(await editTeam.getByLabel("Time zone").inputValue()).toBe("Europe/Paris");
+      expect(await editTeam.getByLabel("Alert at (%)").inputValue()).toBe("50, 90");
+      await shoot("32b-phone-team-edit", mobile);
+      await mobile.keyboard.press("Escape");
+      await editTeam.waitFor({ state: "detached" });
       await mobile.getByRole("button", { name: "Add member" }).click();
       await mobile.getByRole("dialog").getByLabel("Find a user").waitFor();
       await shoot("32a-phone-team-add-member", mobile);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SETUP_TIMEOUT_MS } from "../helpers/timeouts";
-import { type ConsoleUnderTest, rejection, startConsole } from "./console-fixture";
+import { type ConsoleUnderTest, fieldRefusal, rejection, startConsole } from "./console-fixture";
 
 let app: ConsoleUnderTest;
 
@@ -51,5 +51,23 @@ describe("teams in the console", () => {
     expect((await administrator.caller.teams.byId({ id: team.id })).members.map((row) => row.userId)).toEqual([lead.id]);
     await administrator.caller.teams.delete({ id: other.id });
     expect((await administrator.caller.teams.list()).map((row) => row.name)).toEqual(["Platform"]);
+  });
+
+  test("a team's budget time zone and alert thresholds are stored on create and on update and come back in its view; bad ones are refused on their field", async () => {
+    const administrator = await app.signedInUser({ role: "admin" });
+    const created = await administrator.caller.teams.create({ name: "Zoned", budget: "40", budgetPeriod: "monthly", budgetTimeZone: "asia/tokyo", alertThresholds: [90, 50] });
+    expect(created).toMatchObject({ budgetTimeZone: "Asia/Tokyo", alertThresholds: [50, 90], budget: { period: "monthly", timeZone: "Asia/Tokyo", limit: 40_000_000 } });
+    expect(await administrator.caller.teams.byId({ id: created.id })).toMatchObject({ budgetTimeZone: "Asia/Tokyo", alertThresholds: [50, 90] });
+    expect((await administrator.caller.teams.list()).find((row) => row.id === created.id)).toMatchObject({ budgetTimeZone: "Asia/Tokyo", alertThresholds: [50, 90] });
+
+    const updated = await administrator.caller.teams.update({ id: created.id, budgetTimeZone: "Europe/Paris", alertThresholds: [] });
+    expect(updated).toMatchObject({ budgetTimeZone: "Europe/Paris", alertThresholds: [], budget: { timeZone: "Europe/Paris" } });
+    expect((await administrator.caller.teams.update({ id: created.id, alertThresholds: null })).alertThresholds).toBeNull();
+
+    const zone = 'Must be an IANA time zone, such as "UTC" or "Europe/Paris"';
+    const thresholds = "Must be a list of percentages from 1 to 1000 (at most 10)";
+    expect(await fieldRefusal(() => administrator.caller.teams.create({ name: "Nowhere", budgetTimeZone: "Mars/Olympus" }), "budgetTimeZone")).toEqual({ code: "BAD_REQUEST", messages: [zone] });
+    expect(await fieldRefusal(() => administrator.caller.teams.update({ id: created.id, alertThresholds: [0] }), "alertThresholds")).toEqual({ code: "BAD_REQUEST", messages: [thresholds] });
+    expect(await administrator.caller.teams.byId({ id: created.id })).toMatchObject({ budgetTimeZone: "Europe/Paris", alertThresholds: null });
   });
 });

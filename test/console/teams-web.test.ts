@@ -11,6 +11,7 @@ import { freshDatabase, type FreshDatabase } from "../helpers/fresh-database";
 import { seeder, TEST_SECRET } from "../helpers/gateway-fixture";
 import { startTestOidcProvider, type TestOidcProvider } from "../helpers/test-oidc-provider";
 import { ensureWebBuild, webDistDir } from "./build-web";
+import { expectRefusedOnField } from "./form-checks";
 import { expectFitsViewport } from "./layout-checks";
 
 // A ceiling for a whole browser session, not a tuned timing: every step waits for a condition.
@@ -126,10 +127,33 @@ describe("single sign-on and teams in the browser", () => {
     const dialog = page.getByRole("dialog");
     await dialog.getByLabel("Name").fill("Platform");
     await dialog.getByLabel("Budget (USD)").fill("25");
+    await dialog.getByLabel("Budget period").selectOption("monthly");
+    await dialog.getByLabel("Time zone").fill("America/New_York");
+    await dialog.getByLabel("Alert at (%)").fill("75, 100");
     await dialog.getByRole("button", { name: "Add team" }).click();
     await table.getByRole("link", { name: "Platform" }).waitFor();
-    const [created] = await database.handle.db.select().from(teams).where(eq(teams.name, "Platform"));
-    expect(created!.budgetLimit).toBe(25_000_000);
+    const platform = async () => (await database.handle.db.select().from(teams).where(eq(teams.name, "Platform")))[0]!;
+    expect(await platform()).toMatchObject({ budgetLimit: 25_000_000, budgetPeriod: "monthly", budgetTimeZone: "America/New_York", alertThresholds: [75, 100] });
+
+    // Edited on the team's page at 1280x800: the form shows the stored zone and thresholds; bad thresholds are refused on their field.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await table.getByRole("link", { name: "Platform" }).click();
+    await page.getByRole("heading", { level: 1, name: "Platform" }).waitFor();
+    await page.getByRole("button", { name: "Edit team" }).click();
+    const edit = page.getByRole("dialog");
+    expect(await edit.getByLabel("Time zone").inputValue()).toBe("America/New_York");
+    expect(await edit.getByLabel("Alert at (%)").inputValue()).toBe("75, 100");
+    await edit.getByLabel("Time zone").fill("Asia/Tokyo");
+    await edit.getByLabel("Alert at (%)").fill("80, lots");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await expectRefusedOnField(edit, { label: "Alert at (%)", message: "Must be a list of percentages from 1 to 1000 (at most 10)" }, ["Time zone"]);
+    await expectFitsViewport(page);
+    expect((await platform()).budgetTimeZone).toBe("America/New_York");
+    await edit.getByLabel("Alert at (%)").fill("none");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await edit.waitFor({ state: "detached" });
+    expect(await page.getByTestId("team-budget-settings").textContent()).toBe("periods start at midnight Asia/Tokyo; no alerts");
+    expect(await platform()).toMatchObject({ budgetLimit: 25_000_000, budgetPeriod: "monthly", budgetTimeZone: "Asia/Tokyo", alertThresholds: [] });
 
     // On a phone the team's page is row cards, its MCP usage included, and nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 
-export type { Browser, Page } from "playwright-core";
+export type { Browser, Locator, Page } from "playwright-core";
 
 /** Debian's Chromium (scripts/install-chromium.sh); Playwright's own browser downloads are not used. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { SelectField, TextField } from "./form-fields";
 import { formatDateTime } from "../lib/format";
 import { formatUsdExact } from "../lib/money";
@@ -22,7 +23,21 @@ export function thresholdsText(thresholds: number[] | null | undefined): string 
   return thresholds.length === 0 ? "none" : thresholds.join(", ");
 }
 
-/** Period, time zone and alert thresholds of a token's quota or a user's budget. */
+/**
+ * The state behind BudgetFields in a form: `fields` spread onto BudgetFields, `values()` the three fields the
+ * admin schemas of tokens, users and teams take alike (budgetPeriod, budgetTimeZone, alertThresholds).
+ */
+export function useBudgetSettings(initial: { period: BudgetPeriodValue; timeZone: string; thresholds: number[] | null | undefined }) {
+  const [period, onPeriod] = useState(initial.period);
+  const [timeZone, onTimeZone] = useState(initial.timeZone);
+  const [thresholds, onThresholds] = useState(thresholdsText(initial.thresholds));
+  return {
+    fields: { period, onPeriod, timeZone, onTimeZone, thresholds, onThresholds },
+    values: () => ({ budgetPeriod: period, budgetTimeZone: timeZone, alertThresholds: thresholdsFrom(thresholds) }),
+  };
+}
+
+/** Period, time zone and alert thresholds of a token's quota, a user's budget or a team's budget. */
 export function BudgetFields(props: {
   errors: Record<string, string[] | undefined>;
   period: BudgetPeriodValue;

@@ -12,6 +12,12 @@ import { useTRPC } from "../trpc";
 import { TeamMcpUsage } from "./team-mcp-usage";
 import { TeamForm } from "./teams";
 
+/** When spend alerts fire for the team's budget, in words. */
+function alertsText(thresholds: number[] | null): string {
+  if (thresholds === null) return "alerts at the default thresholds";
+  return thresholds.length === 0 ? "no alerts" : `alerts at ${thresholds.join(", ")}%`;
+}
+
 /** The dialog open over the page: the team's settings, a member to add, or a member to remove. */
 type Dialog = { kind: "edit" } | { kind: "add" } | { kind: "remove"; member: { userId: number; name: string } };
 
@@ -64,6 +70,12 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
           <div>
             <div className="text-xs text-slate-500">Budget</div>
             <BudgetCell budget={data.budget} />
+            {data.budgetLimit === null ? null : (
+              <div className="text-xs text-slate-500" data-testid="team-budget-settings">
+                {data.budget.period === "none" ? "" : `periods start at midnight ${data.budgetTimeZone}; `}
+                {alertsText(data.alertThresholds)}
+              </div>
+            )}
           </div>
           <div>
             <div className="text-xs text-slate-500">Models</div>
@@ -142,7 +154,7 @@ export function TeamDetailPage(props: { isAdmin: boolean }) {
         ) : null}
       </section>
       {dialog?.kind === "edit" ? (
-        <Modal title="Edit team" onClose={close}>
+        <Modal title="Edit team" onClose={close} wide>
           <TeamForm team={data} onDone={saved} onCancel={close} />
         </Modal>
       ) : null}

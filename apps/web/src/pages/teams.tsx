@@ -1,8 +1,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
-import { BudgetCell } from "../components/budget-fields";
-import { FormActions, NumberField, SelectField, TextField } from "../components/form-fields";
+import { BudgetCell, BudgetFields, browserTimeZone, useBudgetSettings } from "../components/budget-fields";
+import { FormActions, NumberField, TextField } from "../components/form-fields";
 import { ConfirmDelete, DeleteButton, ResourceTable, StatusButton } from "../components/resource-table";
 import { Badge, Modal, PageHeader } from "../components/ui";
 import type { Outputs } from "../lib/router-types";
@@ -19,6 +19,11 @@ const listFrom = (text: string): string[] =>
     .filter((item) => item !== "");
 
 type TeamRow = Outputs["teams"]["list"][number];
+/** The settings of a team that its form edits, as the team's view returns them. */
+type TeamSettings = Pick<
+  Outputs["teams"]["byId"],
+  "id" | "name" | "description" | "oidcGroup" | "budgetLimit" | "budgetPeriod" | "budgetTimeZone" | "alertThresholds" | "allowedModels" | "rpmLimit" | "tpmLimit"
+>;
 
 /** Teams: every team for an administrator, the teams one belongs to otherwise. */
 export function TeamsPage(props: { isAdmin: boolean }) {
@@ -85,7 +90,7 @@ export function TeamsPage(props: { isAdmin: boolean }) {
       />
       <ConfirmDelete list={list} noun="team" afterName={() => "? Its API keys go with it; a team that still has tokens is kept."} />
       {creating ? (
-        <Modal title="Add team" onClose={() => setCreating(false)}>
+        <Modal title="Add team" onClose={() => setCreating(false)} wide>
           <TeamForm
             onDone={async () => {
               await list.refresh();
@@ -101,7 +106,7 @@ export function TeamsPage(props: { isAdmin: boolean }) {
 
 /** Creates a team, or (with `team`) changes its settings: administrators only. */
 export function TeamForm(props: {
-  team?: { id: number; name: string; description: string; oidcGroup: string | null; budgetLimit: number | null; budgetPeriod: string; allowedModels: string[]; rpmLimit: number | null; tpmLimit: number | null };
+  team?: TeamSettings;
   onDone: () => Promise<void> | void;
   onCancel: () => void;
 }) {
@@ -111,7 +116,8 @@ export function TeamForm(props: {
   const [description, setDescription] = useState(current?.description ?? "");
   const [oidcGroup, setOidcGroup] = useState(current?.oidcGroup ?? "");
   const [budget, setBudget] = useState(current?.budgetLimit == null ? "" : String(current.budgetLimit / 1_000_000));
-  const [budgetPeriod, setBudgetPeriod] = useState(current?.budgetPeriod ?? "none");
+  // A new team's periods start at the admin's midnight; an edit keeps the stored zone unless changed (a new zone restarts the period's count).
+  const budgetSettings = useBudgetSettings({ period: current?.budgetPeriod ?? "none", timeZone: current ? current.budgetTimeZone : browserTimeZone(), thresholds: current?.alertThresholds });
   const [models, setModels] = useState(current?.allowedModels.join(", ") ?? "");
   const [rpm, setRpm] = useState(current?.rpmLimit == null ? "" : String(current.rpmLimit));
   const [tpm, setTpm] = useState(current?.tpmLimit == null ? "" : String(current.tpmLimit));
@@ -126,7 +132,7 @@ export function TeamForm(props: {
       description,
       oidcGroup: oidcGroup.trim() === "" ? null : oidcGroup.trim(),
       budget: budget.trim() === "" ? "unlimited" : budget.trim(),
-      budgetPeriod,
+      ...budgetSettings.values(),
       allowedModels: listFrom(models),
       rpmLimit: optionalNumber(rpm),
       tpmLimit: optionalNumber(tpm),
@@ -147,19 +153,7 @@ export function TeamForm(props: {
         onChange={setOidcGroup}
       />
       <TextField label="Budget (USD)" name="budget" placeholder="unlimited" errors={form.errors.fields} value={budget} onChange={setBudget} />
-      <SelectField
-        label="Budget period"
-        name="budgetPeriod"
-        value={budgetPeriod}
-        onChange={setBudgetPeriod}
-        errors={form.errors.fields}
-        options={[
-          ["none", "none (one lifetime budget)"],
-          ["daily", "daily"],
-          ["weekly", "weekly"],
-          ["monthly", "monthly"],
-        ]}
-      />
+      <BudgetFields errors={form.errors.fields} {...budgetSettings.fields} hint="The budget applies to each period and resets by itself." />
       <TextField label="Models (comma-separated; empty: any)" name="allowedModels" errors={form.errors.fields} value={models} onChange={setModels} />
       <NumberField label="Requests per minute (all tokens together)" name="rpmLimit" errors={form.errors.fields} value={rpm} onChange={setRpm} />
       <NumberField label="Tokens per minute (all tokens together)" name="tpmLimit" errors={form.errors.fields} value={tpm} onChange={setTpm} />

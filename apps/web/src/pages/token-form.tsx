@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { BudgetFields, type BudgetPeriodValue, browserTimeZone, thresholdsFrom, thresholdsText } from "../components/budget-fields";
+import { BudgetFields, browserTimeZone, useBudgetSettings } from "../components/budget-fields";
 import { Field, FormActions, inputClass, NumberField, TextField, WaivableField } from "../components/form-fields";
 import { formatDateTime, toLocalInput } from "../lib/format";
 import { formatUsd, microsToInput } from "../lib/money";
@@ -40,9 +40,7 @@ export function TokenForm(props: {
   const [expiresAt, setExpiresAt] = useState(editing?.expiresAt ? toLocalInput(editing.expiresAt) : toLocalInput(new Date(Date.now() + 30 * 86_400_000)));
   const [unlimited, setUnlimited] = useState(editing ? editing.quotaLimit === null : true);
   const [quota, setQuota] = useState(microsToInput(editing?.quotaLimit) || "10");
-  const [budgetPeriod, setBudgetPeriod] = useState<BudgetPeriodValue>(editing?.budgetPeriod ?? "none");
-  const [budgetTimeZone, setBudgetTimeZone] = useState(editing?.budgetTimeZone ?? browserTimeZone());
-  const [alertAt, setAlertAt] = useState(thresholdsText(editing?.alertThresholds));
+  const budgetSettings = useBudgetSettings({ period: editing?.budgetPeriod ?? "none", timeZone: editing?.budgetTimeZone ?? browserTimeZone(), thresholds: editing?.alertThresholds });
   const [allowedModels, setAllowedModels] = useState<string[]>(editing?.allowedModels ?? []);
   const [ips, setIps] = useState((editing?.allowedIps ?? []).join("\n"));
   const [rpm, setRpm] = useState(String(editing?.rpmLimit ?? ""));
@@ -87,9 +85,7 @@ export function TokenForm(props: {
       group: props.isAdmin ? (group.trim() === "" ? null : group.trim()) : undefined,
       expiresAt: expiry,
       quotaLimit: unlimited ? null : quota,
-      budgetPeriod,
-      budgetTimeZone,
-      alertThresholds: thresholdsFrom(alertAt),
+      ...budgetSettings.values(),
       allowedModels,
       allowedIps: ips.split("\n"),
       rpmLimit,
@@ -171,12 +167,7 @@ export function TokenForm(props: {
       </div>
       <BudgetFields
         errors={errors}
-        period={budgetPeriod}
-        onPeriod={setBudgetPeriod}
-        timeZone={budgetTimeZone}
-        onTimeZone={setBudgetTimeZone}
-        thresholds={alertAt}
-        onThresholds={setAlertAt}
+        {...budgetSettings.fields}
         disabled={!props.isAdmin && granted.quotaLimit != null}
         hint={!props.isAdmin && granted.quotaLimit != null ? `The quota's period (${BY_ADMIN}).` : "The quota applies to each period and resets by itself."}
       />

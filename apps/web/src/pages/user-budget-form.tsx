@@ -1,6 +1,6 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { BudgetFields, type BudgetPeriodValue, browserTimeZone, thresholdsFrom, thresholdsText } from "../components/budget-fields";
+import { BudgetFields, browserTimeZone, useBudgetSettings } from "../components/budget-fields";
 import { FormActions, WaivableField } from "../components/form-fields";
 import { formatDateTime } from "../lib/format";
 import { formatUsdExact, microsToInput } from "../lib/money";
@@ -17,15 +17,13 @@ export function UserBudgetForm(props: { user: UserView; onCancel: () => void; on
   const { user } = props;
   const [unlimited, setUnlimited] = useState(user.budgetLimit === null);
   const [amount, setAmount] = useState(microsToInput(user.budgetLimit) || "100");
-  const [period, setPeriod] = useState<BudgetPeriodValue>(user.budgetPeriod);
-  const [timeZone, setTimeZone] = useState(user.budgetLimit === null ? browserTimeZone() : user.budgetTimeZone);
-  const [alertAt, setAlertAt] = useState(thresholdsText(user.alertThresholds));
+  const budgetSettings = useBudgetSettings({ period: user.budgetPeriod, timeZone: user.budgetLimit === null ? browserTimeZone() : user.budgetTimeZone, thresholds: user.alertThresholds });
   const form = useFormErrors();
   const update = useMutation(trpc.users.update.mutationOptions({ onSuccess: props.onSaved, onError: form.fromError }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     form.clear();
-    update.mutate({ id: user.id, budget: unlimited ? null : amount, budgetPeriod: period, budgetTimeZone: timeZone, alertThresholds: thresholdsFrom(alertAt) });
+    update.mutate({ id: user.id, budget: unlimited ? null : amount, ...budgetSettings.values() });
   };
   const errors = form.errors.fields;
   return (
@@ -47,7 +45,7 @@ export function UserBudgetForm(props: { user: UserView; onCancel: () => void; on
         value={amount}
         onChange={setAmount}
       />
-      <BudgetFields errors={errors} period={period} onPeriod={setPeriod} timeZone={timeZone} onTimeZone={setTimeZone} thresholds={alertAt} onThresholds={setAlertAt} />
+      <BudgetFields errors={errors} {...budgetSettings.fields} />
       <FormActions error={form.errors.form} onCancel={props.onCancel} submitLabel="Save" busy={update.isPending} />
     </form>
   );
