@@ -34,7 +34,9 @@ const LOG_COLUMNS = [
 
 const HEAD_FIELDS = 7;
 
-const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
+function orNull<T>(value: T | null | undefined): T | null {
+  return value === undefined ? null : value;
+}
 
 /**
  * A record as one JSON line, positional (an array in LOG_COLUMNS's order, no keys): it runs on every
