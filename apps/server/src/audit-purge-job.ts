@@ -1,7 +1,7 @@
 import { describeUnexpectedError, purgeAuditLog } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import type { Logger } from "@tollgate/gateway/logger";
-import { startJobs } from "@tollgate/gateway/services/jobs";
+import { type RunningJobs, startJobs } from "@tollgate/gateway/services/jobs";
 
 const HOUR_MS = 3_600_000;
 
@@ -10,7 +10,7 @@ const HOUR_MS = 3_600_000;
  * the gateway's job runner (one pass at a time). Every console-serving instance runs it: the purge is
  * idempotent and serialised on the chain's lock.
  */
-export function startAuditPurge(input: { db: Database; log: Logger; intervalMs?: number; now?: () => Date }): { stop(): void } {
+export function startAuditPurge(input: { db: Database; log: Logger; intervalMs?: number; now?: () => Date }): RunningJobs {
   const run = async () => {
     try {
       const { deleted } = await purgeAuditLog(input.db, input.now?.() ?? new Date());

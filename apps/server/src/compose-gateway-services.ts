@@ -128,7 +128,8 @@ export function createGatewayServices(input: {
       });
     },
     async stop() {
-      running?.stop();
+      // Passes still running (a purge, a lease renewal) settle before what they use is stopped and closed.
+      await running?.stop();
       listener.listenerCheck?.stop();
       circuit.stop();
       await accounting.replayed();

@@ -27,11 +27,12 @@ if (storage.resealed.unreadable > 0) {
   log("warn", "stored secrets that this TOLLGATE_SECRET cannot open were left as they are", { count: storage.resealed.unreadable });
 }
 const profile = modeProfiles[mode];
+let auditPurge: { stop(): Promise<void> } | null = null;
 if (profile.servesConsole) {
   await announceSetupCode({ db: storage.database.db, setupCodes: storage.setupCodes, dataDir: environment.TOLLGATE_DATA_DIR, log });
-  startAuditPurge({ db: storage.database.db, log });
+  auditPurge = startAuditPurge({ db: storage.database.db, log });
 }
 const serving = profile.servesGateway
   ? await serveGateway({ environment, storage, log, withConsole: profile.servesConsole })
   : serveConsole({ environment, storage, log });
-stopOnSignals({ log, drainMs: environment.SHUTDOWN_DRAIN_MS, storage, ...serving });
+stopOnSignals({ log, drainMs: environment.SHUTDOWN_DRAIN_MS, storage, jobs: auditPurge, ...serving });

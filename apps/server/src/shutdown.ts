@@ -14,6 +14,8 @@ export interface ShutdownPlan {
   storage: Storage;
   /** Runs first (the admin bridge stops advertising itself). */
   beforeDrain?: () => void;
+  /** The console's own background jobs (the audit purge): stopped, and a pass in flight let finish, before the database closes. */
+  jobs?: { stop(): Promise<void> } | null;
 }
 
 /**
@@ -40,6 +42,7 @@ export function stopOnSignals(plan: ShutdownPlan): void {
       if (!(await services.calls.idle(5_000))) log("warn", "calls still unaccounted after the cut", { calls: services.calls.size });
       await services.stop();
     }
+    await plan.jobs?.stop();
     await plan.storage.database.close();
     plan.storage.releaseDataDir();
     log("info", "stopped");

@@ -45,6 +45,31 @@ describe("jobs", () => {
     release();
   });
 
+  test("stop resolves only once a pass still running has settled (what it uses is closed after it), and gives up after its grace", async () => {
+    let release: () => void = () => {};
+    let settled = false;
+    const running = startJobs(
+      [{ name: "in-flight", intervalMs: 60_000, runAtStart: true, run: () => new Promise<void>((resolve) => (release = resolve)).then(() => void (settled = true)) }],
+      silent,
+    );
+    let stopped = false;
+    const stopping = running.stop().then(() => (stopped = true));
+    await Bun.sleep(20);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(settled).toBe(true);
+    // A pass that never settles holds stop() no longer than the grace given, and is named in the log.
+    const logged: string[] = [];
+    const stuck = startJobs([{ name: "stuck", intervalMs: 60_000, runAtStart: true, run: () => new Promise<void>(() => {}) }], (_level, message, fields) =>
+      logged.push(`${message} ${JSON.stringify(fields)}`),
+    );
+    const started = performance.now();
+    await stuck.stop(50);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(logged).toEqual(['background jobs still running at stop {"jobs":["stuck"]}']);
+  });
+
   test("stop clears every timer: none is left active and no job runs again", async () => {
     let runs = 0;
     const running = startJobs(
