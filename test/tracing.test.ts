@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { type FakeOtlpReceiver, randomHex, startFakeOtlpReceiver, tracingConfigFor } from "./helpers/fake-otlp-receiver";
+import type { OtlpProtocol } from "@tollgate/gateway/tracing/call-trace";
+import { type FakeOtlpReceiver, GRPC_CONTENT_TYPE, randomHex, startFakeOtlpGrpcReceiver, startFakeOtlpReceiver, tracingConfigFor } from "./helpers/fake-otlp-receiver";
 import { teams } from "@tollgate/db";
 import { type GatewayStack, startGatewayStack } from "./helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
@@ -110,6 +111,8 @@ describe("OpenTelemetry traces", () => {
     expect(everything).not.toContain("streamed words");
     expect(everything).not.toContain(key);
     expect(receiver.headers.at(-1)!["x-collector-key"]).toBe("collector-secret");
+    // No OTEL_EXPORTER_OTLP_PROTOCOL: OTLP/JSON, as before the variable was read.
+    expect(server.contentType).toBe("application/json");
   });
 
   test("a whole answer records its finish reasons", async () => {
@@ -229,12 +232,74 @@ describe("OTEL_GENAI_CAPTURE_CONTENT=true", () => {
   });
 });
 
+const ENCODED_EXPORTS: { protocol: OtlpProtocol; contentType: string; startReceiver: () => FakeOtlpReceiver | Promise<FakeOtlpReceiver> }[] = [
+  { protocol: "http/protobuf", contentType: "application/x-protobuf", startReceiver: startFakeOtlpReceiver },
+  { protocol: "grpc", contentType: GRPC_CONTENT_TYPE, startReceiver: startFakeOtlpGrpcReceiver },
+];
+
+for (const { protocol, contentType, startReceiver } of ENCODED_EXPORTS) {
+  describe(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}`, () => {
+    test("spans reach the collector in protobuf messages that decode to the call's server and GenAI client spans", async () => {
+      const collector = await startReceiver();
+      const exporting = await startGatewayStack({ gateway: { tracing: { ...tracingConfigFor(collector.tracesUrl, protocol), serviceName: `exporting-${protocol}` } } });
+      try {
+        await exporting.seed.channel({ baseUrl: exporting.upstream.url, models: ["encoded-model"] });
+        const token = await exporting.seed.token({ userId: exporting.userId });
+        const traceId = randomHex(16);
+        const parentSpanId = randomHex(8);
+        exporting.upstream.enqueue({ kind: "ok", content: "encoded words", promptTokens: 13, completionTokens: 4 });
+        const response = await exporting.gateway.handle(
+          new Request("http://gateway.test/v1/chat/completions", {
+            method: "POST",
+            headers: { authorization: `Bearer ${token.secret}`, "content-type": "application/json", traceparent: `00-${traceId}-${parentSpanId}-01` },
+            body: JSON.stringify({ model: "encoded-model", stream: true, stream_options: { include_usage: true }, temperature: 0.25, messages: [{ role: "user", content: "hi" }] }),
+          }),
+        );
+        expect(response.status).toBe(200);
+        await response.text();
+        await exporting.gateway.services.tracing!.flush();
+        const spans = await collector.waitForSpans(
+          (all) => all.some((span) => span.traceId === traceId && span.kind === SERVER) && all.some((span) => span.traceId === traceId && span.kind === CLIENT),
+          `the spans exported over ${protocol}`,
+        );
+        for (const span of spans) expect(span.contentType).toBe(contentType);
+        const server = spans.find((span) => span.traceId === traceId && span.kind === SERVER)!;
+        const attempt = spans.find((span) => span.traceId === traceId && span.kind === CLIENT)!;
+        expect(server.parentSpanId).toBe(parentSpanId);
+        expect(server.name).toBe("POST /v1/chat/completions");
+        expect(server.attributes["http.response.status_code"]).toBe(200);
+        expect(server.attributes["tollgate.user.id"]).toBe(exporting.userId);
+        expect(server.resource["service.name"]).toBe(`exporting-${protocol}`);
+        expect(server.resource["deployment.environment.name"]).toBe("test");
+        expect(attempt.parentSpanId).toBe(server.spanId);
+        expect(attempt.name).toBe("chat encoded-model");
+        expect(attempt.statusCode).toBe(0);
+        expect(attempt.attributes["gen_ai.request.model"]).toBe("encoded-model");
+        expect(attempt.attributes["gen_ai.request.temperature"]).toBe(0.25);
+        expect(attempt.attributes["gen_ai.usage.input_tokens"]).toBe(13);
+        expect(attempt.attributes["gen_ai.usage.output_tokens"]).toBe(4);
+        expect(attempt.attributes["tollgate.stream"]).toBe(true);
+        expect(attempt.attributes["gen_ai.response.finish_reasons"]).toEqual(["stop"]);
+        expect(exporting.upstream.requests.at(-1)!.headers.traceparent).toBe(`00-${traceId}-${attempt.spanId}-01`);
+        expect(collector.headers.length).toBeGreaterThan(0);
+        for (const headers of collector.headers) expect(headers["x-collector-key"]).toBe("collector-secret");
+      } finally {
+        await exporting.stop();
+        await collector.close();
+      }
+    });
+  });
+}
+
 describe("a collector that does not answer", () => {
-  test("calls are answered as usual, and the gateway stops", async () => {
-    const closed = startFakeOtlpReceiver();
+  test.each([
+    ["http/json", startFakeOtlpReceiver],
+    ["grpc", startFakeOtlpGrpcReceiver],
+  ] as const)("over %s, calls are answered as usual, and the gateway stops", async (protocol, startReceiver) => {
+    const closed = await startReceiver();
     const unreachable = closed.tracesUrl;
     await closed.close();
-    const orphan = await startGatewayStack({ gateway: { tracing: tracingConfigFor(unreachable) } });
+    const orphan = await startGatewayStack({ gateway: { tracing: tracingConfigFor(unreachable, protocol) } });
     let stopped = false;
     try {
       await orphan.seed.channel({ baseUrl: orphan.upstream.url, models: ["lonely-model"] });

@@ -1,10 +1,26 @@
 import { environmentIssues, optionalVariable, storageVariables } from "@tollgate/db";
 import type { OidcSettings } from "@tollgate/console";
 import type { UpstreamAddressPolicy } from "@tollgate/shared";
+import { OTLP_PROTOCOLS } from "@tollgate/gateway/tracing/call-trace";
 import { z } from "zod";
 import { modeProfiles, type ServerMode } from "./server-mode";
 
 const integer = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+/**
+ * OTEL_EXPORTER_OTLP_PROTOCOL and its traces form; empty is unset (http/json, see tracing-config.ts). An
+ * unknown value stops the server rather than export with another protocol than the collector expects.
+ */
+const otlpProtocol = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    if (value === undefined || value === "") return undefined;
+    const known = OTLP_PROTOCOLS.find((protocol) => protocol === value);
+    if (known) return known;
+    context.addIssue({ code: "custom", message: `must be one of ${OTLP_PROTOCOLS.join(", ")}` });
+    return z.NEVER;
+  });
 
 /** Every variable the server reads, whatever its mode: nothing else in the process reads process.env. */
 const schema = z.object({
@@ -90,13 +106,17 @@ const schema = z.object({
   OIDC_NAME: optionalVariable(z.string().min(1)),
   /** "true": password sign-in is turned off in the console (the CLI still works). */
   OIDC_ONLY: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
-  /** OTLP/HTTP collector base URL (…/v1/traces is appended); set (or the next one): OpenTelemetry traces on. */
+  /** OTLP collector base URL (…/v1/traces is appended over HTTP; used as it is with grpc); set (or the next one): OpenTelemetry traces on. */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalVariable(z.string().url()),
-  /** OTLP/HTTP traces URL, used as it is; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
+  /** OTLP traces URL, used as it is; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalVariable(z.string().url()),
   /** key=value,key=value (URL-encoded values): headers sent to the collector (an API key, for instance). */
   OTEL_EXPORTER_OTLP_HEADERS: z.string().default(""),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().default(""),
+  /** How spans are sent: http/json (the default here, unlike the OpenTelemetry SDKs' http/protobuf), http/protobuf or grpc. */
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  /** As OTEL_EXPORTER_OTLP_PROTOCOL, for traces; wins over it. */
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
   OTEL_SERVICE_NAME: optionalVariable(z.string()),
   /** key=value,key=value: resource attributes of every span (deployment.environment.name=prod, ...). */
   OTEL_RESOURCE_ATTRIBUTES: z.string().default(""),

@@ -22,12 +22,16 @@ export function keyValueList(value: string): Record<string, string> {
 
 /** Tracing as the OTEL_* variables configure it; null (no tracing, nothing on the hot path) without an OTLP endpoint. */
 export function tracingConfigFrom(environment: ServerEnvironment): TracingConfig | null {
+  const protocol = environment.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? environment.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/json";
   const base = environment.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const tracesUrl = environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined);
+  // OTLP/HTTP posts each signal to its own path under the base URL; gRPC names the service in the call instead.
+  const baseTracesUrl = base && protocol !== "grpc" ? `${base.replace(/\/+$/, "")}/v1/traces` : base;
+  const tracesUrl = environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? baseTracesUrl;
   if (!tracesUrl || environment.OTEL_SDK_DISABLED) return null;
   const resourceAttributes = keyValueList(environment.OTEL_RESOURCE_ATTRIBUTES);
   return {
     tracesUrl,
+    protocol,
     headers: { ...keyValueList(environment.OTEL_EXPORTER_OTLP_HEADERS), ...keyValueList(environment.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
     serviceName: environment.OTEL_SERVICE_NAME ?? resourceAttributes["service.name"] ?? "tollgate",
     resourceAttributes,

@@ -77,10 +77,22 @@ export interface GatewayTracing {
   shutdown(): Promise<void>;
 }
 
+/** How spans travel to the collector (OTEL_EXPORTER_OTLP_PROTOCOL's values): OTLP over HTTP with JSON or protobuf bodies, or over gRPC. */
+export const OTLP_PROTOCOLS = ["http/json", "http/protobuf", "grpc"] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
 /** Tracing as the server's environment configures it (OTEL_* variables, parsed in apps/server/src/env.ts). */
 export interface TracingConfig {
-  /** The OTLP/HTTP traces URL (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces). */
+  /**
+   * Where spans go: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT, + /v1/traces over
+   * HTTP, as it is over gRPC (http:// plain text, https:// TLS).
+   */
   tracesUrl: string;
+  /**
+   * OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL: http/json (the default, as before
+   * these variables were read), http/protobuf or grpc.
+   */
+  protocol: OtlpProtocol;
   /** OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS (the latter wins). */
   headers: Record<string, string>;
   /** OTEL_SERVICE_NAME; default "tollgate". */

@@ -1,8 +1,20 @@
 import { type Attributes, type Context, defaultTextMapSetter, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, trace, type Tracer } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { Metadata } from "@grpc/grpc-js";
+import { OTLPTraceExporter as OtlpGrpcTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
+import { OTLPTraceExporter as OtlpJsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as OtlpProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, type Sampler, TraceIdRatioBasedSampler, TracerProvider } from "@opentelemetry/sdk-trace";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanExporter,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_ERROR_TYPE,
@@ -277,14 +289,37 @@ class OtelToolTrace implements CallTrace {
   }
 }
 
+/** The official exporter of the configured protocol; the collector's headers go as gRPC metadata over gRPC. */
+export function exporterFor(config: TracingConfig): SpanExporter {
+  switch (config.protocol) {
+    case "http/json":
+      return new OtlpJsonTraceExporter({ url: config.tracesUrl, headers: config.headers });
+    case "http/protobuf":
+      return new OtlpProtobufTraceExporter({ url: config.tracesUrl, headers: config.headers });
+    case "grpc": {
+      const metadata = new Metadata();
+      for (const [name, value] of Object.entries(config.headers)) {
+        try {
+          metadata.set(name, value);
+        } catch {
+          // grpc-js's own message quotes a bad value, which is often an API key: it is never shown.
+          throw new Error(`the collector header "${name}" cannot be sent as gRPC metadata (a name of letters, digits, "-", "_" and "." not ending in "-bin", a value of printable ASCII)`);
+        }
+      }
+      return new OtlpGrpcTraceExporter({ url: config.tracesUrl, metadata });
+    }
+  }
+}
+
 /**
- * OpenTelemetry tracing with the official SDK: spans batched in memory and exported over OTLP/HTTP (JSON)
- * off the request path by the BatchSpanProcessor; W3C trace context read from the client and passed on to
- * each upstream attempt. Built once, at startup, only when an OTLP endpoint is configured.
+ * OpenTelemetry tracing with the official SDK: spans batched in memory and exported over OTLP (HTTP with
+ * JSON or protobuf bodies, or gRPC, as `config.protocol` says, each with its official exporter) off the
+ * request path by the BatchSpanProcessor; W3C trace context read from the client and passed on to each
+ * upstream attempt. Built once, at startup, only when an OTLP endpoint is configured.
  */
 export function createOtelTracing(config: TracingConfig): GatewayTracing {
   const resource = defaultResource().merge(resourceFromAttributes({ ...config.resourceAttributes, [ATTR_SERVICE_NAME]: config.serviceName }));
-  const exporter = new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers });
+  const exporter = exporterFor(config);
   const provider = new TracerProvider({
     resource,
     sampler: samplerFor(config.sampler, config.samplerArg),
