@@ -1,9 +1,6 @@
 import { type Attributes, type Context, defaultTextMapSetter, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, trace, type Tracer } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { Metadata } from "@grpc/grpc-js";
-import { OTLPTraceExporter as OtlpGrpcTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
 import { OTLPTraceExporter as OtlpJsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { OTLPTraceExporter as OtlpProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
 import {
   AlwaysOffSampler,
@@ -289,14 +286,22 @@ class OtelToolTrace implements CallTrace {
   }
 }
 
-/** The official exporter of the configured protocol; the collector's headers go as gRPC metadata over gRPC. */
+/**
+ * The official exporter of the configured protocol; the collector's headers go as gRPC metadata over gRPC.
+ * The protobuf and gRPC exporters (grpc-js with them) are loaded only when chosen: a process that exports
+ * JSON, or nothing, never loads them.
+ */
 export function exporterFor(config: TracingConfig): SpanExporter {
   switch (config.protocol) {
     case "http/json":
       return new OtlpJsonTraceExporter({ url: config.tracesUrl, headers: config.headers });
-    case "http/protobuf":
-      return new OtlpProtobufTraceExporter({ url: config.tracesUrl, headers: config.headers });
+    case "http/protobuf": {
+      const { OTLPTraceExporter } = require("@opentelemetry/exporter-trace-otlp-proto") as typeof import("@opentelemetry/exporter-trace-otlp-proto");
+      return new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers });
+    }
     case "grpc": {
+      const { Metadata } = require("@grpc/grpc-js") as typeof import("@grpc/grpc-js");
+      const { OTLPTraceExporter } = require("@opentelemetry/exporter-trace-otlp-grpc") as typeof import("@opentelemetry/exporter-trace-otlp-grpc");
       const metadata = new Metadata();
       for (const [name, value] of Object.entries(config.headers)) {
         try {
@@ -306,7 +311,7 @@ export function exporterFor(config: TracingConfig): SpanExporter {
           throw new Error(`the collector header "${name}" cannot be sent as gRPC metadata (a name of letters, digits, "-", "_" and "." not ending in "-bin", a value of printable ASCII)`);
         }
       }
-      return new OtlpGrpcTraceExporter({ url: config.tracesUrl, metadata });
+      return new OTLPTraceExporter({ url: config.tracesUrl, metadata });
     }
   }
 }
