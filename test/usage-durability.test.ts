@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { replayOrphanSpools } from "@tollgate/gateway/accounting/spool-replay";
@@ -177,6 +177,8 @@ describe("the usage spool", () => {
     spool.close();
     expect(readdirSync(dir).some((name) => name.endsWith(".jsonl"))).toBe(true);
     expect(readdirSync(dir).some((name) => name.endsWith(".lock"))).toBe(false);
+    // A process killed while its next segment was made ready leaves that file too (zeros, no record).
+    writeFileSync(join(dir, `${spoolId}.next`), new Uint8Array(4096));
 
     const replay = () => replayOrphanSpools({ db: database.handle.db, dir, ownSpoolId: "someone-else", rowsPerInsert: 100, log: () => {} });
     const [first, second] = await Promise.all([replay(), replay()]);

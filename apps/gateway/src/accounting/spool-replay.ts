@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Database } from "@tollgate/db";
 import { sql } from "drizzle-orm";
 import { decodeSpoolLine, type SpoolLine } from "./spool-line";
-import { spoolLockName } from "./usage-spool";
+import { spoolLockName, spoolReadyName } from "./usage-spool";
 import type { LeaseSubject } from "./quota-leases";
 import { addSubjectDeltas, describeDatabaseError, type UsageBatch, type WrittenUsage, writeUsageBatch } from "./write-usage-batch";
 
@@ -132,6 +132,8 @@ export async function replayOrphanSpools(options: ReplayOptions): Promise<number
       continue;
     }
     for (const file of files) unlinkQuietly(join(dir, file));
+    // The successor a killed process had made ready holds no record: it goes with its spool.
+    unlinkQuietly(join(dir, spoolReadyName(spoolId)));
     unlinkQuietly(join(dir, spoolLockName(spoolId)));
     // The checkpoint row stays: another replayer that read these files before they went must still find
     // them written. Rows untouched for a week are of no use to anyone and are deleted.

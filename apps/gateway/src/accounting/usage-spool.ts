@@ -37,7 +37,7 @@ const ZEROS = new Uint8Array(256 * 1024);
 export const spoolLockName = (spoolId: string) => `${spoolId}.lock`;
 export const spoolSegmentName = (spoolId: string, firstSeq: number) => `${spoolId}-${String(firstSeq).padStart(15, "0")}.jsonl`;
 /** The next segment, made ready (zeros written) before it is needed; renamed to its segment name when used. */
-const spoolReadyName = (spoolId: string) => `${spoolId}.next`;
+export const spoolReadyName = (spoolId: string) => `${spoolId}.next`;
 
 /** Writes `size` zeros at the start of an open file: its blocks are reserved now (a full disk fails here, not under a store into the mapping). */
 function fillWithZeros(fd: number, size: number): void {
