@@ -707,6 +707,8 @@ describe("console in a browser", () => {
     const auditRows = page.locator("[data-testid=audit-table] tbody tr");
     await auditRows.filter({ hasText: "team.create" }).waitFor();
     expect(await auditRows.filter({ hasText: "team.create" }).textContent()).toContain("user root");
+    // The object is named as it was then, with its id.
+    expect(await auditRows.filter({ hasText: "team.create" }).textContent()).toMatch(/team Platform \(#\d+\)/);
     await shoot("44-audit");
     await auditRows.filter({ hasText: "team.create" }).getByRole("button", { name: "Changes" }).click();
     await page.getByTestId("audit-after").getByText('"name": "Platform"', { exact: false }).waitFor();

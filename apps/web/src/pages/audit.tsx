@@ -18,11 +18,28 @@ function actorOf(row: AuditRow): string {
   return `${kind} ${row.actorName ?? ""}${row.actorId === null ? "" : ` #${row.actorId}`}`.trim();
 }
 
+/** The object's name at the time (from the row's after, else its before), so that a row reads "team Platform (#3)", not "team 3". */
+function nameOf(row: AuditRow): string | null {
+  for (const side of [row.after, row.before]) {
+    if (side !== null && typeof side === "object" && !Array.isArray(side)) {
+      const name = (side as Record<string, unknown>).name;
+      if (typeof name === "string" && name !== "") return name;
+    }
+  }
+  return null;
+}
+
+function objectOf(row: AuditRow): string {
+  const name = nameOf(row);
+  if (name === null || name === row.objectId) return `${row.objectType} ${row.objectId ?? ""}`.trim();
+  return `${row.objectType} ${name}${row.objectId === null ? "" : ` (#${row.objectId})`}`;
+}
+
 function ChangeDetail(props: { row: AuditRow; onClose: () => void }) {
   const json = (value: unknown) => (value === null || value === undefined ? "(none)" : JSON.stringify(value, null, 2));
   const changed = changedFields(props.row.before, props.row.after);
   return (
-    <Modal title={`${props.row.action} · ${props.row.objectType} ${props.row.objectId ?? ""}`} onClose={props.onClose} wide>
+    <Modal title={`${props.row.action} · ${objectOf(props.row)}`} onClose={props.onClose} wide>
       {changed.length > 0 ? (
         <p className="mb-3 text-sm text-slate-700" data-testid="audit-changed">
           <span className="font-medium">Changed:</span> <span className="font-mono text-xs">{changed.join(", ")}</span>
@@ -158,7 +175,7 @@ export function AuditPage() {
           { header: "Actor", cell: actorOf },
           { header: "From", className: "font-mono text-xs", cell: (row) => row.sourceAddress ?? "—" },
           { header: "Action", className: "font-mono text-xs", cell: (row) => row.action },
-          { header: "Object", cell: (row) => `${row.objectType} ${row.objectId ?? ""}` },
+          { header: "Object", cell: objectOf },
         ]}
       />
       {detail ? <ChangeDetail row={detail} onClose={() => setDetail(null)} /> : null}
