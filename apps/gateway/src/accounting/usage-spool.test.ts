@@ -112,6 +112,24 @@ describe("the usage spool file", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  test("segments made while a successor is still being prepared keep every record intact (one preparer at a time)", async () => {
+    const dir = folder();
+    const spool = new UsageSpool({ dir, spoolId: "g", syncMs: 5, segmentBytes: 4096, log: () => {} });
+    spool.open();
+    const ids: string[] = [];
+    // Bursts without a pause: segments fill and are made while a successor's zeros are still being written.
+    for (let burst = 0; burst < 6; burst++) {
+      for (let index = 0; index < 100; index++) {
+        ids.push(`req_${burst}_${index}`);
+        spool.append(record(`req_${burst}_${index}`));
+      }
+      await Bun.sleep(burst % 2 === 0 ? 0 : 5);
+    }
+    await Bun.sleep(50);
+    expect(spooledRequestIds(dir)).toEqual(ids);
+    spool.close();
+  });
+
   test("a line longer than a segment gets a segment of its own size", () => {
     const dir = folder();
     const spool = new UsageSpool({ dir, spoolId: "d", syncMs: 60_000, segmentBytes: 4096, log: () => {} });

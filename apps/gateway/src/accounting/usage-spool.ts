@@ -71,7 +71,10 @@ export class UsageSpool {
   private failed = false;
   /** When writes failed, the time before which no new attempt is made. */
   private retryAt = 0;
-  /** The successor being made ready (null: none asked), and whether it is ready. */
+  /**
+   * The successor being made ready (null: none in flight), and whether one is ready. One at a time: a
+   * second writer of the same file could write zeros into it after it has become the current segment.
+   */
   private preparing: Promise<void> | null = null;
   private nextReady = false;
   private opened = false;
@@ -126,7 +129,7 @@ export class UsageSpool {
     segment.used += segment.bytes.write(line, segment.used, "utf8");
     segment.lastSeq = seq;
     this.dirty = true;
-    if (this.preparing === null && segment.used >= segment.bytes.byteLength * PREPARE_NEXT_AT) this.prepareNext();
+    if (this.preparing === null && !this.nextReady && segment.used >= segment.bytes.byteLength * PREPARE_NEXT_AT) this.prepareNext();
     return line;
   }
 
@@ -167,7 +170,6 @@ export class UsageSpool {
   /** Makes the successor (zeros written) off the event loop, under its own name until it is used. */
   private prepareNext(): void {
     const path = join(this.options.dir!, spoolReadyName(this.options.spoolId));
-    this.nextReady = false;
     const size = this.segmentBytes;
     this.preparing = (async () => {
       const file = await open(path, "w", 0o600);
@@ -178,9 +180,13 @@ export class UsageSpool {
       }
       if (this.closed) await unlink(path);
       else this.nextReady = true;
-    })().catch(() => {
-      // Made at rotation instead, where a failure is reported.
-    });
+    })()
+      .catch(() => {
+        // Made at rotation instead, where a failure is reported.
+      })
+      .finally(() => {
+        this.preparing = null;
+      });
   }
 
   /** The write-behind committed every record up to `seq`: segments that hold nothing newer go. */
@@ -257,7 +263,6 @@ export class UsageSpool {
       }
     }
     this.nextReady = false;
-    this.preparing = null;
     try {
       const mapped = Bun.mmap(path, { shared: true });
       return { path, fd, bytes: Buffer.from(mapped.buffer, mapped.byteOffset, mapped.byteLength), used: 0, lastSeq: firstSeq - 1 };
