@@ -42,20 +42,15 @@ function authorizeContext(signal: AbortSignal): AuthorizeContext {
 export function sendUpstream(adapter: ProviderAdapter, channel: AdapterChannel, request: SendableRequest, signal: AbortSignal): Promise<Response> {
   // Most types sign nothing: their request goes out as built, with no promise of this function's own.
   if (!adapter.authorize) return fetchUpstream(request.url, { method: request.method, headers: request.headers, body: request.body, signal });
-  return sendAuthorized(adapter, adapter.authorize, channel, request, signal);
+  return sendAuthorized(adapter, channel, request, signal);
 }
 
-async function sendAuthorized(
-  adapter: ProviderAdapter,
-  authorize: NonNullable<ProviderAdapter["authorize"]>,
-  channel: AdapterChannel,
-  request: SendableRequest,
-  signal: AbortSignal,
-): Promise<Response> {
+/** A request of a type that signs or authorizes it (SigV4, an access token), sent once `authorize` has. */
+async function sendAuthorized(adapter: ProviderAdapter, channel: AdapterChannel, request: SendableRequest, signal: AbortSignal): Promise<Response> {
   if (request.body !== undefined && typeof request.body !== "string") {
     throw new ChannelCredentialError("This channel type cannot sign an upload body.");
   }
-  const sent = await authorize.call(adapter, { ...request, body: request.body as string | undefined }, channel, authorizeContext(signal));
+  const sent = await adapter.authorize!({ ...request, body: request.body as string | undefined }, channel, authorizeContext(signal));
   return fetchUpstream(sent.url, { method: sent.method, headers: sent.headers, body: sent.body, signal });
 }
 
