@@ -11,22 +11,23 @@ interface Me {
   balanceUnlimited: boolean;
 }
 
-const userLinks = [
+/** The sidebar's links in order; the `admin` ones show to administrators only, under "Administration". */
+const sidebarLinks: { to: string; label: string; admin?: true }[] = [
   { to: "/", label: "Dashboard" },
   { to: "/tokens", label: "Tokens" },
   { to: "/logs", label: "Logs" },
   { to: "/alerts", label: "Spend alerts" },
   { to: "/teams", label: "Teams" },
   { to: "/quick-start", label: "Quick start" },
+  { to: "/channels", label: "Channels", admin: true },
+  { to: "/models", label: "Models & prices", admin: true },
+  { to: "/users", label: "Users", admin: true },
+  { to: "/mcp-servers", label: "MCP servers", admin: true },
+  { to: "/audit", label: "Audit log", admin: true },
+  { to: "/api-keys", label: "API keys", admin: true },
 ];
-const adminLinks = [
-  { to: "/channels", label: "Channels" },
-  { to: "/models", label: "Models & prices" },
-  { to: "/users", label: "Users" },
-  { to: "/mcp-servers", label: "MCP servers" },
-  { to: "/audit", label: "Audit log" },
-  { to: "/api-keys", label: "API keys" },
-];
+const userLinks = sidebarLinks.filter((link) => !link.admin);
+const adminLinks = sidebarLinks.filter((link) => link.admin);
 
 function Link(props: { to: string; label: string; onClick: () => void }) {
   return (
@@ -94,13 +95,13 @@ export function Layout(props: { me: Me; children: ReactNode }) {
         <nav className="flex-1 space-y-0.5 px-2">
           {/* A tap on a link closes the drawer, the current page's link too (no navigation happens then). */}
           {userLinks.map((link) => (
-            <Link key={link.to} {...link} onClick={closeMenu} />
+            <Link key={link.to} to={link.to} label={link.label} onClick={closeMenu} />
           ))}
           {props.me.role === "admin" ? (
             <>
               <p className="px-3 pb-1 pt-4 text-xs font-semibold uppercase tracking-wide text-slate-400">Administration</p>
               {adminLinks.map((link) => (
-                <Link key={link.to} {...link} onClick={closeMenu} />
+                <Link key={link.to} to={link.to} label={link.label} onClick={closeMenu} />
               ))}
             </>
           ) : null}
