@@ -13,6 +13,14 @@ export interface OwnerLimits {
   tpmLimit: number | null;
 }
 
+/**
+ * A user's or a team's `--json` object: its id and name first and its creation time last, as `user` and `team`
+ * commands print them, with `fields` (what that kind of owner has, its status, ownerLimitsJson) between.
+ */
+export function ownerJson<Fields extends object>(owner: { id: number; name: string; createdAt: Date }, fields: Fields) {
+  return { id: owner.id, name: owner.name, ...fields, createdAt: owner.createdAt.toISOString() };
+}
+
 /** The budget and limits in `--json` output, as `user` and `team` commands print them. */
 export function ownerLimitsJson(owner: OwnerLimits) {
   return {

@@ -20,7 +20,7 @@ import { CommandError } from "./command-error";
 import { integerFromText, limitOrNone, listFromText, listOrNone, parseInput } from "./flag-values";
 import { formatFields, formatJson, formatTable, formatUsd } from "./format-output";
 import { parseCommandArguments, requireFlag } from "./parse-arguments";
-import { displayBudget, ownerLimitFields, ownerLimitsJson } from "./owner-limits";
+import { displayBudget, ownerJson, ownerLimitFields, ownerLimitsJson } from "./owner-limits";
 
 const teamFlagLabels = {
   ...budgetFlagLabels,
@@ -47,15 +47,12 @@ const teamFlags = {
 } as const;
 
 function teamJson(team: TeamView) {
-  return {
-    id: team.id,
-    name: team.name,
+  return ownerJson(team, {
     description: team.description,
     oidcGroup: team.oidcGroup,
     status: team.status,
     ...ownerLimitsJson(team),
-    createdAt: team.createdAt.toISOString(),
-  };
+  });
 }
 
 function teamFields(team: TeamView): [string, string][] {

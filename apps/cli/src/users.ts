@@ -18,13 +18,11 @@ import { CommandError } from "./command-error";
 import { limitOrNone, listOrNone, parseInput } from "./flag-values";
 import { formatFields, formatJson, formatUsd, usdForJson } from "./format-output";
 import { listCommand } from "./list-command";
-import { displayBudget, ownerLimitFields, ownerLimitsJson } from "./owner-limits";
+import { displayBudget, ownerJson, ownerLimitFields, ownerLimitsJson } from "./owner-limits";
 import { parseCommandArguments } from "./parse-arguments";
 
 function userJson(user: UserView) {
-  return {
-    id: user.id,
-    name: user.name,
+  return ownerJson(user, {
     role: user.role,
     group: user.group,
     status: user.status,
@@ -32,8 +30,7 @@ function userJson(user: UserView) {
     balanceUnlimited: user.balanceUnlimited,
     ...ownerLimitsJson(user),
     mayCreateTokens: user.mayCreateTokens,
-    createdAt: user.createdAt.toISOString(),
-  };
+  });
 }
 
 function displayBalance(user: UserView): string {
