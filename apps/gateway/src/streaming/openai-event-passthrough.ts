@@ -7,10 +7,6 @@ import { EventSizeLimit } from "./event-size-limit";
 const encoder = new TextEncoder();
 const LINE_FEED = 10;
 const CARRIAGE_RETURN = 13;
-const QUOTE = 0x22;
-const SPACE = 0x20;
-const COLON = 0x3a;
-const LETTER_G = 0x67;
 /** A pending event shorter than this grows to exactly its size; a longer one doubles its buffer. */
 const GROW_EXACTLY_BELOW = 64 * 1024;
 
@@ -42,6 +38,12 @@ export function carriesUsage(data: string): boolean {
 export function bytesCarryUsage(bytes: Uint8Array): boolean {
   return usageAt(bytes, 0) !== -1;
 }
+
+// Only usageAt reads these: the `g` it searches for, and the quotes, spaces and colon around the key.
+const QUOTE = 0x22;
+const SPACE = 0x20;
+const COLON = 0x3a;
+const LETTER_G = 0x67;
 
 /** Where the first `"usage"` key with a value other than null starts, at or after `from`; -1 if none. */
 function usageAt(bytes: Uint8Array, from: number): number {
