@@ -7,7 +7,7 @@ import { readSetupNonce, SETUP_NONCE_KEY, type SetupCodes } from "../onboarding/
 import { budgetStatus, periodResetFor } from "../values/budget-status";
 import { findByNameOrId } from "../values/find-by-name-or-id";
 import { containsPattern, type Page, type PageQuery } from "../values/page-query";
-import { recordAudit } from "../audit/record-audit";
+import { type DatabaseTransaction, recordAudit } from "../audit/record-audit";
 import type { CreateUserInput, DeductUserInput, TopUpUserInput, UpdateUserInput } from "./user-schemas";
 
 /** Every column but the password hash; `hasPassword` says whether the user can sign in to the console. */
@@ -221,6 +221,30 @@ export async function deleteUser(db: Database, actor: Actor, id: number): Promis
   });
 }
 
+/**
+ * Records a change of a user's balance by `amount` (negative: a deduction) in balance_logs, with the acting
+ * administrator, and in the audit log, both in the change's transaction; returns the balance log's id.
+ */
+async function recordBalanceChange(
+  transaction: DatabaseTransaction,
+  actor: Actor,
+  change: { action: string; userId: number; amount: number; reason: string; balanceBefore: number; balanceAfter: number },
+): Promise<number> {
+  const [log] = await transaction
+    .insert(balanceLogs)
+    .values({ userId: change.userId, amount: change.amount, reason: change.reason, actorId: actor.id })
+    .returning({ id: balanceLogs.id });
+  if (!log) throw new Error("the balance log row was not returned");
+  await recordAudit(transaction, actor, {
+    action: change.action,
+    objectType: "user",
+    objectId: change.userId,
+    before: { balance: change.balanceBefore },
+    after: { balance: change.balanceAfter, amount: change.amount, reason: change.reason, balanceLogId: log.id },
+  });
+  return log.id;
+}
+
 /** Adds to a user's balance and records it in balance_logs (with the acting administrator), in one transaction. */
 export async function topUpUser(db: Database, actor: Actor, input: TopUpUserInput): Promise<{ user: UserView; balanceLogId: number }> {
   const balanceLogId = await db.transaction(async (transaction) => {
@@ -231,19 +255,14 @@ export async function topUpUser(db: Database, actor: Actor, input: TopUpUserInpu
       .where(eq(users.id, input.id))
       .returning({ id: users.id, balance: users.balance });
     if (!updated || !before) throw unknownUser(input.id);
-    const [log] = await transaction
-      .insert(balanceLogs)
-      .values({ userId: input.id, amount: input.amount, reason: input.reason, actorId: actor.id })
-      .returning({ id: balanceLogs.id });
-    if (!log) throw new Error("the balance log row was not returned");
-    await recordAudit(transaction, actor, {
+    return recordBalanceChange(transaction, actor, {
       action: "user.top_up",
-      objectType: "user",
-      objectId: input.id,
-      before,
-      after: { balance: updated.balance, amount: input.amount, reason: input.reason, balanceLogId: log.id },
+      userId: input.id,
+      amount: input.amount,
+      reason: input.reason,
+      balanceBefore: before.balance,
+      balanceAfter: updated.balance,
     });
-    return log.id;
   });
   return { user: await getUser(db, input.id), balanceLogId };
 }
@@ -266,19 +285,14 @@ export async function deductUserBalance(db: Database, actor: Actor, input: Deduc
       const balance = (current.balance / 1_000_000).toFixed(6).replace(/\.?0+$/, "");
       throw new AdminError("invalid_input", `Would take the balance below zero (it is ${balance} USD); allow a negative balance to do so`, { field: "amount" });
     }
-    const [log] = await transaction
-      .insert(balanceLogs)
-      .values({ userId: input.id, amount: -input.amount, reason: input.reason, actorId: actor.id })
-      .returning({ id: balanceLogs.id });
-    if (!log) throw new Error("the balance log row was not returned");
-    await recordAudit(transaction, actor, {
+    return recordBalanceChange(transaction, actor, {
       action: "user.deduct",
-      objectType: "user",
-      objectId: input.id,
-      before: { balance: updated.balance + input.amount },
-      after: { balance: updated.balance, amount: -input.amount, reason: input.reason, balanceLogId: log.id },
+      userId: input.id,
+      amount: -input.amount,
+      reason: input.reason,
+      balanceBefore: updated.balance + input.amount,
+      balanceAfter: updated.balance,
     });
-    return log.id;
   });
   return { user: await getUser(db, input.id), balanceLogId };
 }
