@@ -103,6 +103,83 @@ describe("a write-behind that cannot be poisoned", () => {
     expect(usage.deadLetters).toBe(0);
   });
 
+  test("every request_logs column is stored as recorded, to the millisecond and the micro-USD", async () => {
+    const token = await newToken("every-column");
+    const usage = writer();
+    const createdAt = new Date("2026-11-27T10:11:12.345Z");
+    const full: UsageRecord["log"] = {
+      createdAt,
+      requestId: 'req_every "column" \\ é 🌍',
+      userId,
+      tokenId: token.id,
+      tokenName: "name with \"quotes\", {braces} and, commas",
+      endpoint: "images.generations",
+      model: "m{1,2}",
+      requestedModel: "NULL",
+      upstreamModel: "upstream-model",
+      channelId: 7,
+      channelsTried: [3, 5, 7],
+      promptTokens: 2_000_000_000,
+      completionTokens: 42,
+      cachedTokens: 11,
+      cacheWriteTokens: 5,
+      cacheWrite1hTokens: 2,
+      usageEstimated: true,
+      billedUnit: "image",
+      billedQuantity: 0.1 + 0.2,
+      cost: 9_007_199_254_740_991,
+      cacheSavings: -123,
+      status: 499,
+      errorCode: "client_closed",
+      latencyMs: 1234,
+      firstTokenMs: 56,
+      clientIp: "2001:db8::1",
+      stream: true,
+      responseBytes: 65_536,
+      responseCache: "hit",
+    };
+    usage.record({ tokenId: token.id, userId, cost: 0, log: full });
+    await usage.flush();
+    const [row] = await logsOf(token.id);
+    const { id, ...stored } = row!;
+    expect(id).toBeGreaterThan(0);
+    expect(stored).toEqual({ ...full, createdAt, tokenId: token.id } as typeof stored);
+    expect(stored.createdAt.getTime()).toBe(createdAt.getTime());
+  });
+
+  test("columns a record leaves out get their defaults; a lone surrogate is stored as U+FFFD", async () => {
+    const token = await newToken("defaults");
+    const usage = writer();
+    const before = Date.now();
+    usage.record({
+      tokenId: token.id,
+      userId,
+      cost: 0,
+      log: { requestId: "req_sparse", endpoint: "chat.completions", model: "half \ud800 pair", status: 200, latencyMs: 1, tokenId: token.id, userId },
+    });
+    await usage.flush();
+    const [row] = await logsOf(token.id);
+    expect(row).toMatchObject({
+      model: "half \ufffd pair",
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      usageEstimated: false,
+      billedUnit: "token",
+      billedQuantity: null,
+      cost: 0,
+      cacheSavings: 0,
+      stream: false,
+      channelsTried: null,
+      firstTokenMs: null,
+      responseBytes: null,
+    });
+    expect(row!.createdAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(usage.deadLetters).toBe(0);
+  });
+
   test("a row the database refuses is set aside in the dead letters; its batch and every record's spend are written", async () => {
     const token = await newToken("poison-number");
     const logged: string[] = [];

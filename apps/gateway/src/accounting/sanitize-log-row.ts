@@ -20,14 +20,18 @@ const TEXT_LIMITS = {
 
 const fields = Object.entries(TEXT_LIMITS) as Array<[keyof typeof TEXT_LIMITS, number]>;
 
-/** NUL is the one character Postgres text cannot hold. */
+/**
+ * NUL is the one character Postgres text cannot hold; a lone surrogate (half of a UTF-16 pair) cannot be
+ * encoded as UTF-8 at all and is replaced with U+FFFD (so is the half a cut leaves of a pair).
+ */
 function clean(value: string, limit: number): string {
   const withoutNul = value.includes("\0") ? value.replaceAll("\0", "") : value;
-  return withoutNul.length > limit ? withoutNul.slice(0, limit) : withoutNul;
+  return (withoutNul.length > limit ? withoutNul.slice(0, limit) : withoutNul).toWellFormed();
 }
 
 /**
- * A request-log row the database can store: NUL characters removed and text cut to its column's bound.
+ * A request-log row the database can store: NUL characters removed, lone surrogates replaced and text cut
+ * to its column's bound.
  * Returns the row itself when nothing needs changing (the common case: no copy).
  */
 export function sanitizeLogRow(row: RequestLogRow): RequestLogRow {
@@ -35,7 +39,7 @@ export function sanitizeLogRow(row: RequestLogRow): RequestLogRow {
   for (const [field, limit] of fields) {
     const value = row[field];
     if (typeof value !== "string") continue;
-    if (value.length <= limit && !value.includes("\0")) continue;
+    if (value.length <= limit && !value.includes("\0") && value.isWellFormed()) continue;
     copy ??= { ...row };
     copy[field] = clean(value, limit) as never;
   }
