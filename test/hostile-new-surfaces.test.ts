@@ -22,6 +22,9 @@ const MCP_REQUEST_TIMEOUT_MS = 5_000;
 /** The gateway's body cap in this file: small, so that a body past it is cheap to send. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/** MCP sessions an instance holds in this file: small, so that filling the table takes a few keys. */
+const MAX_MCP_SESSIONS = 3 * MAX_SESSIONS_PER_KEY;
+
 /** Time for a request body to arrive (BODY_READ_TIMEOUT_MS) in this file: short, so that a trickled body is refused soon. */
 const BODY_READ_TIMEOUT_MS = 2_000;
 
@@ -103,7 +106,7 @@ beforeAll(async () => {
     flood: await keep(Promise.resolve(startHostileMcpServer(100_000))),
     pager: await keep(Promise.resolve(startHostileMcpServer(0, { endlessPages: true }))),
     fat: await keep(Promise.resolve(startHostileMcpServer(5, { endlessPages: true, descriptionBytes: 1024 * 1024 }))),
-  }), { gateway: { maxBodyBytes: MAX_BODY_BYTES, bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, mcp: { ...defaultMcpOptions, requestTimeoutMs: MCP_REQUEST_TIMEOUT_MS, failureThreshold: 1_000 } } });
+  }), { gateway: { maxBodyBytes: MAX_BODY_BYTES, bodyReadTimeoutMs: BODY_READ_TIMEOUT_MS, mcp: { ...defaultMcpOptions, requestTimeoutMs: MCP_REQUEST_TIMEOUT_MS, failureThreshold: 1_000, maxSessions: MAX_MCP_SESSIONS } } });
   gatewayBase = (await stack.gateway.listen()).replace(/\/v1$/, "");
   const { db } = stack.database.handle;
   await createMcpServer(db, cliOperator, stack.gateway.secretBox, createMcpServerSchema.parse({ name: "alpha", url: stack.fakes.alpha.url }));
@@ -320,6 +323,27 @@ describe("MCP endpoint under hostile input", () => {
         await response.body?.cancel();
       }
       expect(stack.gateway.services.mcp.sessions.size - before).toBeLessThanOrEqual(MAX_SESSIONS_PER_KEY);
+      expect((await victim.client.listTools()).tools.map((tool) => tool.name)).toContain("alpha__echo");
+    } finally {
+      await victim.client.close();
+    }
+  });
+
+  test("keys that fill the session table lose their own sessions first: a client with one session keeps it", async () => {
+    const victim = await connect(await mcpKey(["alpha"]));
+    try {
+      const victimSession = victim.transport.sessionId!;
+      // Four keys, each at its own cap, want more sessions than the table holds.
+      for (let key = 0; key < 4; key++) {
+        const secret = await mcpKey(["alpha"]);
+        for (let index = 0; index < MAX_SESSIONS_PER_KEY; index++) {
+          const response = await mcpPost(secret, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), { "mcp-session-id": crypto.randomUUID(), "mcp-protocol-version": "2025-06-18" });
+          await response.body?.cancel();
+        }
+      }
+      expect(stack.gateway.services.mcp.sessions.size).toBeLessThanOrEqual(MAX_MCP_SESSIONS);
+      // Older than every session the four keys made, it is what evicting the least recently used would close.
+      expect(stack.gateway.services.mcp.sessions.has(victimSession)).toBe(true);
       expect((await victim.client.listTools()).tools.map((tool) => tool.name)).toContain("alpha__echo");
     } finally {
       await victim.client.close();

@@ -34,11 +34,6 @@ const utf8 = new TextDecoder();
  */
 export const MAX_SESSIONS_PER_KEY = 100;
 
-function leastRecentlyUsed(sessions: Iterable<Session>): Session | undefined {
-  let oldest: Session | undefined;
-  for (const session of sessions) if (!oldest || session.lastUsed < oldest.lastUsed) oldest = session;
-  return oldest;
-}
 
 /**
  * A POST's JSON-RPC message(s), read under /v1's body limits (MAX_BODY_BYTES: 413; BODY_READ_TIMEOUT_MS:
@@ -77,6 +72,11 @@ function jsonRpcError(status: number, code: number, message: string): Response {
  */
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
+  /**
+   * The same sessions by key, each key's in order of use (least recently used first): a key's count and its
+   * oldest session are found without a scan of the table.
+   */
+  private readonly byKey = new Map<number, Map<string, Session>>();
 
   constructor(
     private readonly directory: McpDirectory,
@@ -87,6 +87,11 @@ export class McpSessions {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Whether the session of this id is held on this instance. */
+  has(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
   }
 
   /** Tells each session that may use `server` (every session when null) that its list of `kind` changed. */
@@ -116,15 +121,11 @@ export class McpSessions {
         session.id = sessionId;
         this.register(session);
       },
-      onsessionclosed: (sessionId) => {
-        this.sessions.delete(sessionId);
-      },
+      onsessionclosed: () => this.forget(session),
     });
     const server = createSessionServer(this.directory, scope);
     const session: Session = { id: id ?? "", transport, server, tokenId, scope, context, lastUsed: Date.now() };
-    transport.onclose = () => {
-      if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
-    };
+    transport.onclose = () => this.forget(session);
     void server.connect(transport);
     if (id !== null) {
       // Restored: the client initialized it on another instance (or before this one restarted). The SDK's
@@ -136,19 +137,48 @@ export class McpSessions {
     return session;
   }
 
+  /**
+   * Adds a session. A key at MAX_SESSIONS_PER_KEY loses its own least recently used one. A full table loses
+   * the least recently used session of the key that holds the most: whoever fills the table pays for it,
+   * and a client with a few sessions keeps them however many keys others bring.
+   */
   private register(session: Session): void {
-    const sameKey = [...this.sessions.values()].filter((other) => other.tokenId === session.tokenId);
-    const keyOldest = sameKey.length >= MAX_SESSIONS_PER_KEY ? leastRecentlyUsed(sameKey) : undefined;
-    if (keyOldest) this.close(keyOldest);
+    let keyed = this.byKey.get(session.tokenId);
+    if (keyed && keyed.size >= MAX_SESSIONS_PER_KEY) this.close(keyed.values().next().value!);
     else if (this.sessions.size >= this.directory.options.maxSessions) {
-      const oldest = leastRecentlyUsed(this.sessions.values());
-      if (oldest) this.close(oldest);
+      let heaviest: Map<string, Session> | undefined;
+      for (const other of this.byKey.values()) if (!heaviest || other.size > heaviest.size) heaviest = other;
+      if (heaviest) this.close(heaviest.values().next().value!);
     }
+    keyed = this.byKey.get(session.tokenId);
+    if (!keyed) {
+      keyed = new Map();
+      this.byKey.set(session.tokenId, keyed);
+    }
+    keyed.set(session.id, session);
     this.sessions.set(session.id, session);
   }
 
-  private close(session: Session): void {
+  /** Marks a session used now: last in its key's order. */
+  private touch(session: Session): void {
+    session.lastUsed = Date.now();
+    const keyed = this.byKey.get(session.tokenId);
+    if (keyed?.get(session.id) !== session) return;
+    keyed.delete(session.id);
+    keyed.set(session.id, session);
+  }
+
+  /** Drops a session from the table (it closed, or is being closed). */
+  private forget(session: Session): void {
+    if (this.sessions.get(session.id) !== session) return;
     this.sessions.delete(session.id);
+    const keyed = this.byKey.get(session.tokenId);
+    keyed?.delete(session.id);
+    if (keyed?.size === 0) this.byKey.delete(session.tokenId);
+  }
+
+  private close(session: Session): void {
+    this.forget(session);
     void session.server.close().catch(() => undefined);
   }
 
@@ -197,7 +227,7 @@ export class McpSessions {
       }
     }
     session.context = context;
-    session.lastUsed = Date.now();
+    this.touch(session);
     const response = await session.transport.handleRequest(request, {
       authInfo: { token: "", clientId: String(context.caller.token.id), scopes: [], extra: { context } },
       ...(body ? { parsedBody: body.parsed } : {}),
@@ -217,6 +247,7 @@ export class McpSessions {
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    this.byKey.clear();
     await Promise.all(all.map((session) => session.server.close().catch(() => undefined)));
   }
 }
