@@ -14,14 +14,21 @@ export interface UsageSpoolOptions {
   /** The size of a segment file: a new one is started when a line no longer fits. */
   segmentBytes?: number;
   log: (level: "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+  /** Maps a segment file shared (Bun.mmap); tests pass one that fails, as a file system without mmap does. */
+  map?: (path: string) => Uint8Array;
 }
 
 interface Segment {
   path: string;
   /** Kept open for fdatasync: a file's mapped pages are written back by an fsync of any of its descriptors. */
   fd: number;
-  /** The file, mapped shared: a store into it is a store into the page cache, as a write(2) would make. */
-  bytes: Buffer;
+  /**
+   * The file, mapped shared: a store into it is a store into the page cache, as a write(2) would make. Null
+   * where the file system cannot map it: lines are then written with pwrite(2) at `used`.
+   */
+  bytes: Buffer | null;
+  /** The file's size (zeros past `used`). */
+  size: number;
   /** Bytes of lines written (the rest of the file is zeros). */
   used: number;
   lastSeq: number;
@@ -79,6 +86,8 @@ export class UsageSpool {
   private nextReady = false;
   private opened = false;
   private closed = false;
+  /** Whether a mapping has failed (said once in the log). */
+  private unmappable = false;
 
   constructor(private readonly options: UsageSpoolOptions) {}
 
@@ -122,14 +131,25 @@ export class UsageSpool {
     if (!this.opened || this.closed) return line;
     let segment = this.current;
     // A UTF-16 unit is at most 3 bytes of UTF-8: the exact length is only measured near a segment's end.
-    if (segment === null || (segment.used + line.length * 3 > segment.bytes.byteLength && segment.used + Buffer.byteLength(line) > segment.bytes.byteLength)) {
+    if (segment === null || (segment.used + line.length * 3 > segment.size && segment.used + Buffer.byteLength(line) > segment.size)) {
       segment = this.nextSegment(Buffer.byteLength(line));
       if (!segment) return line;
     }
-    segment.used += segment.bytes.write(line, segment.used, "utf8");
+    if (segment.bytes) segment.used += segment.bytes.write(line, segment.used, "utf8");
+    else {
+      try {
+        segment.used += writeSync(segment.fd, line, segment.used, "utf8");
+      } catch (error) {
+        // The record stays in memory only (as when no segment can be made); a new segment is tried later.
+        this.current = null;
+        this.closeSegment(segment);
+        this.writeFailed(error);
+        return line;
+      }
+    }
     segment.lastSeq = seq;
     this.dirty = true;
-    if (this.preparing === null && !this.nextReady && segment.used >= segment.bytes.byteLength * PREPARE_NEXT_AT) this.prepareNext();
+    if (this.preparing === null && !this.nextReady && segment.used >= segment.size * PREPARE_NEXT_AT) this.prepareNext();
     return line;
   }
 
@@ -263,14 +283,17 @@ export class UsageSpool {
       }
     }
     this.nextReady = false;
+    let bytes: Buffer | null = null;
     try {
-      const mapped = Bun.mmap(path, { shared: true });
-      return { path, fd, bytes: Buffer.from(mapped.buffer, mapped.byteOffset, mapped.byteLength), used: 0, lastSeq: firstSeq - 1 };
+      const mapped = (this.options.map ?? mapShared)(path);
+      bytes = Buffer.from(mapped.buffer, mapped.byteOffset, mapped.byteLength);
     } catch (error) {
-      closeSync(fd);
-      removeQuietly(path);
-      throw error;
+      // A file system that cannot map a file shared (some network and FUSE ones) still takes write(2): each
+      // line is then written with a system call, and what is promised stays the same.
+      if (!this.unmappable) this.options.log("warn", "usage spool files cannot be mapped on this file system: each record is written with a system call", { error: String(error) });
+      this.unmappable = true;
     }
+    return { path, fd, bytes, size, used: 0, lastSeq: firstSeq - 1 };
   }
 
   /** A full segment: synced and closed off this thread (its mapping goes with the garbage collector). */
@@ -298,6 +321,10 @@ function fdatasyncSyncSafe(fd: number): void {
   } catch {
     // Closing without a last sync still leaves the lines in the page cache.
   }
+}
+
+function mapShared(path: string): Uint8Array {
+  return Bun.mmap(path, { shared: true });
 }
 
 function removeQuietly(path: string): void {
