@@ -25,7 +25,7 @@ const POSITIONAL = 2;
  * (`[2, seq, token, user, cost, previousKey 0|1, subjects|null, ...columns]`). spool-line.test.ts
  * round-trips every request_logs column, so a column added to the table and not here fails it.
  */
-export const LOG_COLUMNS = [
+const LOG_COLUMNS = [
   "createdAt", "requestId", "userId", "tokenId", "tokenName", "endpoint", "model", "requestedModel", "upstreamModel",
   "channelId", "channelsTried", "promptTokens", "completionTokens", "cachedTokens", "cacheWriteTokens", "cacheWrite1hTokens",
   "usageEstimated", "billedUnit", "billedQuantity", "cost", "cacheSavings", "status", "errorCode", "latencyMs",
@@ -38,18 +38,6 @@ function orNull<T>(value: T | null | undefined): T | null {
   return value === undefined ? null : value;
 }
 
-/** The request_logs columns of a row as values in LOG_COLUMNS's order (the time as milliseconds). */
-export function logColumnValues(log: RequestLogRow): unknown[] {
-  return [
-    log.createdAt ? log.createdAt.getTime() : null, log.requestId, orNull(log.userId), orNull(log.tokenId), orNull(log.tokenName),
-    log.endpoint, log.model, orNull(log.requestedModel), orNull(log.upstreamModel), orNull(log.channelId), orNull(log.channelsTried),
-    orNull(log.promptTokens), orNull(log.completionTokens), orNull(log.cachedTokens), orNull(log.cacheWriteTokens),
-    orNull(log.cacheWrite1hTokens), log.usageEstimated === true, orNull(log.billedUnit), orNull(log.billedQuantity), orNull(log.cost),
-    orNull(log.cacheSavings), log.status, orNull(log.errorCode), log.latencyMs, orNull(log.firstTokenMs), orNull(log.clientIp),
-    log.stream === true, orNull(log.responseBytes), orNull(log.responseCache),
-  ];
-}
-
 /**
  * A record as one JSON line, positional (an array in LOG_COLUMNS's order, no keys): it runs on every
  * request, is copied into the spool file and handed to the write-behind thread, and a third of the bytes of
@@ -58,10 +46,16 @@ export function logColumnValues(log: RequestLogRow): unknown[] {
  * of stringifying the keyed record with its Date.
  */
 export function encodeSpoolLine(record: UsageRecord): string {
+  const log = record.log;
   return `${JSON.stringify([
     POSITIONAL, record.seq, record.tokenId, record.userId, record.cost, record.previousKey ? 1 : 0,
     record.periodSubjects && record.periodSubjects.length > 0 ? record.periodSubjects : null,
-    ...logColumnValues(record.log),
+    log.createdAt ? log.createdAt.getTime() : null, log.requestId, orNull(log.userId), orNull(log.tokenId), orNull(log.tokenName),
+    log.endpoint, log.model, orNull(log.requestedModel), orNull(log.upstreamModel), orNull(log.channelId), orNull(log.channelsTried),
+    orNull(log.promptTokens), orNull(log.completionTokens), orNull(log.cachedTokens), orNull(log.cacheWriteTokens),
+    orNull(log.cacheWrite1hTokens), log.usageEstimated === true, orNull(log.billedUnit), orNull(log.billedQuantity), orNull(log.cost),
+    orNull(log.cacheSavings), log.status, orNull(log.errorCode), log.latencyMs, orNull(log.firstTokenMs), orNull(log.clientIp),
+    log.stream === true, orNull(log.responseBytes), orNull(log.responseCache),
   ])}\n`;
 }
 
