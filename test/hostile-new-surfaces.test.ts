@@ -396,7 +396,7 @@ describe("single sign-on under a hostile identity provider", () => {
         setupCodes: null,
         testChannel: createChannelProber(),
         publicBaseUrl: "http://console.test",
-        oidc: { issuer: endless.issuer, clientId: "c", clientSecret: "s", groupsClaim: "groups", adminGroups: [], displayName: "Endless", only: false, allowHttpIssuer: true },
+        oidc: { issuer: endless.issuer, clientId: "c", clientSecret: "s", groupsClaim: "groups", adminGroups: [], displayName: "Endless", only: false, allowHttpIssuer: true, providerLogout: false },
       });
       const response = await consoleApp.handle(new Request("http://console.test/auth/oidc/login"));
       expect(response?.status).toBe(302);

@@ -27,6 +27,7 @@ let issuer: string;
 beforeAll(async () => {
   provider = await startTestOidcProvider({
     redirectUri: `${CONSOLE_ORIGIN}/auth/oidc/callback`,
+    postLogoutRedirectUri: `${CONSOLE_ORIGIN}/login`,
     accounts: {
       "alice-sub": { email: "alice@example.com", emailVerified: true, username: "alice", groups: ["tollgate-admins", "research"] },
       "bob-sub": { email: "bob@example.com", emailVerified: true, username: "bob", groups: ["research"] },
@@ -44,7 +45,7 @@ afterAll(async () => {
   await app?.close();
 }, SETUP_TIMEOUT_MS);
 
-function oidcSettings(only: boolean): OidcSettings {
+function oidcSettings(only: boolean, providerLogout = false): OidcSettings {
   return {
     issuer,
     clientId: provider.clientId,
@@ -54,6 +55,7 @@ function oidcSettings(only: boolean): OidcSettings {
     displayName: "Example SSO",
     only,
     allowHttpIssuer: true,
+    providerLogout,
   };
 }
 
@@ -61,7 +63,10 @@ function oidcSettings(only: boolean): OidcSettings {
  * A browser, as far as sign-in needs one: follows redirects by hand, keeps cookies per origin, and sends
  * requests for the console's origin to the console in process. Returns the console's last answer.
  */
-async function browse(start: string): Promise<{ response: Response; consoleCookie: string | null; visited: string[] }> {
+async function browse(
+  start: string,
+  target: ConsoleUnderTest = app,
+): Promise<{ response: Response; consoleCookie: string | null; consoleCookies: Map<string, string>; visited: string[] }> {
   const jars = new Map<string, Map<string, string>>();
   let url = new URL(start, CONSOLE_ORIGIN);
   const visited: string[] = [];
@@ -70,7 +75,7 @@ async function browse(start: string): Promise<{ response: Response; consoleCooki
     const jar = jars.get(url.origin) ?? new Map<string, string>();
     jars.set(url.origin, jar);
     const request = new Request(url, { headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; ") }, redirect: "manual" });
-    const response = url.origin === CONSOLE_ORIGIN ? ((await app.console.handle(request)) ?? new Response(null, { status: 404 })) : await fetch(request);
+    const response = url.origin === CONSOLE_ORIGIN ? ((await target.console.handle(request)) ?? new Response(null, { status: 404 })) : await fetch(request);
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(";");
       const separator = pair!.indexOf("=");
@@ -82,14 +87,14 @@ async function browse(start: string): Promise<{ response: Response; consoleCooki
     const location = response.headers.get("location");
     if (response.status < 300 || response.status >= 400 || !location) {
       const session = jars.get(CONSOLE_ORIGIN)?.get("tollgate_session");
-      return { response, consoleCookie: session ? `tollgate_session=${session}` : null, visited };
+      return { response, consoleCookie: session ? `tollgate_session=${session}` : null, consoleCookies: jars.get(CONSOLE_ORIGIN) ?? new Map(), visited };
     }
     url = new URL(location, url);
     // The console's last word is its redirect home (or to the sign-in page with a reason): stop there.
     if (url.origin === CONSOLE_ORIGIN && !url.pathname.startsWith("/auth/oidc/")) {
       const session = jars.get(CONSOLE_ORIGIN)?.get("tollgate_session");
       visited.push(url.href);
-      return { response, consoleCookie: session ? `tollgate_session=${session}` : null, visited };
+      return { response, consoleCookie: session ? `tollgate_session=${session}` : null, consoleCookies: jars.get(CONSOLE_ORIGIN) ?? new Map(), visited };
     }
   }
   throw new Error(`too many redirects: ${visited.join(" -> ")}`);
@@ -102,7 +107,7 @@ async function userNamed(name: string) {
 
 describe("single sign-on with a real OpenID provider", () => {
   test("the sign-in page offers the provider by name, beside passwords", async () => {
-    expect(await app.anonymous().auth.signInOptions()).toEqual({ oidc: { name: "Example SSO", path: "/auth/oidc/login" }, password: true });
+    expect(await app.anonymous().auth.signInOptions()).toEqual({ oidc: { name: "Example SSO", path: "/auth/oidc/login", logoutPath: null }, password: true });
   });
 
   test("a first sign-in goes through the provider with PKCE, creates the user by sub, and lands with the mapped role and teams", async () => {
@@ -224,6 +229,81 @@ describe("single sign-on with a real OpenID provider", () => {
   });
 });
 
+/** POST /auth/oidc/logout as the console's page sends it, with these cookies. */
+function signOutPost(target: ConsoleUnderTest, cookies: Map<string, string>): Promise<Response | null> {
+  const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  return target.console.handle(new Request(`${CONSOLE_ORIGIN}/auth/oidc/logout`, { method: "POST", headers: cookie ? { cookie } : {}, redirect: "manual" }));
+}
+
+/** Where the sign-out's answer sends the page next. */
+async function nextLocation(answer: Response): Promise<string> {
+  expect(answer.status).toBe(200);
+  return ((await answer.json()) as { location: string }).location;
+}
+
+/** The names of the cookies an answer removes (Max-Age=0). */
+function clearedCookies(response: Response): string[] {
+  return response.headers
+    .getSetCookie()
+    .filter((cookie) => /max-age=0/i.test(cookie))
+    .map((cookie) => cookie.slice(0, cookie.indexOf("=")));
+}
+
+describe("OIDC_PROVIDER_LOGOUT", () => {
+  let logoutApp: ConsoleUnderTest;
+  beforeAll(async () => {
+    logoutApp = await startConsole({ oidc: oidcSettings(false, true), publicBaseUrl: CONSOLE_ORIGIN, clientAddress: () => BROWSER_ADDRESS }, app.database);
+  }, SETUP_TIMEOUT_MS);
+
+  test("signing out of an SSO session ends it, then sends the browser to the provider's end-session endpoint with the ID token as hint", async () => {
+    expect((await logoutApp.anonymous().auth.signInOptions()).oidc?.logoutPath).toBe("/auth/oidc/logout");
+    provider.signInAs("alice-sub");
+    const { consoleCookie, consoleCookies } = await browse("/auth/oidc/login", logoutApp);
+    expect(consoleCookie).not.toBeNull();
+    expect(consoleCookies.has("tollgate_oidc_hint")).toBe(true);
+    // The hint is sealed: the ID token is not readable in the cookie.
+    expect(decodeURIComponent(consoleCookies.get("tollgate_oidc_hint")!)).not.toContain("eyJ");
+
+    const answer = (await signOutPost(logoutApp, consoleCookies))!;
+    expect(answer.status).toBe(200);
+    const location = new URL(await nextLocation(answer));
+    expect(`${location.origin}${location.pathname}`).toBe(`${issuer}/session/end`);
+    expect(location.searchParams.get("client_id")).toBe(provider.clientId);
+    expect(location.searchParams.get("post_logout_redirect_uri")).toBe(`${CONSOLE_ORIGIN}/login`);
+    const hint = location.searchParams.get("id_token_hint")!;
+    const claims = JSON.parse(Buffer.from(hint.split(".")[1]!, "base64url").toString("utf8")) as { sub: string; aud: string };
+    expect(claims).toMatchObject({ sub: "alice-sub", aud: provider.clientId });
+    expect(clearedCookies(answer).sort()).toEqual(["tollgate_oidc_hint", "tollgate_session"]);
+    expect((await rejection(logoutApp.anonymous({ headers: { cookie: consoleCookie! } }).auth.me())).code).toBe("UNAUTHORIZED");
+    // The provider (a certified OP) takes the request: it asks to confirm the sign-out, it does not refuse it.
+    const atProvider = await fetch(location, { redirect: "manual" });
+    expect(atProvider.status).toBe(200);
+    expect(await atProvider.text()).toContain("logout");
+  });
+
+  test("a password session signs out to the sign-in page, and a POST from another site (no cookies) ends nothing", async () => {
+    const name = "logout-password-user";
+    const { cookie } = await app.signedInUser({ name });
+    const session = new Map([["tollgate_session", cookie.slice(cookie.indexOf("=") + 1)]]);
+    const crossSite = (await signOutPost(logoutApp, new Map()))!;
+    expect(await nextLocation(crossSite)).toBe("/login");
+    expect((await logoutApp.anonymous({ headers: { cookie } }).auth.me()).name).toBe(name);
+
+    const answer = (await signOutPost(logoutApp, session))!;
+    expect(await nextLocation(answer)).toBe("/login");
+    expect((await rejection(logoutApp.anonymous({ headers: { cookie } }).auth.me())).code).toBe("UNAUTHORIZED");
+  });
+
+  test("without OIDC_PROVIDER_LOGOUT no ID token is kept, and signing out never leaves the console", async () => {
+    provider.signInAs("bob-sub");
+    const { consoleCookies } = await browse("/auth/oidc/login");
+    expect(consoleCookies.has("tollgate_session")).toBe(true);
+    expect(consoleCookies.has("tollgate_oidc_hint")).toBe(false);
+    const answer = (await signOutPost(app, consoleCookies))!;
+    expect(await nextLocation(answer)).toBe("/login");
+  });
+});
+
 describe("OIDC_ONLY", () => {
   test("turns password sign-in off in the console and says where to sign in", async () => {
     const only = await startConsole(
@@ -232,7 +312,7 @@ describe("OIDC_ONLY", () => {
     );
     const name = "password-user";
     await app.signedInUser({ name });
-    expect(await only.anonymous().auth.signInOptions()).toEqual({ oidc: { name: "Example SSO", path: "/auth/oidc/login" }, password: false });
+    expect(await only.anonymous().auth.signInOptions()).toEqual({ oidc: { name: "Example SSO", path: "/auth/oidc/login", logoutPath: null }, password: false });
     const refused = await rejection(only.login(name));
     expect(refused.code).toBe("FORBIDDEN");
     expect(refused.message).toBe("Password sign-in is turned off: sign in with Example SSO");

@@ -39,6 +39,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${server.port}`;
   provider = await startTestOidcProvider({
     redirectUri: `${origin}/auth/oidc/callback`,
+    postLogoutRedirectUri: `${origin}/login`,
     accounts: { "ada-sub": { email: "ada@example.com", emailVerified: true, username: "ada", groups: ["tollgate-admins", "research"] } },
   });
   consoleApp = createConsole({
@@ -57,6 +58,7 @@ beforeAll(async () => {
       displayName: "Example SSO",
       only: true,
       allowHttpIssuer: true,
+      providerLogout: true,
     },
   });
   // An administrator exists (no first-run page); the team the provider's group maps to.
@@ -166,5 +168,19 @@ describe("single sign-on and teams in the browser", () => {
     await page.locator('[data-testid=team-mcp-usage] [data-row-card]').getByText("search (1)").waitFor();
     await page.locator('[data-testid=team-members] [data-row-card]').getByText("ada").waitFor();
     await expectFitsViewport(page);
+  });
+
+  test("Sign out ends the session at the provider too (OIDC_PROVIDER_LOGOUT): the provider confirms, then the browser is back on the sign-in page", async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${origin}/`);
+    await page.getByRole("heading", { level: 1, name: "Dashboard" }).waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    // The provider's own page (oidc-provider's sign-out confirmation), reached with the ID token as hint.
+    await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
+    await page.getByRole("button", { name: "Yes, sign me out" }).click();
+    await page.waitForURL(`${origin}/login`);
+    await page.getByRole("link", { name: "Sign in with Example SSO" }).waitFor();
+    // The console session is gone too.
+    expect(await page.evaluate(async () => (await fetch("/trpc/auth.me")).status)).toBe(401);
   });
 });

@@ -37,7 +37,12 @@ function tamperIdToken(idToken: string): string {
  * asked. One confidential client, `redirectUri` its only redirect URI; the ID token carries the scopes'
  * claims (groups among them, with `profile`).
  */
-export async function startTestOidcProvider(options: { redirectUri: string; accounts: Record<string, TestAccount> }): Promise<TestOidcProvider> {
+export async function startTestOidcProvider(options: {
+  redirectUri: string;
+  /** Where the provider may send the browser after a sign-out (RP-initiated logout), registered like the redirect URI. */
+  postLogoutRedirectUri?: string;
+  accounts: Record<string, TestAccount>;
+}): Promise<TestOidcProvider> {
   const clientId = "tollgate-console";
   const clientSecret = "a-client-secret-for-the-test-provider";
   const accounts = new Map(Object.entries(options.accounts));
@@ -68,7 +73,14 @@ export async function startTestOidcProvider(options: { redirectUri: string; acco
   });
   const issuer = `http://127.0.0.1:${proxy.port}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [options.redirectUri] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [options.redirectUri],
+        ...(options.postLogoutRedirectUri ? { post_logout_redirect_uris: [options.postLogoutRedirectUri] } : {}),
+      },
+    ],
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["preferred_username", "groups"] },
     // The claims of the scopes asked for go in the ID token itself, where the console reads them.
     conformIdTokenClaims: false,

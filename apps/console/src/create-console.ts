@@ -133,7 +133,7 @@ export function createConsole(deps: ConsoleDependencies): Console {
       secure,
       sessionSecret: sessionSecretFrom(headers),
       responseHeaders,
-      oidc: oidcSignIn ? { displayName: oidcSignIn.displayName, only: oidcSignIn.only } : null,
+      oidc: oidcSignIn ? { displayName: oidcSignIn.displayName, only: oidcSignIn.only, providerLogout: oidcSignIn.providerLogout } : null,
     };
   };
 

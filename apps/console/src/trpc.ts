@@ -35,7 +35,7 @@ export interface ConsoleContext {
   /** Headers added to the response (Set-Cookie). */
   responseHeaders: Headers;
   /** Single sign-on, when OIDC_ISSUER is set: the button's name, and whether password sign-in is off. */
-  oidc: { displayName: string; only: boolean } | null;
+  oidc: { displayName: string; only: boolean; providerLogout: boolean } | null;
 }
 
 export function sessionSecretFrom(headers: Headers): string | null {

@@ -14,6 +14,7 @@ describe("the server's environment", () => {
         OIDC_CLIENT_SECRET: "s3cret",
         OIDC_ADMIN_GROUPS: "platform-admins, sre ",
         OIDC_ONLY: "true",
+        OIDC_PROVIDER_LOGOUT: "true",
       }),
     );
     expect(settings).toEqual({
@@ -24,10 +25,11 @@ describe("the server's environment", () => {
       adminGroups: ["platform-admins", "sre"],
       displayName: "login.example.com",
       only: true,
+      providerLogout: true,
       allowHttpIssuer: false,
     });
     const local = oidcSettingsFrom(readServerEnvironment("all", { OIDC_ISSUER: "http://localhost:8080", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s", OIDC_NAME: "Dev IdP", OIDC_GROUPS_CLAIM: "roles" }));
-    expect(local).toMatchObject({ allowHttpIssuer: true, displayName: "Dev IdP", groupsClaim: "roles", only: false });
+    expect(local).toMatchObject({ allowHttpIssuer: true, displayName: "Dev IdP", groupsClaim: "roles", only: false, providerLogout: false });
     expect(oidcSettingsFrom(readServerEnvironment("all", { OIDC_ISSUER: "http://idp.example.com", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s" }))!.allowHttpIssuer).toBe(false);
   });
 

@@ -106,6 +106,8 @@ const schema = z.object({
   OIDC_NAME: optionalVariable(z.string().min(1)),
   /** "true": password sign-in is turned off in the console (the CLI still works). */
   OIDC_ONLY: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+  /** "true": signing out of the console ends the identity provider's session too (RP-initiated logout). */
+  OIDC_PROVIDER_LOGOUT: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
   /** OTLP collector base URL (…/v1/traces is appended over HTTP; used as it is with grpc); set (or the next one): OpenTelemetry traces on. */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalVariable(z.string().url()),
   /** OTLP traces URL, used as it is; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
@@ -161,6 +163,7 @@ export function oidcSettingsFrom(environment: ServerEnvironment): OidcSettings |
     adminGroups: environment.OIDC_ADMIN_GROUPS.split(",").map((group) => group.trim()).filter((group) => group !== ""),
     displayName: environment.OIDC_NAME ?? url.host,
     only: environment.OIDC_ONLY,
+    providerLogout: environment.OIDC_PROVIDER_LOGOUT,
     allowHttpIssuer: url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname),
   };
 }

@@ -3,7 +3,7 @@ import type { Database } from "@tollgate/db";
 import { readUpTo, type SecretBox } from "@tollgate/shared";
 import * as oidc from "openid-client";
 import type { ConsoleLog } from "../trpc";
-import { createSession, readCookie, sessionCookie } from "./sessions";
+import { clearedSessionCookie, createSession, deleteSession, readCookie, SESSION_COOKIE, SESSION_MAX_LIFETIME_MS, sessionCookie } from "./sessions";
 
 /** Single sign-on settings, from the server's env.ts (OIDC_*); absent: password sign-in only. */
 export interface OidcSettings {
@@ -23,10 +23,24 @@ export interface OidcSettings {
    * openid-client otherwise refuses anything but https.
    */
   allowHttpIssuer: boolean;
+  /**
+   * OIDC_PROVIDER_LOGOUT: signing out of the console also ends the session at the identity provider
+   * (OpenID Connect RP-Initiated Logout: the browser is sent to its end_session_endpoint with the ID token as
+   * a hint, and back to the console's sign-in page, which must be registered there as a post-logout redirect
+   * URI). Off: signing out ends the console's session only.
+   */
+  providerLogout: boolean;
 }
 
 export const OIDC_LOGIN_PATH = "/auth/oidc/login";
 export const OIDC_CALLBACK_PATH = "/auth/oidc/callback";
+/** POST: ends the console session, and with OIDC_PROVIDER_LOGOUT the identity provider's too. */
+export const OIDC_LOGOUT_PATH = "/auth/oidc/logout";
+/** The ID token of an SSO session, sealed, kept for the sign-out's id_token_hint (only with OIDC_PROVIDER_LOGOUT). */
+const HINT_COOKIE = "tollgate_oidc_hint";
+const HINT_BINDING = "console/oidc-logout-hint";
+/** A sealed ID token longer than this is not kept (a browser drops a cookie past about 4 KB): sign-out goes without the hint. */
+const MAX_HINT_COOKIE_CHARS = 3500;
 /** The state, nonce and PKCE verifier of one sign-in, sealed (AES-GCM) in a cookie between the two redirects. */
 const FLOW_COOKIE = "tollgate_oidc_flow";
 const FLOW_BINDING = "console/oidc-flow";
@@ -63,18 +77,36 @@ interface Flow {
 export interface OidcSignIn {
   displayName: string;
   only: boolean;
-  /** Answers GET /auth/oidc/login and GET /auth/oidc/callback; null for any other path. */
+  /** Whether sign-out goes through POST /auth/oidc/logout to end the identity provider's session too. */
+  providerLogout: boolean;
+  /** Answers GET /auth/oidc/login, GET /auth/oidc/callback and POST /auth/oidc/logout; null for any other. */
   handle(request: Request, url: URL, context: { secure: boolean; publicOrigin: string; /** The browser's address, for the audit log. */ clientAddress?: string | null }): Promise<Response | null>;
 }
 
+function authCookie(name: string, value: string, maxAgeS: number, secure: boolean): string {
+  return [`${name}=${value}`, "Path=/auth/oidc", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeS}`, ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+/** Removes the sign-out hint of an SSO session (the logout procedure sends it too, whatever signed the session in). */
+export function clearedOidcHintCookie(secure: boolean): string {
+  return authCookie(HINT_COOKIE, "", 0, secure);
+}
+
 function flowCookie(value: string, maxAgeS: number, secure: boolean): string {
-  return [`${FLOW_COOKIE}=${value}`, "Path=/auth/oidc", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeS}`, ...(secure ? ["Secure"] : [])].join("; ");
+  return authCookie(FLOW_COOKIE, value, maxAgeS, secure);
 }
 
 function redirect(location: string, cookies: string[] = []): Response {
   const headers = new Headers({ location, "cache-control": "no-store" });
   for (const cookie of cookies) headers.append("set-cookie", cookie);
   return new Response(null, { status: 302, headers });
+}
+
+/** The sign-out's answer: where the page goes next, and the cookies removed. */
+function signedOut(location: string, cookies: string[]): Response {
+  const headers = new Headers({ "cache-control": "no-store" });
+  for (const cookie of cookies) headers.append("set-cookie", cookie);
+  return Response.json({ location }, { headers });
 }
 
 /** Back to the sign-in page with a reason it shows (never a token or a secret). */
@@ -162,6 +194,7 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
     }
     if (flow.expiresAt <= Date.now()) return refused("The sign-in took too long. Try again.", secure);
     let claims: Record<string, unknown>;
+    let idTokenText: string | undefined;
     try {
       const config = await configured();
       // The URL the provider redirected to, as the provider saw it (behind a proxy: the public origin).
@@ -175,6 +208,7 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
       const idToken = tokens.claims();
       if (!idToken) throw new Error("no ID token");
       claims = idToken as Record<string, unknown>;
+      idTokenText = tokens.id_token;
     } catch (error) {
       // The reason goes to the log (a code, never a token); the browser gets one message.
       const code = (error as { code?: unknown }).code;
@@ -191,13 +225,57 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
     if (!signedIn.enabled) return refused("Your account is disabled.", secure);
     const secret = await createSession(db, signedIn.userId, deps.sessionTtlMs);
     log("info", "single sign-on", { userId: signedIn.userId, created: signedIn.created, role: signedIn.role });
-    return redirect("/", [flowCookie("", 0, secure), sessionCookie(secret, { maxAgeMs: deps.sessionTtlMs, secure })]);
+    const cookies = [flowCookie("", 0, secure), sessionCookie(secret, { maxAgeMs: deps.sessionTtlMs, secure })];
+    if (settings.providerLogout && idTokenText) {
+      const hint = encodeURIComponent(await secretBox.encrypt(idTokenText, HINT_BINDING));
+      // As long as the session can last, renewed: it goes with the session at sign-out.
+      if (hint.length <= MAX_HINT_COOKIE_CHARS) cookies.push(authCookie(HINT_COOKIE, hint, Math.floor(SESSION_MAX_LIFETIME_MS / 1000), secure));
+      else log("warn", "single sign-on: the ID token is too large to keep for sign-out; the provider will be asked to end its session without it", { bytes: idTokenText.length });
+    }
+    return redirect("/", cookies);
+  }
+
+  /**
+   * Sign-out, a POST from the console's page (a cross-site POST carries no SameSite=Lax cookie, so another
+   * site cannot sign anyone out). Ends the console session and answers `{"location"}`: where the page sends
+   * the browser next. With OIDC_PROVIDER_LOGOUT and an SSO session, the provider's end_session_endpoint (the
+   * ID token as id_token_hint, back to the sign-in page after); otherwise (a password session, a provider
+   * with no end-session endpoint, or one that cannot be reached) the sign-in page. JSON rather than a
+   * redirect: the console's CSP (`form-action 'self'`) would block a form whose answer leaves the origin.
+   */
+  async function logout(request: Request, secure: boolean, publicOrigin: string): Promise<Response> {
+    const cookieHeader = request.headers.get("cookie");
+    const session = readCookie(cookieHeader, SESSION_COOKIE);
+    if (session) await deleteSession(db, session);
+    const cookies = [clearedSessionCookie(secure), clearedOidcHintCookie(secure)];
+    const sealedHint = readCookie(cookieHeader, HINT_COOKIE);
+    if (!settings.providerLogout || session === null || sealedHint === null) return signedOut("/login", cookies);
+    let idTokenHint: string | undefined;
+    try {
+      idTokenHint = await secretBox.decrypt(decodeURIComponent(sealedHint), HINT_BINDING);
+    } catch {
+      // A hint that does not open (another key, altered) is left out: the provider may ask the user to confirm.
+    }
+    try {
+      const config = await configured();
+      if (!config.serverMetadata().end_session_endpoint) return signedOut("/login", cookies);
+      const location = oidc.buildEndSessionUrl(config, {
+        post_logout_redirect_uri: `${publicOrigin}/login`,
+        ...(idTokenHint ? { id_token_hint: idTokenHint } : {}),
+      });
+      return signedOut(location.href, cookies);
+    } catch (error) {
+      log("warn", "single sign-on: sign-out at the provider skipped", { error: error instanceof Error ? error.message : String(error) });
+      return signedOut("/login", cookies);
+    }
   }
 
   return {
     displayName: settings.displayName,
     only: settings.only,
+    providerLogout: settings.providerLogout,
     async handle(request, url, { secure, publicOrigin, clientAddress }) {
+      if (url.pathname === OIDC_LOGOUT_PATH && request.method === "POST") return logout(request, secure, publicOrigin);
       if (request.method !== "GET") return null;
       if (url.pathname === OIDC_LOGIN_PATH) return login(secure, publicOrigin);
       if (url.pathname === OIDC_CALLBACK_PATH) return callback(request, url, secure, publicOrigin, clientAddress ?? null);

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useState } from "react";
 import { NavLink, useLocation, useNavigate } from "react-router";
 import { formatUsd } from "../lib/money";
@@ -56,6 +56,26 @@ export function Layout(props: { me: Me; children: ReactNode }) {
       },
     }),
   );
+  // With OIDC_PROVIDER_LOGOUT, signing out is a POST that ends the session and says where to go next: the
+  // identity provider's end-session page for an SSO session (its session ends too), the sign-in page otherwise.
+  const logoutPath = useQuery(trpc.auth.signInOptions.queryOptions()).data?.oidc?.logoutPath ?? null;
+  const [leaving, setLeaving] = useState(false);
+  const signOut = async () => {
+    if (logoutPath === null) {
+      logout.mutate();
+      return;
+    }
+    setLeaving(true);
+    let next = "/login";
+    try {
+      const answer = await fetch(logoutPath, { method: "POST", credentials: "same-origin" });
+      if (answer.ok) next = ((await answer.json()) as { location?: string }).location ?? next;
+    } catch {
+      // The session may be left on the server (it expires); the sign-in page is still where to go.
+    }
+    queryClient.clear();
+    window.location.assign(next);
+  };
   // Below lg the sidebar is a drawer behind a menu button; it closes on navigation and on Escape.
   const [menuOpen, setMenuOpen] = useState(false);
   const closeMenu = () => setMenuOpen(false);
@@ -112,7 +132,7 @@ export function Layout(props: { me: Me; children: ReactNode }) {
             <span className="ml-1 text-xs font-normal text-slate-500">({props.me.role})</span>
           </p>
           <p className="text-xs text-slate-500">Balance: {props.me.balanceUnlimited ? "unlimited" : formatUsd(props.me.balance)}</p>
-          <button type="button" className="button-small mt-2" onClick={() => logout.mutate()} disabled={logout.isPending}>
+          <button type="button" className="button-small mt-2" onClick={() => void signOut()} disabled={logout.isPending || leaving}>
             Sign out
           </button>
         </div>
