@@ -120,7 +120,8 @@ describe("single sign-on and teams in the browser", () => {
     expect(await members.getByText("from single sign-on").count()).toBe(1);
     expect(await page.getByTestId("team-limits").textContent()).toContain("120 requests");
     const mcpUsage = page.getByTestId("team-mcp-usage");
-    await mcpUsage.waitFor();
+    // The table's head shows before its rows arrive: wait for the row, then read the section.
+    await mcpUsage.getByText("search (1)").waitFor();
     expect(await mcpUsage.textContent()).toContain("papers");
     expect(await mcpUsage.textContent()).toContain("search (1)");
 
