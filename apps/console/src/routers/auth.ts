@@ -3,7 +3,7 @@ import { users } from "@tollgate/db";
 import { TRPCError } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { clearedOidcHintCookie } from "../auth/oidc-sign-in";
+import { clearedOidcHintCookie, OIDC_LOGIN_PATH, OIDC_LOGOUT_PATH } from "../auth/oidc-sign-in";
 import { clearedSessionCookie, createSession, deleteSession, sessionCookie } from "../auth/sessions";
 import { authedProcedure, publicProcedure, router } from "../trpc";
 
@@ -46,11 +46,11 @@ export const authRouter = router({
 
   /**
    * How the sign-in page offers to sign in: single sign-on (its button's name), passwords, or both; and where
-   * the console signs out with a form POST when the identity provider's session is to end too (null: the
+   * the console's page POSTs to sign out when the identity provider's session is to end too (null: the
    * logout procedure).
    */
   signInOptions: publicProcedure.query(({ ctx }) => ({
-    oidc: ctx.oidc ? { name: ctx.oidc.displayName, path: "/auth/oidc/login", logoutPath: ctx.oidc.providerLogout ? "/auth/oidc/logout" : null } : null,
+    oidc: ctx.oidc ? { name: ctx.oidc.displayName, path: OIDC_LOGIN_PATH, logoutPath: ctx.oidc.providerLogout ? OIDC_LOGOUT_PATH : null } : null,
     password: !ctx.oidc?.only,
   })),
 
@@ -88,7 +88,7 @@ export const authRouter = router({
   logout: publicProcedure.mutation(async ({ ctx }) => {
     if (ctx.sessionSecret) await deleteSession(ctx.db, ctx.sessionSecret);
     ctx.responseHeaders.append("set-cookie", clearedSessionCookie(ctx.secure));
-    // An SSO session's sign-out hint goes with it (the form POST to /auth/oidc/logout is the usual way out then).
+    // An SSO session's sign-out hint goes with it (the page signs out through POST /auth/oidc/logout then).
     if (ctx.oidc?.providerLogout) ctx.responseHeaders.append("set-cookie", clearedOidcHintCookie(ctx.secure));
     return { ok: true as const };
   }),

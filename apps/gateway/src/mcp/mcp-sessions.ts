@@ -34,7 +34,6 @@ const utf8 = new TextDecoder();
  */
 export const MAX_SESSIONS_PER_KEY = 100;
 
-
 /**
  * A POST's JSON-RPC message(s), read under /v1's body limits (MAX_BODY_BYTES: 413; BODY_READ_TIMEOUT_MS:
  * 408) and nesting bound; a Response when the body is refused (the SDK's transport would read it unbounded
