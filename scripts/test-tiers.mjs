@@ -32,6 +32,7 @@ export const E2E_FILES = [
   "test/start-script-signals.test.ts",
   "test/usage-crash.test.ts",
   "apps/server/src/tracing-config.test.ts",
+  "test/optional-libraries.test.ts",
 ];
 
 /** Tests beside the code that need a database, a fake upstream, a socket or Redis. */

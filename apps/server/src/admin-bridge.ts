@@ -1,6 +1,5 @@
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCommand } from "@tollgate/cli/run-command";
 import type { Database } from "@tollgate/db";
 import { declaresTooLarge, NON_API_MAX_BODY_BYTES, type SecretBox, secretsEqual, type UpstreamAddressPolicy, withCappedBody } from "@tollgate/shared";
 import { NotFoundError } from "elysia";
@@ -58,6 +57,8 @@ export function createAdminBridge(options: { dataDir: string; db: Database; secr
         const error = { message: "argv must be an array of strings", type: "invalid_request_error", param: "argv", code: "invalid_value" };
         return Response.json({ error }, { status: 400 });
       }
+      // The CLI's commands are loaded by the first forwarded command, not by every server that never gets one.
+      const { runCommand } = await import("@tollgate/cli/run-command");
       return Response.json(await runCommand(body.argv as string[], { db: options.db, secretBox: options.secretBox, addressPolicy: options.addressPolicy, mcpStdioEnabled: options.mcpStdioEnabled }));
     },
     advertise(port) {

@@ -1,7 +1,7 @@
 import { type OidcIdentity, signInOidcUser } from "@tollgate/admin";
 import type { Database } from "@tollgate/db";
 import { readUpTo, type SecretBox } from "@tollgate/shared";
-import * as oidc from "openid-client";
+import type * as OpenIdClient from "openid-client";
 import type { ConsoleLog } from "../trpc";
 import { clearedSessionCookie, createSession, deleteSession, readCookie, SESSION_COOKIE, SESSION_MAX_LIFETIME_MS, sessionCookie } from "./sessions";
 
@@ -54,7 +54,7 @@ export const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
  * MAX_PROVIDER_ANSWER_BYTES and the request fails past them (openid-client reads whole bodies unbounded, so a
  * discovery document that never ends would otherwise be held until the request's 30-second timeout).
  */
-const boundedProviderFetch: oidc.CustomFetch = async (url, options) => {
+const boundedProviderFetch: OpenIdClient.CustomFetch = async (url, options) => {
   // openid-client's options are fetch's (its body type is only spelled wider).
   const response = await fetch(url, options as RequestInit);
   if (!response.body) return response;
@@ -146,15 +146,25 @@ function identityFrom(claims: Record<string, unknown>, groupsClaim: string): Oid
  * the issuer's JWKS (non-repudiation checks turned on: a token altered on its way is refused even over
  * TLS). The user is then matched or created and given a console session (admin/oidc/oidc-sign-in-user.ts).
  */
+/** The identity provider as discovered, with the client library that speaks to it. */
+interface Provider {
+  oidc: typeof OpenIdClient;
+  config: OpenIdClient.Configuration;
+}
+
 export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; secretBox: SecretBox; sessionTtlMs: number; log: ConsoleLog }): OidcSignIn {
   const { settings, db, secretBox, log } = deps;
-  let configuration: Promise<oidc.Configuration> | null = null;
-  const configured = (): Promise<oidc.Configuration> => {
-    configuration ??= oidc
-      .discovery(new URL(settings.issuer), settings.clientId, undefined, oidc.ClientSecretBasic(settings.clientSecret), {
-        execute: [oidc.enableNonRepudiationChecks, ...(settings.allowHttpIssuer ? [oidc.allowInsecureRequests] : [])],
-        [oidc.customFetch]: boundedProviderFetch,
-      })
+  let configuration: Promise<Provider> | null = null;
+  // openid-client (with jose) is loaded by the first sign-in: a console without SSO, or before anyone uses it, never holds it.
+  const configured = (): Promise<Provider> => {
+    configuration ??= import("openid-client")
+      .then(async (oidc) => ({
+        oidc,
+        config: await oidc.discovery(new URL(settings.issuer), settings.clientId, undefined, oidc.ClientSecretBasic(settings.clientSecret), {
+          execute: [oidc.enableNonRepudiationChecks, ...(settings.allowHttpIssuer ? [oidc.allowInsecureRequests] : [])],
+          [oidc.customFetch]: boundedProviderFetch,
+        }),
+      }))
       .catch((error: unknown) => {
         configuration = null;
         throw error;
@@ -163,13 +173,14 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
   };
 
   async function login(secure: boolean, publicOrigin: string): Promise<Response> {
-    let config: oidc.Configuration;
+    let provider: Provider;
     try {
-      config = await configured();
+      provider = await configured();
     } catch (error) {
       log("error", "single sign-on: discovery failed", { issuer: settings.issuer, error: error instanceof Error ? error.message : String(error) });
       return refused("The identity provider cannot be reached. Try again shortly.", secure);
     }
+    const { oidc, config } = provider;
     const flow: Flow = { state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier(), expiresAt: Date.now() + FLOW_MAX_AGE_S * 1000 };
     const location = oidc.buildAuthorizationUrl(config, {
       redirect_uri: `${publicOrigin}${OIDC_CALLBACK_PATH}`,
@@ -196,7 +207,7 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
     let claims: Record<string, unknown>;
     let idTokenText: string | undefined;
     try {
-      const config = await configured();
+      const { oidc, config } = await configured();
       // The URL the provider redirected to, as the provider saw it (behind a proxy: the public origin).
       const currentUrl = new URL(`${publicOrigin}${OIDC_CALLBACK_PATH}${url.search}`);
       const tokens = await oidc.authorizationCodeGrant(config, currentUrl, {
@@ -257,7 +268,7 @@ export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; s
       // A hint that does not open (another key, altered) is left out: the provider may ask the user to confirm.
     }
     try {
-      const config = await configured();
+      const { oidc, config } = await configured();
       if (!config.serverMetadata().end_session_endpoint) return signedOut("/login", cookies);
       const location = oidc.buildEndSessionUrl(config, {
         post_logout_redirect_uri: `${publicOrigin}/login`,

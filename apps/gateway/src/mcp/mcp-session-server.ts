@@ -11,6 +11,8 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describeMcpError } from "@tollgate/upstream/mcp";
+// The session's transport comes with its server: mcp-sessions.ts loads this module (and the SDK) on the first MCP request.
+export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { NAMESPACE_SEPARATOR, serverAllowed, splitNamespaced, toolAllowed } from "./mcp-access";
 import type { McpDirectory, McpServerEntry } from "./mcp-directory";
 import { callTool, type McpRequestContext } from "./mcp-tool-call";

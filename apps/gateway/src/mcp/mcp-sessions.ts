@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "@tollgate/shared";
 import { authenticate } from "../auth/authenticate";
 import { errorResponse, GatewayError } from "../errors";
@@ -7,7 +7,6 @@ import type { GatewayServices } from "../gateway-services";
 import { readBody } from "../routes/read-json-body";
 import { hasMcpAccess, serverAllowed } from "./mcp-access";
 import type { McpDirectory, McpListKind } from "./mcp-directory";
-import { createSessionServer } from "./mcp-session-server";
 import type { McpRequestContext } from "./mcp-tool-call";
 
 interface Session {
@@ -26,6 +25,18 @@ interface Session {
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const utf8 = new TextDecoder();
+
+type SessionServerModule = typeof import("./mcp-session-server");
+let sessionServerModule: Promise<SessionServerModule> | null = null;
+
+/**
+ * The SDK's server side (the session server and its Streamable HTTP transport), loaded on the first MCP
+ * request: a gateway whose clients never use MCP does not hold it (about 150 modules with its validators).
+ */
+function loadSessionServer(): Promise<SessionServerModule> {
+  sessionServerModule ??= import("./mcp-session-server");
+  return sessionServerModule;
+}
 
 /**
  * Sessions one key may hold on an instance; past it the key's own least recently used is closed. Without it,
@@ -112,8 +123,8 @@ export class McpSessions {
     );
   }
 
-  private open(id: string | null, tokenId: number, scope: string | null, context: McpRequestContext): Session {
-    const transport = new WebStandardStreamableHTTPServerTransport({
+  private open(runtime: SessionServerModule, id: string | null, tokenId: number, scope: string | null, context: McpRequestContext): Session {
+    const transport = new runtime.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id ?? crypto.randomUUID(),
       maxRequestBodySize: this.maxBodyBytes,
       onsessioninitialized: (sessionId) => {
@@ -122,7 +133,7 @@ export class McpSessions {
       },
       onsessionclosed: () => this.forget(session),
     });
-    const server = createSessionServer(this.directory, scope);
+    const server = runtime.createSessionServer(this.directory, scope);
     const session: Session = { id: id ?? "", transport, server, tokenId, scope, context, lastUsed: Date.now() };
     transport.onclose = () => this.forget(session);
     void server.connect(transport);
@@ -211,10 +222,11 @@ export class McpSessions {
       body = read;
     }
     const sessionId = request.headers.get("mcp-session-id");
+    const runtime = await loadSessionServer();
     let session: Session;
     if (sessionId === null) {
       if (request.method !== "POST") return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
-      session = this.open(null, context.caller.token.id, scope, context);
+      session = this.open(runtime, null, context.caller.token.id, scope, context);
     } else {
       const existing = this.sessions.get(sessionId);
       if (existing) {
@@ -222,7 +234,7 @@ export class McpSessions {
         session = existing;
       } else {
         if (!SESSION_ID.test(sessionId) || request.method === "DELETE") return jsonRpcError(404, -32001, "Session not found");
-        session = this.open(sessionId, context.caller.token.id, scope, context);
+        session = this.open(runtime, sessionId, context.caller.token.id, scope, context);
       }
     }
     session.context = context;

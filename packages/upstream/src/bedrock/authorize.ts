@@ -1,5 +1,3 @@
-import { Sha256 } from "@aws-crypto/sha256-js";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { type AdapterChannel, ChannelCredentialError, type OutgoingRequest } from "../provider-adapter";
 import { parseBedrockCredential } from "./credentials";
 import { REGION_PATTERN } from "./upstream-endpoint";
@@ -20,6 +18,8 @@ export function channelRegion(channel: AdapterChannel): string {
 export async function authorizeBedrock(request: OutgoingRequest, channel: AdapterChannel): Promise<OutgoingRequest> {
   const credential = parseBedrockCredential(channel.apiKey);
   if (credential.kind === "bearer") return { ...request, headers: { ...request.headers, authorization: `Bearer ${credential.token}` } };
+  // AWS's signer is loaded by the first request signed with an IAM key: a gateway with no such channel never holds it.
+  const [{ SignatureV4 }, { Sha256 }] = await Promise.all([import("@smithy/signature-v4"), import("@aws-crypto/sha256-js")]);
   const signer = new SignatureV4({
     service: "bedrock",
     region: channelRegion(channel),

@@ -1,14 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { CappedStdioTransport } from "./capped-stdio-transport";
-import { DEFAULT_UPSTREAM_MAX_BODY_BYTES, UpstreamRedirectError, UpstreamResponseTooLargeError } from "../fetch-upstream";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { DEFAULT_UPSTREAM_MAX_BODY_BYTES, UpstreamResponseTooLargeError } from "../fetch-upstream";
 
 /** An upstream MCP server as the gateway reaches it, its credential already decrypted. */
 export interface McpServerToConnect {
@@ -38,10 +29,10 @@ export class McpConfigurationError extends Error {
 }
 
 /** What the gateway tells the upstream it is (its clientInfo). */
-const CLIENT_INFO = { name: "tollgate", version: "0.1.0" };
+export const CLIENT_INFO = { name: "tollgate", version: "0.1.0" };
 
 /** The most one answer of an upstream MCP server may weigh (a stream of notifications: in all, then it reconnects). */
-const MAX_RESPONSE_BYTES = DEFAULT_UPSTREAM_MAX_BODY_BYTES;
+export const MAX_RESPONSE_BYTES = DEFAULT_UPSTREAM_MAX_BODY_BYTES;
 
 /**
  * The most a stdio server's output may hold before its next newline (one JSON-RPC message, or the start of
@@ -55,78 +46,15 @@ export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
  */
 export const MAX_LIST_PAGES = 100;
 
-/** The body passed through until `maxBytes` have gone by; past them the read fails (the server is cut off). */
-function capped(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
-  let seen = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > maxBytes) controller.error(new UpstreamResponseTooLargeError(maxBytes));
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-}
-
-/**
- * fetch for an upstream MCP server, which is not trusted either: a redirect is never followed (the
- * credential must not reach the host a Location names), it fails the call instead; and an answer is read
- * only up to its byte cap.
- */
-const fetchWithoutRedirects = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-  const response = await fetch(url, { ...init, redirect: "manual" });
-  if (response.status >= 300 && response.status < 400) {
-    await response.body?.cancel();
-    throw new UpstreamRedirectError(response.status);
-  }
-  if (!response.body) return response;
-  return new Response(capped(response.body, MAX_RESPONSE_BYTES), { status: response.status, statusText: response.statusText, headers: response.headers });
-};
-
-function credentialHeaders(server: McpServerToConnect): Record<string, string> {
-  if (server.credential === null || server.credential === "") return {};
-  const header = (server.credentialHeader ?? "authorization").toLowerCase();
-  return header === "authorization" ? { authorization: `Bearer ${server.credential}` } : { [header]: server.credential };
-}
-
-function transportFor(server: McpServerToConnect, options: McpConnectOptions): Transport {
-  if (server.transport === "stdio") {
-    if (!options.stdioEnabled) throw new McpConfigurationError("stdio MCP servers are disabled on this gateway (MCP_STDIO_ENABLED=true enables them).");
-    const [command, ...args] = server.command ?? [];
-    if (!command) throw new McpConfigurationError(`MCP server ${server.name} has no command.`);
-    // The child gets only the SDK's safe variables (PATH, HOME...); the credential goes in one variable of
-    // its own, never on its command line.
-    const env: Record<string, string> = {};
-    if (server.credential) env.TOLLGATE_MCP_CREDENTIAL = server.credential;
-    return new CappedStdioTransport({ command, args, env, maxMessageBytes: MAX_STDIO_MESSAGE_BYTES });
-  }
-  if (!server.url) throw new McpConfigurationError(`MCP server ${server.name} has no URL.`);
-  const requestInit: RequestInit = { headers: credentialHeaders(server) };
-  const url = new URL(server.url);
-  if (server.transport === "sse") {
-    return new SSEClientTransport(url, {
-      requestInit,
-      fetch: fetchWithoutRedirects,
-      eventSourceInit: { fetch: (input, init) => fetchWithoutRedirects(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...credentialHeaders(server) } }) },
-    });
-  }
-  return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchWithoutRedirects });
-}
-
 /**
  * Connects to an upstream MCP server with the official SDK's client and initializes it (Streamable HTTP, the
- * older HTTP+SSE transport, or a local command over stdio), relaying its list-changed notifications.
+ * older HTTP+SSE transport, or a local command over stdio), relaying its list-changed notifications. The
+ * SDK's client side is loaded on the first connection (open-mcp-client.ts): a gateway, console or CLI that
+ * reaches no MCP server never holds it (with its schema validators, about 150 modules).
  */
 export async function connectMcpServer(server: McpServerToConnect, options: McpConnectOptions, timeoutMs = 30_000): Promise<Client> {
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onListChanged?.("tools"));
-  client.setNotificationHandler(PromptListChangedNotificationSchema, () => options.onListChanged?.("prompts"));
-  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => options.onListChanged?.("resources"));
-  client.onclose = () => options.onClose?.();
-  client.onerror = (error) => options.onError?.(error);
-  await client.connect(transportFor(server, options), { timeout: timeoutMs });
-  return client;
+  const { openMcpClient } = await import("./open-mcp-client");
+  return openMcpClient(server, options, timeoutMs);
 }
 
 export interface McpProbeResult {

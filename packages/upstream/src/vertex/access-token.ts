@@ -1,4 +1,3 @@
-import { importPKCS8, SignJWT } from "jose";
 import { type AuthorizeContext, ChannelCredentialError } from "../provider-adapter";
 import { parseServiceAccountKey, ServiceAccountKeyError, type ServiceAccountKey } from "./service-account";
 
@@ -55,6 +54,8 @@ function refusalOf(bodyText: string): string {
 
 /** The signed assertion (RFC 7523): RS256 over iss = the service account, scope, aud = the token URI, iat, exp. */
 async function signAssertion(key: ServiceAccountKey, nowMs: number): Promise<string> {
+  // jose is loaded by the first Vertex AI exchange: a gateway with no such channel never holds it.
+  const { importPKCS8, SignJWT } = await import("jose");
   let privateKey: CryptoKey;
   try {
     privateKey = await importPKCS8(key.privateKey, "RS256");
