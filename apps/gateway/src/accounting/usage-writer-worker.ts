@@ -1,7 +1,7 @@
 // Worker thread of ThreadedUsageWriter: a UsageWriter on a Postgres connection pool of its own, or on the
 // embedded database through the port the PGlite thread serves it on. Messages are handled in the order they
 // were posted, so a flush covers every record posted before it.
-import { openPostgres, openSharedPglite } from "@tollgate/db";
+import { openPostgres, openSharedPglite } from "@tollgate/db/client";
 import type { FromUsageWorker, ToUsageWorker } from "./usage-writer-thread";
 import { usageRecordsOfText } from "./spool-line";
 import { UsageWriter } from "./usage-writer";

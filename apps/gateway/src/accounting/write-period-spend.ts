@@ -1,4 +1,5 @@
-import { type Database, resultRows } from "@tollgate/db";
+import type { Database } from "@tollgate/db";
+import { resultRows } from "@tollgate/db/client";
 import { sql } from "drizzle-orm";
 import type { BudgetObservation } from "./budget-observation";
 import { parseSubject } from "./budget-view";

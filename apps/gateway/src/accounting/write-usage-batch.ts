@@ -1,4 +1,7 @@
-import { type Database, errorCauses, type requestLogs, resultRows, usageHourly } from "@tollgate/db";
+import type { Database, requestLogs } from "@tollgate/db";
+import { resultRows } from "@tollgate/db/client";
+import { errorCauses } from "@tollgate/db/database-errors";
+import { usageHourly } from "@tollgate/db/schema";
 import { type SQL, sql } from "drizzle-orm";
 import type { BudgetObservation } from "./budget-observation";
 import { insertRequestLogs } from "./insert-request-logs";
