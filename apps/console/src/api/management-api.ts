@@ -63,11 +63,15 @@ async function readJsonBody(request: Request): Promise<Record<string, unknown>> 
  */
 export function createManagementApi(deps: ManagementApiDependencies) {
   const compiled = API_ROUTES.map(compile);
-  const document = JSON.stringify(openApiDocument(API_ROUTES, API_BASE_PATH));
+  // Built by the first request for it: most servers are never asked, and its JSON Schemas take a while to make.
+  let document: string | null = null;
 
   async function answer(request: Request, url: URL, clientIp: string | null): Promise<Response> {
     const path = url.pathname.slice(API_BASE_PATH.length) || "/";
-    if (path === "/openapi.json" && request.method === "GET") return new Response(document, { headers: { "content-type": "application/json" } });
+    if (path === "/openapi.json" && request.method === "GET") {
+      document ??= JSON.stringify(openApiDocument(API_ROUTES, API_BASE_PATH));
+      return new Response(document, { headers: { "content-type": "application/json" } });
+    }
     const matches = compiled.map((entry) => ({ entry, match: entry.pattern.exec(path) })).filter((candidate) => candidate.match !== null);
     if (matches.length === 0) throw new ApiError(404, "unknown_url", `Unknown path ${request.method} ${url.pathname}`);
     const found = matches.find((candidate) => candidate.entry.route.method === request.method);
