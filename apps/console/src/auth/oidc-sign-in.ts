@@ -139,6 +139,12 @@ function identityFrom(claims: Record<string, unknown>, groupsClaim: string): Oid
   };
 }
 
+/** The identity provider as discovered, with the client library that speaks to it. */
+interface Provider {
+  oidc: typeof OpenIdClient;
+  config: OpenIdClient.Configuration;
+}
+
 /**
  * Single sign-on for the console with openid-client (panva): authorization code with PKCE (S256), state
  * and nonce; the issuer's metadata discovered from OIDC_ISSUER on first use (and again after a failure).
@@ -146,12 +152,6 @@ function identityFrom(claims: Record<string, unknown>, groupsClaim: string): Oid
  * the issuer's JWKS (non-repudiation checks turned on: a token altered on its way is refused even over
  * TLS). The user is then matched or created and given a console session (admin/oidc/oidc-sign-in-user.ts).
  */
-/** The identity provider as discovered, with the client library that speaks to it. */
-interface Provider {
-  oidc: typeof OpenIdClient;
-  config: OpenIdClient.Configuration;
-}
-
 export function createOidcSignIn(deps: { settings: OidcSettings; db: Database; secretBox: SecretBox; sessionTtlMs: number; log: ConsoleLog }): OidcSignIn {
   const { settings, db, secretBox, log } = deps;
   let configuration: Promise<Provider> | null = null;

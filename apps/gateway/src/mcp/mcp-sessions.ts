@@ -26,17 +26,8 @@ const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 const utf8 = new TextDecoder();
 
+/** The SDK's server side: the session server and its Streamable HTTP transport. */
 type SessionServerModule = typeof import("./mcp-session-server");
-let sessionServerModule: Promise<SessionServerModule> | null = null;
-
-/**
- * The SDK's server side (the session server and its Streamable HTTP transport), loaded on the first MCP
- * request: a gateway whose clients never use MCP does not hold it (about 150 modules with its validators).
- */
-function loadSessionServer(): Promise<SessionServerModule> {
-  sessionServerModule ??= import("./mcp-session-server");
-  return sessionServerModule;
-}
 
 /**
  * Sessions one key may hold on an instance; past it the key's own least recently used is closed. Without it,
@@ -222,7 +213,9 @@ export class McpSessions {
       body = read;
     }
     const sessionId = request.headers.get("mcp-session-id");
-    const runtime = await loadSessionServer();
+    // Loaded by the first MCP request: a gateway whose clients never use MCP does not hold the SDK (about 150
+    // modules with its validators). Later requests find it loaded (an import() of a loaded module: about 4 us).
+    const runtime = await import("./mcp-session-server");
     let session: Session;
     if (sessionId === null) {
       if (request.method !== "POST") return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");

@@ -9,15 +9,6 @@ export function channelRegion(channel: AdapterChannel): string {
   return region;
 }
 
-type SignerLibraries = Pick<typeof import("@smithy/signature-v4"), "SignatureV4"> & Pick<typeof import("@aws-crypto/sha256-js"), "Sha256">;
-let signerLibraries: Promise<SignerLibraries> | null = null;
-
-/** AWS's signer, loaded by the first request signed with an IAM key: a gateway with no such channel never holds it. */
-async function loadSignerLibraries(): Promise<SignerLibraries> {
-  const [{ SignatureV4 }, { Sha256 }] = await Promise.all([import("@smithy/signature-v4"), import("@aws-crypto/sha256-js")]);
-  return { SignatureV4, Sha256 };
-}
-
 /**
  * Authorizes a Bedrock request: a Bedrock API key as `Authorization: Bearer`, an IAM access key by AWS
  * Signature Version 4 (service "bedrock", the channel's region) over the method, path, query, the headers
@@ -27,7 +18,8 @@ async function loadSignerLibraries(): Promise<SignerLibraries> {
 export async function authorizeBedrock(request: OutgoingRequest, channel: AdapterChannel): Promise<OutgoingRequest> {
   const credential = parseBedrockCredential(channel.apiKey);
   if (credential.kind === "bearer") return { ...request, headers: { ...request.headers, authorization: `Bearer ${credential.token}` } };
-  const { SignatureV4, Sha256 } = await (signerLibraries ??= loadSignerLibraries());
+  // AWS's signer is loaded by the first request signed with an IAM key: a gateway with no such channel never holds it.
+  const [{ SignatureV4 }, { Sha256 }] = await Promise.all([import("@smithy/signature-v4"), import("@aws-crypto/sha256-js")]);
   const signer = new SignatureV4({
     service: "bedrock",
     region: channelRegion(channel),
