@@ -228,6 +228,42 @@ describe("a write-behind that cannot be poisoned", () => {
   });
 });
 
+describe("batches under load", () => {
+  test("a buffer that reaches its size is written without waiting for the timer; a smaller one waits for the tick or stop()", async () => {
+    const token = await newToken("batched");
+    const commits: number[] = [];
+    const usage = new UsageWriter(database.handle.db, {
+      intervalMs: 60_000,
+      maxBufferedLogs: 1000,
+      writeAtLogs: 5,
+      instanceId: `durability-${crypto.randomUUID()}`,
+      log: () => {},
+      onWritten: (written) => commits.push(written.tokenDeltas.get(token.id) ?? 0),
+    });
+    usage.start();
+    try {
+      for (let index = 0; index < 4; index++) usage.record(record(`req_batched_${index}`, 10, {}, token.id));
+      await Bun.sleep(300);
+      expect(await logsOf(token.id)).toHaveLength(0);
+      usage.record(record("req_batched_4", 10, {}, token.id));
+      const rows = await waitFor(async () => {
+        const found = await logsOf(token.id);
+        return found.length === 5 && found;
+      }, "the batch of five");
+      expect(rows.map((row) => row.requestId).sort()).toEqual(["req_batched_0", "req_batched_1", "req_batched_2", "req_batched_3", "req_batched_4"]);
+      expect(await usedQuota(token.id)).toBe(50);
+      expect(commits).toEqual([50]);
+      for (let index = 5; index < 8; index++) usage.record(record(`req_batched_${index}`, 10, {}, token.id));
+      await Bun.sleep(300);
+      expect(await logsOf(token.id)).toHaveLength(5);
+    } finally {
+      await usage.stop();
+    }
+    expect(await logsOf(token.id)).toHaveLength(8);
+    expect(await usedQuota(token.id)).toBe(80);
+  });
+});
+
 describe("the usage spool", () => {
   test("a spool left by a dead process is replayed exactly once, past its checkpoint, even by two replayers at once", async () => {
     const token = await newToken("replay");
