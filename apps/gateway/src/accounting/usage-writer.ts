@@ -75,8 +75,10 @@ const ROWS_PER_INSERT = 5000;
 /**
  * A buffer this full is written without waiting for the timer. At 5,000 calls a second a one-second tick
  * made batches of 5,000 rows, and the write-behind thread's heap peaked at about 30 MB while it decoded,
- * held and encoded them; batches of 1,000 keep the gateway's RSS at 1,000 streams about 15 MB lower (see
- * docs/benchmarks.md). Light traffic still writes once per tick.
+ * held and encoded them; batches of 1,000 keep the gateway under 200 MB at 1,000 streams (about 15 MB
+ * less). Each batch is one transaction of a dozen statements (a few ms of the thread's CPU on a slow
+ * machine), so this costs about 3 us of that thread per request under load; 2,000 cost less and saved
+ * about half as much (docs/benchmarks.md). Light traffic still writes once per tick.
  */
 const WRITE_AT_LOGS = 1000;
 
