@@ -264,6 +264,28 @@ describe("batches under load", () => {
   });
 });
 
+test("writeAtLogs null (embedded PGlite's setting) leaves a full buffer to the tick", async () => {
+  const token = await newToken("tick-only");
+  const usage = new UsageWriter(database.handle.db, {
+    intervalMs: 60_000,
+    maxBufferedLogs: 1000,
+    writeAtLogs: null,
+    instanceId: `durability-${crypto.randomUUID()}`,
+    log: () => {},
+    onWritten: () => {},
+  });
+  usage.start();
+  try {
+    for (let index = 0; index < 1200; index++) usage.record(record(`req_tick_only_${index}`, 1, {}, token.id));
+    await Bun.sleep(300);
+    expect(await logsOf(token.id)).toHaveLength(0);
+  } finally {
+    await usage.stop();
+  }
+  expect(await logsOf(token.id)).toHaveLength(1000);
+  expect(await usedQuota(token.id)).toBe(1200);
+});
+
 describe("the usage spool", () => {
   test("a spool left by a dead process is replayed exactly once, past its checkpoint, even by two replayers at once", async () => {
     const token = await newToken("replay");

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requestLogs, tokens, users } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { type FreshDatabase, freshDatabase, usePostgres } from "../../../../test/helpers/fresh-database";
-import { startGateway } from "../../../../test/helpers/gateway-fixture";
+import { startGateway, waitFor } from "../../../../test/helpers/gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "../../../../test/helpers/timeouts";
 import { type UsageRecord, UsageWriter, type WrittenUsage } from "./usage-writer";
 import { ThreadedUsageWriter, type UsageWorkerSettings } from "./usage-writer-thread";
@@ -60,10 +60,10 @@ function workerDatabase(databaseUrl = database.url): UsageWorkerSettings["databa
   return databaseUrl ? { url: databaseUrl, poolSize: 1 } : { shared: database.handle.share!() };
 }
 
-function threadedWriter(databaseUrl?: string) {
+function threadedWriter(databaseUrl?: string, extra: Partial<UsageWorkerSettings> = {}) {
   const written: WrittenUsage[] = [];
   const logged: string[] = [];
-  const settings = batching();
+  const settings = { ...batching(), ...extra };
   const writer = new ThreadedUsageWriter({
     settings: { database: workerDatabase(databaseUrl), ...settings },
     onWritten: (usage) => written.push(usage),
@@ -115,6 +115,21 @@ describe("the write-behind on a worker thread", () => {
     expect(writer.droppedLogs).toBe(2);
     expect(writer.queueDepth).toBe(3);
     await writer.stop(0);
+  });
+
+  test("the worker writes a full buffer without waiting for its tick (writeAtLogs crosses to it)", async () => {
+    const { writer, written } = threadedWriter(undefined, { writeAtLogs: 2 });
+    try {
+      writer.record(usageRecord("req_thread_size_1", 5));
+      writer.record(usageRecord("req_thread_size_2", 6));
+      // No flush(): the worker's tick is a minute away, so only the size sends these two.
+      await waitFor(() => written.length === 1, "the size-triggered write");
+      expect(written[0]!.tokenDeltas.get(tokenId)).toBe(11);
+      const rows = await database.handle.db.select().from(requestLogs).where(eq(requestLogs.requestId, "req_thread_size_2"));
+      expect(rows).toHaveLength(1);
+    } finally {
+      await writer.stop();
+    }
   });
 
   test("if the worker dies, the main thread takes over: the failure is logged and later records are still written", async () => {

@@ -8,6 +8,8 @@ export interface UsageWorkerSettings {
   database: { url: string; poolSize: number } | { shared: SharedPglite };
   /** Rows per INSERT statement; UsageWriter's default when absent. */
   rowsPerInsert?: number;
+  /** Buffered request logs written without waiting for the tick (UsageWriterOptions.writeAtLogs). */
+  writeAtLogs?: number | null;
   intervalMs: number;
   maxBufferedLogs: number;
   instanceId: string;

@@ -33,7 +33,7 @@ self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
   const message = event.data;
   switch (message.type) {
     case "init": {
-      const { intervalMs, maxBufferedLogs, instanceId, rowsPerInsert } = message.settings;
+      const { intervalMs, maxBufferedLogs, instanceId, rowsPerInsert, writeAtLogs } = message.settings;
       const settings = message.settings.database;
       const database = "shared" in settings ? openSharedPglite(settings.shared) : openPostgres(settings.url, settings.poolSize);
       closeDatabase = () => database.close();
@@ -42,6 +42,7 @@ self.addEventListener("message", (event: MessageEvent<ToUsageWorker>) => {
         maxBufferedLogs,
         instanceId,
         rowsPerInsert,
+        writeAtLogs,
         log: (text, fields) => send({ type: "log", message: text, fields }),
         onWritten: (written) => {
           reportedDropped = created.droppedLogs;

@@ -41,9 +41,9 @@ export interface UsageWriterOptions {
   rowsPerInsert?: number;
   /**
    * Request logs that, once buffered, are written at once instead of at the next tick (default
-   * WRITE_AT_LOGS): under load a batch, and the memory its encoding takes, stays this size.
+   * WRITE_AT_LOGS): under load a batch, and the memory its encoding takes, stays this size. null: the tick only.
    */
-  writeAtLogs?: number;
+  writeAtLogs?: number | null;
   /** Yield to the event loop between INSERTs (embedded PGlite executes on the request thread). */
   yieldBetweenInserts?: boolean;
 }
@@ -131,7 +131,8 @@ export class UsageWriter implements UsageSink {
     }
     // Started and not stopped (stop() writes what is left itself), nothing being written, and writes
     // working: during an outage the timer's back-off decides when to try again.
-    if (this.logs.length >= (this.options.writeAtLogs ?? WRITE_AT_LOGS) && this.timer !== null && this.flushing === null && this.failingSince === null) {
+    const writeAt = this.options.writeAtLogs === undefined ? WRITE_AT_LOGS : this.options.writeAtLogs;
+    if (writeAt !== null && this.logs.length >= writeAt && this.timer !== null && this.flushing === null && this.failingSince === null) {
       this.flush().catch((error) => {
         this.options.log("usage write failed; will retry", { error: describeDatabaseError(error), attempt: this.failures + 1 });
       });

@@ -53,12 +53,14 @@ export function createAccountingServices(input: {
     onTotals(written);
   };
   // Settings of either writer that can cross to the worker thread (callbacks cannot). PGlite's WebAssembly
-  // memory grows to fit the largest statement it has run and never shrinks: its inserts stay small.
+  // memory grows to fit the largest statement it has run and never shrinks: its inserts stay small. On PGlite
+  // a full buffer waits for the tick: there a transaction costs its thread more, and the memory a smaller
+  // batch saves is lost in PGlite's own (docs/benchmarks.md).
   const batching = {
     intervalMs: options.usageFlushIntervalMs,
     maxBufferedLogs: options.usageBufferMax,
     instanceId,
-    ...(database.kind === "pglite" ? { rowsPerInsert: 100 } : {}),
+    ...(database.kind === "pglite" ? { rowsPerInsert: 100, writeAtLogs: null } : {}),
   };
   const inThreadWriter = () =>
     new UsageWriter(db, {
