@@ -228,23 +228,34 @@ describe("a write-behind that cannot be poisoned", () => {
   });
 });
 
+/** A started writer whose timer is a minute away, so that only the buffer's size makes it write. */
+function startedWriter(writeAtLogs: number | null, onWritten: ConstructorParameters<typeof UsageWriter>[1]["onWritten"] = () => {}) {
+  const usage = new UsageWriter(database.handle.db, {
+    intervalMs: 60_000,
+    maxBufferedLogs: 1000,
+    writeAtLogs,
+    instanceId: `durability-${crypto.randomUUID()}`,
+    log: () => {},
+    onWritten,
+  });
+  usage.start();
+  return usage;
+}
+
+/** Records calls `from` to `to` (excluded) of `cost` each; then, 300 ms later, the token's rows written without a flush. */
+async function recordAndWait(usage: UsageWriter, forToken: number, prefix: string, from: number, to: number, cost: number) {
+  for (let index = from; index < to; index++) usage.record(record(`${prefix}${index}`, cost, {}, forToken));
+  await Bun.sleep(300);
+  return logsOf(forToken);
+}
+
 describe("batches under load", () => {
   test("a buffer that reaches its size is written without waiting for the timer; a smaller one waits for the tick or stop()", async () => {
     const token = await newToken("batched");
     const commits: number[] = [];
-    const usage = new UsageWriter(database.handle.db, {
-      intervalMs: 60_000,
-      maxBufferedLogs: 1000,
-      writeAtLogs: 5,
-      instanceId: `durability-${crypto.randomUUID()}`,
-      log: () => {},
-      onWritten: (written) => commits.push(written.tokenDeltas.get(token.id) ?? 0),
-    });
-    usage.start();
+    const usage = startedWriter(5, (written) => commits.push(written.tokenDeltas.get(token.id) ?? 0));
     try {
-      for (let index = 0; index < 4; index++) usage.record(record(`req_batched_${index}`, 10, {}, token.id));
-      await Bun.sleep(300);
-      expect(await logsOf(token.id)).toHaveLength(0);
+      expect(await recordAndWait(usage, token.id, "req_batched_", 0, 4, 10)).toHaveLength(0);
       usage.record(record("req_batched_4", 10, {}, token.id));
       const rows = await waitFor(async () => {
         const found = await logsOf(token.id);
@@ -253,37 +264,25 @@ describe("batches under load", () => {
       expect(rows.map((row) => row.requestId).sort()).toEqual(["req_batched_0", "req_batched_1", "req_batched_2", "req_batched_3", "req_batched_4"]);
       expect(await usedQuota(token.id)).toBe(50);
       expect(commits).toEqual([50]);
-      for (let index = 5; index < 8; index++) usage.record(record(`req_batched_${index}`, 10, {}, token.id));
-      await Bun.sleep(300);
-      expect(await logsOf(token.id)).toHaveLength(5);
+      expect(await recordAndWait(usage, token.id, "req_batched_", 5, 8, 10)).toHaveLength(5);
     } finally {
       await usage.stop();
     }
     expect(await logsOf(token.id)).toHaveLength(8);
     expect(await usedQuota(token.id)).toBe(80);
   });
-});
 
-test("writeAtLogs null (embedded PGlite's setting) leaves a full buffer to the tick", async () => {
-  const token = await newToken("tick-only");
-  const usage = new UsageWriter(database.handle.db, {
-    intervalMs: 60_000,
-    maxBufferedLogs: 1000,
-    writeAtLogs: null,
-    instanceId: `durability-${crypto.randomUUID()}`,
-    log: () => {},
-    onWritten: () => {},
+  test("writeAtLogs null (embedded PGlite's setting) leaves a full buffer to the tick", async () => {
+    const token = await newToken("tick-only");
+    const usage = startedWriter(null);
+    try {
+      expect(await recordAndWait(usage, token.id, "req_tick_only_", 0, 1200, 1)).toHaveLength(0);
+    } finally {
+      await usage.stop();
+    }
+    expect(await logsOf(token.id)).toHaveLength(1000);
+    expect(await usedQuota(token.id)).toBe(1200);
   });
-  usage.start();
-  try {
-    for (let index = 0; index < 1200; index++) usage.record(record(`req_tick_only_${index}`, 1, {}, token.id));
-    await Bun.sleep(300);
-    expect(await logsOf(token.id)).toHaveLength(0);
-  } finally {
-    await usage.stop();
-  }
-  expect(await logsOf(token.id)).toHaveLength(1000);
-  expect(await usedQuota(token.id)).toBe(1200);
 });
 
 describe("the usage spool", () => {
