@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { replayOrphanSpools } from "@tollgate/gateway/accounting/spool-replay";
 import { UsageSpool } from "@tollgate/gateway/accounting/usage-spool";
-import { type UsageRecord, UsageWriter } from "@tollgate/gateway/accounting/usage-writer";
+import { type UsageRecord, UsageWriter, type UsageWriterOptions } from "@tollgate/gateway/accounting/usage-writer";
 import { writeUsageBatch } from "@tollgate/gateway/accounting/write-usage-batch";
 import { requestLogDeadLetters, requestLogs, tokens, usageHourly, usageSpoolCheckpoints, users } from "@tollgate/db";
 import { eq, inArray, sql } from "drizzle-orm";
@@ -229,7 +229,7 @@ describe("a write-behind that cannot be poisoned", () => {
 });
 
 /** A started writer whose timer is a minute away, so that only the buffer's size makes it write. */
-function startedWriter(writeAtLogs: number | null, onWritten: ConstructorParameters<typeof UsageWriter>[1]["onWritten"] = () => {}) {
+function startedWriter(writeAtLogs: number | null, onWritten: UsageWriterOptions["onWritten"] = () => {}) {
   const usage = new UsageWriter(database.handle.db, {
     intervalMs: 60_000,
     maxBufferedLogs: 1000,
