@@ -195,7 +195,9 @@ const testOptionsWithValue = new Set([
  * child processes as much as they compute, and each file makes its own database). --no-isolate keeps one
  * module registry per worker, as one serial run does: each worker starts PGlite's thread (and compiles its
  * WebAssembly) once, not once per file; with isolation the suite took over twice the CPU. The durations
- * of the last run (node_modules/.cache) balance the two workers and start the slowest files first. Paths
+ * of the last run (node_modules/.cache) balance the two workers and start the slowest files first; where
+ * there was none (a clean clone, CI's first run), those of scripts/test-timings.json (a CI run's, committed;
+ * a file missing from it counts as quick), without which the slowest file could start last. Paths
  * or filters given after `--` select files as bun test itself does (serially, unless --parallel is given).
  */
 function testArguments(tiers) {
@@ -208,7 +210,7 @@ function testArguments(tiers) {
   const timings = join(cacheFolder, "test-timings.json");
   const parallel = rest.some((flag) => flag.startsWith("--parallel"))
     ? []
-    : ["--parallel=2", "--no-isolate", `--timings=${timings}`, "--update-timings"];
+    : ["--parallel=2", "--no-isolate", `--timings=${timings}`, `--timings=${join(root, "scripts", "test-timings.json")}`, "--update-timings"];
   mkdirSync(cacheFolder, { recursive: true });
   return ["test", ...parallel, ...rest, ...testFilesOf(root, tiers).map((path) => `./${path}`)];
 }

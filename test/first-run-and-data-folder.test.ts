@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, seedDataFolder, usePostgres } from "./helpers/fresh-database";
 import { runCli, type ServerProcess, serverEnvironment, startServerProcess } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
 
@@ -121,7 +121,9 @@ describe("the console alone (npm run start:console)", () => {
   test(
     "counts sign-in failures by the client's address behind a trusted proxy, not by the proxy's, and caps bodies at 1 MiB",
     async () => {
+      // Not a first run: a folder with its database already made (the fresh install is the test above).
       const dataDir = scratchDataDir();
+      await seedDataFolder(dataDir);
       const server = await startServerProcess(serverEnvironment(dataDir, database, { TRUSTED_PROXIES: "127.0.0.1" }), ["console"]);
       const login = (forwardedFor: string) =>
         fetch(`${server.origin}/trpc/auth.login`, {

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtimeEnvDefaults } from "../scripts/runtime-env.mjs";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./helpers/fresh-database";
+import { type FreshDatabase, freshDatabase, seedDataFolder, usePostgres } from "./helpers/fresh-database";
 import { waitFor } from "./helpers/gateway-fixture";
 import { serverEnvironment } from "./helpers/gateway-process";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
@@ -56,6 +56,7 @@ describe("node scripts/bootstrap.mjs (npm start, npm run start:gateway)", () => 
         // A folder of its own: a server ended by SIGHUP does not release its data folder's lock.
         const dataDir = mkdtempSync(join(tmpdir(), "tollgate-signals-"));
         dataDirs.push(dataDir);
+        await seedDataFolder(dataDir);
         const wrapper = Bun.spawn(["node", join(root, "scripts/bootstrap.mjs"), "start:gateway"], {
           cwd: root,
           env: serverEnvironment(dataDir, database),

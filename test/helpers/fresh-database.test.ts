@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrationsFolder, resultRows, users } from "@tollgate/db";
+import { migrationsFolder, openDatabase, resultRows, users } from "@tollgate/db";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./fresh-database";
+import { type FreshDatabase, freshDatabase, seedDataFolder, usePostgres } from "./fresh-database";
 import { SETUP_TIMEOUT_MS } from "./timeouts";
 
 const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: unknown[] };
@@ -54,5 +55,56 @@ describe("freshDatabase", () => {
     } finally {
       await admin.end({ timeout: 5 });
     }
+  });
+});
+
+describe("seedDataFolder", () => {
+  const folders: string[] = [];
+
+  afterAll(() => {
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  function newFolder(): string {
+    const folder = mkdtempSync(join(tmpdir(), "tollgate-seeded-"));
+    folders.push(folder);
+    return folder;
+  }
+
+  async function namesIn(dataDir: string): Promise<{ names: string[]; applied: number }> {
+    const handle = await openDatabase({ dataDir });
+    try {
+      const rows = resultRows(await handle.db.execute(sql`select count(*)::int as applied from drizzle.__drizzle_migrations`));
+      return { names: (await handle.db.select().from(users)).map((user) => user.name), applied: Number(rows[0]?.applied) };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  test(
+    "gives an embedded data folder a migrated database of its own, which opens without being created",
+    async () => {
+      const first = newFolder();
+      const second = newFolder();
+      await seedDataFolder(first, true);
+      await seedDataFolder(second, true);
+      // A folder that held no database would be created on open: with no prepareNew, never migrated.
+      expect(await namesIn(first)).toEqual({ names: [], applied: journal.entries.length });
+      const handle = await openDatabase({ dataDir: first });
+      try {
+        await handle.db.insert(users).values({ name: "only-in-the-first" });
+      } finally {
+        await handle.close();
+      }
+      expect(await namesIn(first)).toEqual({ names: ["only-in-the-first"], applied: journal.entries.length });
+      expect(await namesIn(second)).toEqual({ names: [], applied: journal.entries.length });
+    },
+    SETUP_TIMEOUT_MS,
+  );
+
+  test("leaves the folder empty when the processes run on Postgres", async () => {
+    const folder = newFolder();
+    await seedDataFolder(folder, false);
+    expect(readdirSync(folder)).toEqual([]);
   });
 });

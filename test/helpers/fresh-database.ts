@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type DatabaseHandle, migrateDatabase, migrationsFolder, openDatabase } from "@tollgate/db";
 import postgres from "postgres";
@@ -73,6 +73,60 @@ function migratedPgliteTemplate(): Promise<string> {
   })();
   pgliteTemplate.catch(() => (pgliteTemplate = undefined));
   return pgliteTemplate;
+}
+
+let pgliteFolderTemplate: Promise<string> | undefined;
+
+/**
+ * A migrated embedded data folder's `pgdata`, made once for this key (as the tarball above) by the first
+ * test file that seeds a server's folder: built in a folder of its own, then renamed into place, so parallel
+ * test processes never copy a half-made one (the one that loses the race drops its own).
+ */
+function migratedPgliteFolder(): Promise<string> {
+  pgliteFolderTemplate ??= (async () => {
+    const path = join(cacheFolder, `pglite-folder-${templateKey()}`);
+    if (existsSync(path)) return path;
+    mkdirSync(cacheFolder, { recursive: true });
+    const building = mkdtempSync(join(cacheFolder, "pglite-folder-building-"));
+    try {
+      const handle = await openDatabase({ dataDir: building, prepareNew: migrateDatabase });
+      try {
+        await migrateDatabase(handle);
+      } finally {
+        await handle.close();
+      }
+      try {
+        renameSync(join(building, "pgdata"), path);
+      } catch (error) {
+        if (!existsSync(path)) throw error;
+      }
+    } finally {
+      rmSync(building, { recursive: true, force: true });
+    }
+    for (const entry of readdirSync(cacheFolder)) {
+      if (entry.startsWith("pglite-folder-") && !entry.startsWith("pglite-folder-building-") && join(cacheFolder, entry) !== path) {
+        rmSync(join(cacheFolder, entry), { recursive: true, force: true });
+      }
+    }
+    return path;
+  })();
+  pgliteFolderTemplate.catch(() => (pgliteFolderTemplate = undefined));
+  return pgliteFolderTemplate;
+}
+
+/**
+ * Gives a server process's data folder a migrated embedded database (a copy of one template) when the
+ * suite runs embedded, so that its first start opens a database rather than creating one: creating a
+ * folder (initdb in WebAssembly, then every migration) takes 6-15 s a start on this machine. Tests of that
+ * creation itself (a fresh install, the data folder's modes) start from an empty folder instead. On
+ * Postgres the folder holds no database, and this does nothing, unless `embedded` says the processes run
+ * embedded whatever the suite's database (the CLI's tests clear DATABASE_URL).
+ */
+export async function seedDataFolder(dataDir: string, embedded = !usePostgres): Promise<void> {
+  if (!embedded) return;
+  const template = await migratedPgliteFolder();
+  mkdirSync(dataDir, { recursive: true });
+  cpSync(template, join(dataDir, "pgdata"), { recursive: true });
 }
 
 /** Arbitrary constant: test processes on one server take turns at creating a template (see MIGRATION_LOCK_ID). */

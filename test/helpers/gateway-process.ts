@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
-import { type FreshDatabase, freshDatabase, usePostgres } from "./fresh-database";
+import { type FreshDatabase, freshDatabase, seedDataFolder, usePostgres } from "./fresh-database";
 import { TEST_SECRET } from "./gateway-fixture";
 import { SETUP_TIMEOUT_MS } from "./timeouts";
 
@@ -42,7 +42,8 @@ export interface ServerFiles {
 
 /**
  * The server files of the calling file or describe block: made before its tests (`prefix` names the data
- * folder), removed after them; read them inside a test.
+ * folder; embedded, it holds a migrated database already: seedDataFolder), removed after them; read them
+ * inside a test.
  */
 export function serverFilesForBlock(prefix: string): ServerFiles {
   let dataDir: string | undefined;
@@ -50,6 +51,7 @@ export function serverFilesForBlock(prefix: string): ServerFiles {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), prefix));
     if (usePostgres) database = await freshDatabase();
+    else await seedDataFolder(dataDir);
   }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await database?.drop();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { channels, users } from "@tollgate/db";
 import { channelKeyBinding } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
+import { seedDataFolder } from "../../../test/helpers/fresh-database";
 import { type CliHarness, createCliHarness, DATABASE_SETUP_TIMEOUT_MS } from "./cli-test-harness";
 import type { CommandResult } from "./command-context";
 import { runCommand } from "./run-command";
@@ -86,7 +87,9 @@ describe("the admin entry point", () => {
   test(
     "--key-env takes the upstream key from the environment, and refuses an unset variable",
     async () => {
+      // Not the folder's creation (the test above): a folder with its database already made.
       const dataDir = temporaryDataDir();
+      await seedDataFolder(dataDir, true);
       const argv = ["channel", "add", "--name", "env-key", "--base-url", "https://api.example.com/v1", "--key-env", "TEST_UPSTREAM_KEY", "--models", "m1", "--json"];
       const missing = await runEntryPoint(argv, { TOLLGATE_DATA_DIR: dataDir, TEST_UPSTREAM_KEY: "" });
       expect(missing).toEqual({ exitCode: 2, stdout: "", stderr: "error: the environment variable TEST_UPSTREAM_KEY named by --key-env is not set\n" });
