@@ -28,6 +28,17 @@ export interface ConsoleUnderTest {
 /** A user `signedInUser` created: its id and name, and a console caller signed in as it. */
 export type SignedInUser = Awaited<ReturnType<ConsoleUnderTest["signedInUser"]>>;
 
+let passwordHashOnce: Promise<string> | undefined;
+
+/**
+ * PASSWORD's argon2id hash, made once per test process (about 0.45 s a hash on this machine): the users the
+ * fixtures create share it, and every sign-in still verifies it as the console does.
+ */
+function passwordHashOfPassword(): Promise<string> {
+  passwordHashOnce ??= Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
+  return passwordHashOnce;
+}
+
 /**
  * A console around a fresh, migrated database (PGlite, or Postgres when DATABASE_URL is set), or around
  * `shared`, a database a test also gives a gateway or the CLI: closing the console then leaves it open.
@@ -39,7 +50,7 @@ export async function startConsole(overrides: Partial<ConsoleDependencies> = {},
   const testChannel = createChannelProber();
   const setupCodes = createSetupCodes(TEST_SECRET);
   const consoleApp = createConsole({ database: database.handle, secretBox, setupCodes, testChannel, ...overrides });
-  const passwordHash = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
+  const passwordHash = await passwordHashOfPassword();
 
   const login = async (name: string, password = PASSWORD, options: CallerOptions = {}) => {
     const responseHeaders = new Headers();
