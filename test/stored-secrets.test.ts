@@ -7,6 +7,7 @@ import { channelKeyBinding, createSecretBox, WEBHOOK_SECRET_BINDING } from "@tol
 import { eq } from "drizzle-orm";
 import { readServerEnvironment } from "../apps/server/src/env";
 import { openStorage } from "../apps/server/src/open-storage";
+import { seedDataFolder } from "./helpers/fresh-database";
 import { type GatewayStack, startGatewayStack, TEST_SECRET, waitFor } from "./helpers/gateway-fixture";
 import { sealWithVersionOne } from "./helpers/seal-version-one";
 import { SETUP_TIMEOUT_MS } from "./helpers/timeouts";
@@ -99,6 +100,8 @@ describe("sealed secrets at rest", () => {
 describe("the server's start", () => {
   test("opening the storage re-seals the v1 rows an older version left", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "tollgate-reseal-"));
+    // An embedded folder whose database exists already (its creation is not what is tested here).
+    await seedDataFolder(dataDir, true);
     try {
       const environment = readServerEnvironment("all", { TOLLGATE_DATA_DIR: dataDir, TOLLGATE_SECRET: TEST_SECRET });
       const first = await openStorage(environment, "all");
