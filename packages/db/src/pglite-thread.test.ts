@@ -1,20 +1,30 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { type DatabaseHandle, openDatabase, openSharedPglite, resultRows } from "./client";
 import { isUniqueViolation } from "./database-errors";
 import { migrateDatabase } from "./migrate";
 import { users } from "./schema";
+import { seedDataFolder } from "../../../test/helpers/fresh-database";
 import { SETUP_TIMEOUT_MS } from "../../../test/helpers/timeouts";
 
 let handle: DatabaseHandle;
+let dataDir: string;
 
+// An embedded folder copied from the suite's migrated template (an initdb and every migration here would
+// take seconds): the thread serves a folder as it serves memory://.
 beforeAll(async () => {
-  handle = await openDatabase({ dataDir: "memory://" });
+  dataDir = mkdtempSync(join(tmpdir(), "tollgate-pglite-thread-"));
+  await seedDataFolder(dataDir, true);
+  handle = await openDatabase({ dataDir });
   await migrateDatabase(handle);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await handle?.close();
+  rmSync(dataDir, { recursive: true, force: true });
 }, SETUP_TIMEOUT_MS);
 
 const namesOf = async (db: DatabaseHandle["db"], prefix: string) =>
