@@ -196,8 +196,8 @@ const testOptionsWithValue = new Set([
  * module registry per worker, as one serial run does: each worker starts PGlite's thread (and compiles its
  * WebAssembly) once, not once per file; with isolation the suite took over twice the CPU. The durations
  * of the last run (node_modules/.cache) balance the two workers and start the slowest files first; where
- * there was none (a clean clone, CI's first run), those of scripts/test-timings.json (a CI run's, committed;
- * a file missing from it counts as quick), without which the slowest file could start last. Paths
+ * there was none (a clean clone, CI's first run), those of scripts/test-timings.json (a CI run's,
+ * committed), without which the slowest file could start last. Paths
  * or filters given after `--` select files as bun test itself does (serially, unless --parallel is given).
  */
 function testArguments(tiers) {

@@ -57,12 +57,8 @@ function migratedPgliteFolder(): Promise<string> {
     mkdirSync(cacheFolder, { recursive: true });
     const building = mkdtempSync(join(cacheFolder, "pglite-folder-building-"));
     try {
-      const handle = await openDatabase({ dataDir: building, prepareNew: migrateDatabase });
-      try {
-        await migrateDatabase(handle);
-      } finally {
-        await handle.close();
-      }
+      // A new folder: prepareNew migrates it on the thread that creates it.
+      await (await openDatabase({ dataDir: building, prepareNew: migrateDatabase })).close();
       try {
         renameSync(join(building, "pgdata"), path);
       } catch (error) {

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { type DatabaseHandle, openDatabase, openSharedPglite, resultRows } from "./client";
 import { isUniqueViolation } from "./database-errors";
-import { migrateDatabase } from "./migrate";
 import { users } from "./schema";
 import { seedDataFolder } from "../../../test/helpers/fresh-database";
 import { SETUP_TIMEOUT_MS } from "../../../test/helpers/timeouts";
@@ -14,12 +13,11 @@ let handle: DatabaseHandle;
 let dataDir: string;
 
 // An embedded folder copied from the suite's migrated template (an initdb and every migration here would
-// take seconds): the thread serves a folder as it serves memory://.
+// take seconds): the thread serves a folder as it serves memory:// (client.test.ts opens that one).
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "tollgate-pglite-thread-"));
   await seedDataFolder(dataDir, true);
   handle = await openDatabase({ dataDir });
-  await migrateDatabase(handle);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
